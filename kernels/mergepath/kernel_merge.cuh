@@ -1,0 +1,58 @@
+// Kernel layer: the bodies of the global merge kernels, as __device__ functions so a user's
+// own __global__ wrapper (or a fused kernel) can call them. `instantiate.cuh` stamps the
+// library's entry points from these.
+#pragma once
+#include "cta.cuh"
+
+namespace mergepath {
+
+// Threads per CTA of the partition kernel (any multiple of 32 works; one warp per partition).
+constexpr int PARTITION_THREADS = 128;
+
+// partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
+// p in [0, num_partitions). One warp per partition, so every tile's search costs a few rounds of
+// memory latency.
+template <class K, class Comp>
+__device__ __forceinline__ void merge_path_partitions_body(const K* a, int64_t a_count, const K* b,
+                                                           int64_t b_count, int64_t spacing,
+                                                           int64_t num_partitions,
+                                                           int64_t* partitions, Comp comp) {
+  int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (p >= num_partitions) return;  // p is the same for the whole warp
+  int64_t total = a_count + b_count;
+  int64_t diag = p * spacing < total ? p * spacing : total;
+  int64_t mp = warp_merge_path(a, a_count, b, b_count, diag, comp);
+  if ((threadIdx.x & 31) == 0) partitions[p] = mp;
+}
+
+template <int NV, class K> union merge_shared {
+  K keys[NV];
+  int indices[NV];
+};
+
+// Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions. With
+// `HasValues`, values follow their keys (V is then moved as an opaque word).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
+                                           const K* b_keys, const V* b_vals, int64_t b_count,
+                                           const int64_t* partitions, K* out_keys, V* out_vals,
+                                           Comp comp) {
+  constexpr int NV = NT * VT;
+  __shared__ merge_shared<NV, K> shared;
+  const int64_t tile = blockIdx.x;
+  const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
+  const int a_n = r.a_count(), count = r.count();
+  cta_load_two_ranges<NT, VT>(a_keys + r.a_begin, a_n, b_keys + r.b_begin, count, shared.keys);
+  __syncthreads();
+  K results[VT];
+  int indices[VT];
+  cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
+  const int64_t out0 = tile * NV;
+  cta_store_thread_order<NT, VT>(results, shared.keys, out_keys + out0, count);
+  if constexpr (HasValues) {
+    cta_gather_values<NT, VT>(indices, shared.indices, a_vals + r.a_begin, a_n,
+                              b_vals + r.b_begin, out_vals + out0, count);
+  }
+}
+
+}  // namespace mergepath

@@ -1,0 +1,43 @@
+//! CPU reference implementations with exactly the GPU semantics: the oracle of the tests, and
+//! what the demo runs where there is no GPU.
+
+use crate::key::{Comparator, Key};
+
+/// Stable sequential merge of `a` and `b` (ties: `a` first) by `comp`.
+pub fn merge_keys<K: Key, C: Comparator<K>>(a: &[K], b: &[K], comp: C) -> Vec<K> {
+    merge_by(a, b, |x, y| comp.is_less(x, y))
+}
+
+/// Stable sequential merge of key/value pairs by `comp`; values follow their keys.
+pub fn merge_pairs<K: Key, V: Copy, C: Comparator<K>>(
+    a_keys: &[K],
+    a_values: &[V],
+    b_keys: &[K],
+    b_values: &[V],
+    comp: C,
+) -> (Vec<K>, Vec<V>) {
+    assert_eq!(a_keys.len(), a_values.len(), "a_values must have a_keys' length");
+    assert_eq!(b_keys.len(), b_values.len(), "b_values must have b_keys' length");
+    let a: Vec<(K, V)> = a_keys.iter().copied().zip(a_values.iter().copied()).collect();
+    let b: Vec<(K, V)> = b_keys.iter().copied().zip(b_values.iter().copied()).collect();
+    merge_by(&a, &b, |x, y| comp.is_less(&x.0, &y.0)).into_iter().unzip()
+}
+
+/// Stable sequential merge by a strict-weak-order predicate (`is_less(x, y)`: x goes strictly
+/// before y). Ties take from `a` first.
+pub fn merge_by<T: Copy>(a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if is_less(&b[j], &a[i]) {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}

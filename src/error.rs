@@ -1,0 +1,101 @@
+//! The one error type of the crate.
+
+use cudarc::driver::DriverError;
+use std::fmt;
+
+/// Everything a mergepath call can fail with. Bad input is reported before anything is launched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No CUDA driver library (libcuda) could be loaded on this machine.
+    NoDriver,
+    /// A CUDA driver call failed (no device, launch failure, ...).
+    Driver(DriverError),
+    /// Device memory ran out while allocating `bytes`.
+    OutOfMemory {
+        /// The size of the failed allocation.
+        bytes: usize,
+    },
+    /// The crate was built without kernels (on docs.rs).
+    KernelsNotBuilt,
+    /// Two buffers that must have the same length do not.
+    LengthMismatch {
+        /// Which buffer.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// Its length.
+        got: usize,
+    },
+    /// An output buffer is shorter than the result.
+    OutputTooSmall {
+        /// Which buffer.
+        what: &'static str,
+        /// The length the result needs.
+        needed: usize,
+        /// The buffer's length.
+        got: usize,
+    },
+    /// A buffer belongs to another CUDA context than the `Gpu` handle.
+    WrongContext {
+        /// Which buffer.
+        what: &'static str,
+    },
+    /// A buffer's device address is not a multiple of its element's alignment (possible only
+    /// through transmuted views).
+    Misaligned {
+        /// Which buffer.
+        what: &'static str,
+        /// The required alignment in bytes.
+        align: usize,
+    },
+    /// An output buffer overlaps an input buffer.
+    Overlap {
+        /// Which output.
+        output: &'static str,
+        /// Which input.
+        input: &'static str,
+    },
+    /// An argument is out of its range (the message says which and why).
+    InvalidArgument(&'static str),
+    /// The problem is larger than one launch can cover.
+    TooLarge {
+        /// What overflowed.
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDriver => write!(f, "no CUDA driver library (libcuda) found"),
+            Error::Driver(e) => write!(f, "CUDA driver error: {e:?}"),
+            Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
+            Error::KernelsNotBuilt => write!(f, "mergepath was built without CUDA kernels (docs.rs build)"),
+            Error::LengthMismatch { what, expected, got } => {
+                write!(f, "{what} has length {got}, expected {expected}")
+            }
+            Error::OutputTooSmall { what, needed, got } => {
+                write!(f, "{what} holds {got} elements, the result needs {needed}")
+            }
+            Error::WrongContext { what } => write!(f, "{what} belongs to another CUDA context"),
+            Error::Misaligned { what, align } => {
+                write!(f, "{what} is not aligned to {align} bytes")
+            }
+            Error::Overlap { output, input } => write!(f, "{output} overlaps {input}"),
+            Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+            Error::TooLarge { what } => write!(f, "problem too large: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<DriverError> for Error {
+    fn from(e: DriverError) -> Self {
+        Error::Driver(e)
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

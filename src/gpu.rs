@@ -1,0 +1,275 @@
+//! The GPU handle: a CUDA context and stream, the loaded kernel modules, and a temp-storage pool.
+
+use crate::error::{Error, Result};
+use crate::key::{Comparator, Key};
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    DeviceSlice, DriverError, LaunchConfig, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
+};
+use cudarc::nvrtc::Ptx;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A CUDA device, a stream on it, and what mergepath keeps per device.
+///
+/// Every operation is enqueued on [`Gpu::stream`] and returns without waiting for the GPU;
+/// only copies to the host ([`Gpu::download`]) and [`Gpu::synchronize`] wait. Buffers are
+/// cudarc's [`CudaSlice`]/[`CudaView`](cudarc::driver::CudaView)/
+/// [`CudaViewMut`](cudarc::driver::CudaViewMut) of the same context, on any of its streams
+/// (cudarc orders the streams through events).
+///
+/// Kernel modules are loaded once per (key type, comparator) on first use. Temporary device
+/// storage (merge partitions, sort buffers) comes from a pool that grows to the largest request
+/// and is reused, so repeated calls do not allocate. `Gpu` is `Send + Sync`; calls from several
+/// threads are ordered on its one stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
+    temp: Mutex<Option<CudaSlice<u8>>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("ordinal", &self.ctx.ordinal()).finish_non_exhaustive()
+    }
+}
+
+/// The entry points of one (key, comparator) module (`kernels/mergepath/instantiate.cuh`).
+pub(crate) struct Kernels {
+    pub partitions: CudaFunction,
+    pub merge_keys: CudaFunction,
+    /// Indexed by [`value_slot`]: 4-, 8- and 16-byte values.
+    pub merge_pairs: [CudaFunction; 3],
+    /// The virtual architecture the loaded code was compiled for (x10), which selects the
+    /// kernels' compile-time tuning row.
+    pub arch: u32,
+}
+
+/// Index of the kernel variant for values of `bytes` (4, 8 or 16).
+pub(crate) fn value_slot(bytes: usize) -> usize {
+    match bytes {
+        4 => 0,
+        8 => 1,
+        _ => 2,
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal` (its primary context) with a new stream.
+    ///
+    /// Fails with [`Error::NoDriver`] where there is no CUDA driver, and with
+    /// [`Error::Driver`] where there is no such device.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        // SAFETY: only tries to open the driver library; nothing from it is called yet.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        let stream = ctx.new_stream()?;
+        Ok(Self::with_stream(stream))
+    }
+
+    /// Uses the caller's stream (and its context): mergepath's work is enqueued there.
+    pub fn with_stream(stream: Arc<CudaStream>) -> Self {
+        Gpu {
+            ctx: stream.context().clone(),
+            stream,
+            modules: Mutex::new(HashMap::new()),
+            temp: Mutex::new(None),
+        }
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream every operation is enqueued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits until everything enqueued on the stream has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// The device's compute capability as major * 10 + minor (90 for an H100).
+    pub fn compute_capability(&self) -> Result<u32> {
+        let (major, minor) = self.ctx.compute_capability()?;
+        Ok((major * 10 + minor) as u32)
+    }
+
+    /// Allocates `len` zeroed elements on the stream.
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        self.stream.alloc_zeros(len).map_err(|e| oom(e, len * std::mem::size_of::<T>()))
+    }
+
+    /// Copies a host slice to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.stream.clone_htod(host).map_err(|e| oom(e, std::mem::size_of_val(host)))
+    }
+
+    /// Copies a device buffer to the host, waiting for the work that writes it.
+    pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, buf: &S) -> Result<Vec<T>> {
+        Ok(self.stream.clone_dtoh(buf)?)
+    }
+
+    /// The kernels of (K, C), loaded on first use.
+    pub(crate) fn kernels<K: Key, C: Comparator<K>>(&self) -> Result<Arc<Kernels>> {
+        let id = TypeId::of::<(K, C)>();
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = modules.get(&id) {
+            return Ok(k.clone());
+        }
+        if C::KERNELS.is_empty() {
+            return Err(Error::KernelsNotBuilt);
+        }
+        let module = self.ctx.load_module(Ptx::from_binary(C::KERNELS.to_vec()))?;
+        let merge_keys = module.load_function("mergepath_merge_keys")?;
+        let arch = merge_keys.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
+        let kernels = Arc::new(Kernels {
+            partitions: module.load_function("mergepath_partitions")?,
+            merge_keys,
+            merge_pairs: [
+                module.load_function("mergepath_merge_pairs_4")?,
+                module.load_function("mergepath_merge_pairs_8")?,
+                module.load_function("mergepath_merge_pairs_16")?,
+            ],
+            arch,
+        });
+        modules.insert(id, kernels.clone());
+        Ok(kernels)
+    }
+
+    /// At least `bytes` of temporary device storage, returned to the pool when dropped. Reuse is
+    /// safe without synchronizing because all of this handle's work runs in stream order.
+    pub(crate) fn temp(&self, bytes: usize) -> Result<Temp<'_>> {
+        let pooled = self.temp.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let buf = match pooled {
+            Some(buf) if buf.len() >= bytes => buf,
+            _ => {
+                // Round up so slowly growing requests do not reallocate every call.
+                let size = bytes.max(1).next_power_of_two();
+                // SAFETY: temp storage is always written by a kernel before it is read.
+                unsafe { self.stream.alloc::<u8>(size) }.map_err(|e| oom(e, size))?
+            }
+        };
+        Ok(Temp { gpu: self, buf: Some(buf) })
+    }
+
+    /// Enqueues `func` on the stream. Arguments are raw device pointers and integers.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameter list, and every pointer must be valid for
+    /// what the kernel reads and writes under `cfg`.
+    pub(crate) unsafe fn launch(&self, func: &CudaFunction, cfg: LaunchConfig, args: &[KernelArg]) -> Result<()> {
+        let mut builder = self.stream.launch_builder(func);
+        for arg in args {
+            match arg {
+                KernelArg::Ptr(p) => builder.arg(p),
+                KernelArg::I64(v) => builder.arg(v),
+            };
+        }
+        // SAFETY: forwarded from this function's contract.
+        unsafe { builder.launch(cfg) }?;
+        Ok(())
+    }
+}
+
+/// One kernel argument.
+pub(crate) enum KernelArg {
+    Ptr(sys::CUdeviceptr),
+    I64(i64),
+}
+
+fn oom(e: DriverError, bytes: usize) -> Error {
+    if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+        Error::OutOfMemory { bytes }
+    } else {
+        Error::Driver(e)
+    }
+}
+
+/// Temporary device storage from the [`Gpu`]'s pool.
+pub(crate) struct Temp<'a> {
+    gpu: &'a Gpu,
+    buf: Option<CudaSlice<u8>>,
+}
+
+impl Temp<'_> {
+    pub fn device_ptr_mut(&mut self) -> (sys::CUdeviceptr, SyncOnDrop<'_>) {
+        let buf = self.buf.as_mut().expect("temp buffer present until drop");
+        buf.device_ptr_mut(&self.gpu.stream)
+    }
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        let buf = self.buf.take().expect("temp buffer present until drop");
+        let mut slot = self.gpu.temp.lock().unwrap_or_else(|p| p.into_inner());
+        // Keep the larger buffer when several calls borrowed at once.
+        if slot.as_ref().is_none_or(|s| s.len() < buf.len()) {
+            *slot = Some(buf);
+        }
+    }
+}
+
+/// A device buffer argument after validation: address, length, and the guard that records the
+/// access with cudarc once the launch is enqueued (drop it after the launch).
+pub(crate) struct BufArg<'a> {
+    pub ptr: sys::CUdeviceptr,
+    pub len: usize,
+    bytes: usize,
+    what: &'static str,
+    _guard: SyncOnDrop<'a>,
+}
+
+impl Gpu {
+    fn check_context<T, S: DeviceSlice<T>>(&self, what: &'static str, buf: &S) -> Result<()> {
+        if **buf.stream().context() != *self.ctx {
+            return Err(Error::WrongContext { what });
+        }
+        Ok(())
+    }
+
+    /// Validates an input buffer whose elements the kernels access in `align`-byte words.
+    pub(crate) fn input<'a, T, S: DevicePtr<T>>(&'a self, what: &'static str, buf: &'a S, align: usize) -> Result<BufArg<'a>> {
+        self.check_context(what, buf)?;
+        let (ptr, guard) = buf.device_ptr(&self.stream);
+        if ptr % align as u64 != 0 {
+            return Err(Error::Misaligned { what, align });
+        }
+        Ok(BufArg { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
+    }
+
+    /// Validates an output buffer that must hold at least `needed` elements and must not
+    /// overlap any of `inputs`.
+    pub(crate) fn output<'a, T, S: DevicePtrMut<T>>(
+        &'a self,
+        what: &'static str,
+        buf: &'a mut S,
+        align: usize,
+        needed: usize,
+        inputs: &[&BufArg<'_>],
+    ) -> Result<BufArg<'a>> {
+        let (len, bytes) = (buf.len(), buf.num_bytes());
+        if len < needed {
+            return Err(Error::OutputTooSmall { what, needed, got: len });
+        }
+        self.check_context(what, buf)?;
+        let (ptr, guard) = buf.device_ptr_mut(&self.stream);
+        if ptr % align as u64 != 0 {
+            return Err(Error::Misaligned { what, align });
+        }
+        for input in inputs {
+            let disjoint = ptr + bytes as u64 <= input.ptr || input.ptr + input.bytes as u64 <= ptr;
+            if bytes > 0 && input.bytes > 0 && !disjoint {
+                return Err(Error::Overlap { output: what, input: input.what });
+            }
+        }
+        Ok(BufArg { ptr, len, bytes, what, _guard: guard })
+    }
+}

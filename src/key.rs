@@ -1,0 +1,98 @@
+//! Key types, comparators and values.
+
+use bytemuck::Pod;
+use std::cmp::Ordering;
+
+/// A type the kernels can compare: plain old data with a CUDA twin.
+///
+/// Implemented for the built-in integers and floats; user structs get it from
+/// `#[derive(Key)]`. Floating-point keys are ordered by the IEEE total order (see [`Less`]).
+pub trait Key: Pod + Send + Sync + 'static {
+    /// The CUDA C++ type the kernels see (`uint32_t`, `float`, a generated struct, ...).
+    const CUDA_TYPE: &'static str;
+}
+
+/// A strict weak order on `K` with kernels compiled for it.
+///
+/// The GPU kernels use the CUDA functor compiled at build time; [`Comparator::is_less`] is its
+/// Rust twin, used by the CPU oracle. Both must answer "does `a` go strictly before `b`".
+pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
+    /// A short name (`"less"`, `"greater"`, a derived comparator's name).
+    const NAME: &'static str;
+    /// The fatbin holding this (key, comparator) pair's kernels.
+    const KERNELS: &'static [u8];
+    /// Does `a` go strictly before `b`?
+    fn is_less(&self, a: &K, b: &K) -> bool;
+}
+
+/// Ascending order. Floats use the IEEE total order of `f32::total_cmp`:
+/// -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs ordered by sign and payload).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Less;
+
+/// Descending order: the exact reverse of [`Less`] (so +NaN first, then +inf, ..., -NaN last).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Greater;
+
+/// Total order used by the built-in comparators (equal to `Ord` for integers).
+pub trait TotalOrd {
+    /// Compares like `Ord::cmp`, or `total_cmp` for floats.
+    fn total_order(&self, other: &Self) -> Ordering;
+}
+
+macro_rules! builtin_keys {
+    ($($t:ident => $cuda:literal, $cmp:expr;)*) => {$(
+        impl Key for $t {
+            const CUDA_TYPE: &'static str = $cuda;
+        }
+        impl TotalOrd for $t {
+            fn total_order(&self, other: &Self) -> Ordering {
+                let cmp: fn(&$t, &$t) -> Ordering = $cmp;
+                cmp(self, other)
+            }
+        }
+        paste::paste! {
+            impl Comparator<$t> for Less {
+                const NAME: &'static str = "less";
+                const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _LESS>];
+                fn is_less(&self, a: &$t, b: &$t) -> bool {
+                    a.total_order(b) == Ordering::Less
+                }
+            }
+            impl Comparator<$t> for Greater {
+                const NAME: &'static str = "greater";
+                const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _GREATER>];
+                fn is_less(&self, a: &$t, b: &$t) -> bool {
+                    b.total_order(a) == Ordering::Less
+                }
+            }
+        }
+    )*};
+}
+
+builtin_keys! {
+    u8 => "uint8_t", Ord::cmp;
+    u16 => "uint16_t", Ord::cmp;
+    u32 => "uint32_t", Ord::cmp;
+    u64 => "uint64_t", Ord::cmp;
+    i8 => "int8_t", Ord::cmp;
+    i16 => "int16_t", Ord::cmp;
+    i32 => "int32_t", Ord::cmp;
+    i64 => "int64_t", Ord::cmp;
+    f32 => "float", f32::total_cmp;
+    f64 => "double", f64::total_cmp;
+}
+
+/// A value carried along with its key: any `Pod` type of 4, 8 or 16 bytes.
+///
+/// Values are moved as opaque 4-, 8- or 16-byte words, so no kernel is compiled per value type.
+/// Wider payloads: store them elsewhere and carry a `u32`/`u64` index (see `sort_indices`).
+pub trait Value: Pod + Send + Sync + 'static {}
+impl<V: Pod + Send + Sync + 'static> Value for V {}
+
+/// Which of the value kernels moves `V`; a compile error for unsupported sizes.
+pub(crate) const fn value_word<V: Value>() -> usize {
+    let size = std::mem::size_of::<V>();
+    assert!(size == 4 || size == 8 || size == 16, "mergepath: values must be 4, 8 or 16 bytes");
+    size
+}

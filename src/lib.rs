@@ -1,0 +1,44 @@
+//! # mergepath
+//!
+//! GPU Merge Path algorithms on CUDA through [`cudarc`]: stable merge of keys and key/value
+//! pairs, built on a public two-phase scheduling layer (coarse Merge Path partitions over global
+//! memory, then per-thread partitions in shared memory and an unrolled serial merge in
+//! registers, after Baxter's Modern GPU).
+//!
+//! ```no_run
+//! use mergepath::{Gpu, Less};
+//! # fn main() -> Result<(), mergepath::Error> {
+//! let gpu = Gpu::new(0)?;
+//! let a = gpu.upload(&[1u32, 3, 5, 7])?;
+//! let b = gpu.upload(&[2u32, 3, 4])?;
+//! let mut out = gpu.alloc_zeros::<u32>(7)?;
+//! mergepath::merge_keys(&gpu, &a, &b, &mut out, Less)?;
+//! assert_eq!(gpu.download(&out)?, [1, 2, 3, 3, 4, 5, 7]);
+//! # Ok(()) }
+//! ```
+//!
+//! Keys: the built-in integers and floats (`u8` ... `f64`) with [`Less`] or [`Greater`]; floats
+//! use the IEEE total order, so NaN keys have a deterministic place. Values: any
+//! `bytemuck::Pod` type of 4, 8 or 16 bytes. Buffers are cudarc's `CudaSlice`/`CudaView`s;
+//! counts are `usize` and may exceed 2^31. Every call validates its buffers (lengths, context,
+//! alignment, overlap) and returns an [`Error`] instead of launching on bad input.
+//!
+//! The kernels are compiled at build time by `build.rs` (CUDA 13.0 compiler, installed into the
+//! target directory if none is found) for sm_80 and sm_90 plus PTX; see the README.
+#![warn(missing_docs)]
+
+pub mod cpu;
+mod error;
+mod gpu;
+mod kernels;
+mod key;
+pub mod merge;
+pub mod partition;
+pub mod tuning;
+
+pub use cudarc;
+pub use error::{Error, Result};
+pub use gpu::Gpu;
+pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
+pub use merge::{merge_keys, merge_pairs};
+pub use partition::{merge_path, merge_path_partitions, partition_count};

@@ -1,0 +1,122 @@
+//! Stable merge of two sorted sequences: keys, or keys with values.
+//!
+//! Two phases (see [`crate::partition`]): the partition kernel finds where each output tile's
+//! boundary meets the merge path; then each CTA loads its slices of A and B into shared memory,
+//! each thread searches its own start and merges VT items in registers, and the tile is stored
+//! with coalesced writes. Values are gathered through the merge's source indices.
+
+use crate::error::{Error, Result};
+use crate::gpu::{value_slot, BufArg, Gpu, KernelArg};
+use crate::key::{value_word, Comparator, Key, Value};
+use crate::partition::{launch_partitions, partition_count};
+use crate::tuning::merge_shape;
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+
+/// Merges `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`.
+///
+/// Stable: of equal keys, those from `a` come first, each input's in its own order. `out` may
+/// be longer than needed (the rest is left as it is) and must not overlap `a` or `b`. Any
+/// lengths work, including 0 and more than 2^31 items. Returns without waiting for the GPU.
+///
+/// Unsorted inputs give an unspecified order of the same multiset of keys, never an
+/// out-of-bounds access.
+pub fn merge_keys<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    out: &mut impl DevicePtrMut<K>,
+    comp: C,
+) -> Result<()> {
+    let align = std::mem::align_of::<K>();
+    let a = gpu.input("a", a, align)?;
+    let b = gpu.input("b", b, align)?;
+    let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
+    launch_merge::<K, C>(gpu, &a, &b, &out, None, comp)
+}
+
+/// Merges key/value pairs: keys as [`merge_keys`], each value following its key.
+///
+/// Values are any [`Value`] (`Pod` of 4, 8 or 16 bytes). Each value buffer must have its keys'
+/// length ([`Error::LengthMismatch`] otherwise); `out_values` must be at least as long as the
+/// result. Returns without waiting for the GPU.
+#[allow(clippy::too_many_arguments)]
+pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    a_keys: &impl DevicePtr<K>,
+    a_values: &impl DevicePtr<V>,
+    b_keys: &impl DevicePtr<K>,
+    b_values: &impl DevicePtr<V>,
+    out_keys: &mut impl DevicePtrMut<K>,
+    out_values: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let word = value_word::<V>();
+    let align = std::mem::align_of::<K>();
+    let a = gpu.input("a_keys", a_keys, align)?;
+    let b = gpu.input("b_keys", b_keys, align)?;
+    let av = gpu.input("a_values", a_values, word)?;
+    let bv = gpu.input("b_values", b_values, word)?;
+    for (keys, values) in [(&a, &av), (&b, &bv)] {
+        if values.len != keys.len {
+            return Err(Error::LengthMismatch { what: if std::ptr::eq(keys, &a) { "a_values" } else { "b_values" }, expected: keys.len, got: values.len });
+        }
+    }
+    let total = a.len + b.len;
+    let ok = gpu.output("out_keys", out_keys, align, total, &[&a, &b, &av, &bv])?;
+    let ov = gpu.output("out_values", out_values, word, total, &[&a, &b, &av, &bv, &ok])?;
+    launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&av, &bv, &ov, word)), comp)
+}
+
+/// Enqueues the partition and merge kernels on validated buffers.
+fn launch_merge<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &BufArg<'_>,
+    b: &BufArg<'_>,
+    out: &BufArg<'_>,
+    values: Option<(&BufArg<'_>, &BufArg<'_>, &BufArg<'_>, usize)>,
+    _comp: C,
+) -> Result<()> {
+    let total = a.len + b.len;
+    if total == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
+    let tile = shape.tile();
+    let tiles = u32::try_from(total.div_ceil(tile))
+        .ok()
+        .filter(|&t| t <= i32::MAX as u32)
+        .ok_or(Error::TooLarge { what: "merge grid" })?;
+    let parts = partition_count(total, tile);
+    let mut temp = gpu.temp(parts * 8)?;
+    let (parts_ptr, _parts_guard) = temp.device_ptr_mut();
+    launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
+
+    let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (a_n, b_n) = (KernelArg::I64(a.len as i64), KernelArg::I64(b.len as i64));
+    match values {
+        None => {
+            let args = [KernelArg::Ptr(a.ptr), a_n, KernelArg::Ptr(b.ptr), b_n, KernelArg::Ptr(parts_ptr), KernelArg::Ptr(out.ptr)];
+            // SAFETY: the arguments match `mergepath_merge_keys` (kernels/mergepath/instantiate.cuh);
+            // the kernel's tile is `shape` (same table row on both sides), the grid covers
+            // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total.
+            unsafe { gpu.launch(&kernels.merge_keys, cfg, &args) }
+        }
+        Some((av, bv, ov, word)) => {
+            let args = [
+                KernelArg::Ptr(a.ptr),
+                KernelArg::Ptr(av.ptr),
+                a_n,
+                KernelArg::Ptr(b.ptr),
+                KernelArg::Ptr(bv.ptr),
+                b_n,
+                KernelArg::Ptr(parts_ptr),
+                KernelArg::Ptr(out.ptr),
+                KernelArg::Ptr(ov.ptr),
+            ];
+            // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}`; value buffers have their
+            // keys' lengths and are aligned to the word size the kernel moves them in.
+            unsafe { gpu.launch(&kernels.merge_pairs[value_slot(word)], cfg, &args) }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Launch tuning (threads per CTA, values per thread), one table per algorithm, key size and
+//! architecture: `kernels/tuning.tsv`. build.rs compiles the same table into the kernels.
+
+include!("tuning_rule.rs");
+
+/// The launch shape of the merge kernels for keys of `key_bytes` compiled for `arch` (compute
+/// capability x10, as the loaded function reports it).
+pub fn merge_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::MERGE_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has merge rows")
+}
+
+/// The architectures the embedded kernels carry SASS for (PTX of the newest is embedded too).
+pub fn compiled_archs() -> &'static [u32] {
+    crate::kernels::CUDA_ARCHS
+}
