@@ -261,15 +261,51 @@ impl Gpu {
         }
         self.check_context(what, buf)?;
         let (ptr, guard) = buf.device_ptr_mut(&self.stream);
-        if ptr % align as u64 != 0 {
-            return Err(Error::Misaligned { what, align });
+        let out = BufArg { ptr, len, bytes, what, _guard: guard };
+        check_placement(&out, align, inputs)?;
+        Ok(out)
+    }
+}
+
+/// Checks an output's alignment and that it overlaps none of the inputs (empty buffers overlap
+/// nothing).
+fn check_placement(out: &BufArg<'_>, align: usize, inputs: &[&BufArg<'_>]) -> Result<()> {
+    if out.ptr % align as u64 != 0 {
+        return Err(Error::Misaligned { what: out.what, align });
+    }
+    let end = |b: &BufArg<'_>| b.ptr + b.bytes as u64;
+    for input in inputs {
+        let disjoint = end(out) <= input.ptr || end(input) <= out.ptr;
+        if out.bytes > 0 && input.bytes > 0 && !disjoint {
+            return Err(Error::Overlap { output: out.what, input: input.what });
         }
-        for input in inputs {
-            let disjoint = ptr + bytes as u64 <= input.ptr || input.ptr + input.bytes as u64 <= ptr;
-            if bytes > 0 && input.bytes > 0 && !disjoint {
-                return Err(Error::Overlap { output: what, input: input.what });
-            }
-        }
-        Ok(BufArg { ptr, len, bytes, what, _guard: guard })
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arg(what: &'static str, ptr: u64, bytes: usize) -> BufArg<'static> {
+        BufArg { ptr, len: bytes / 4, bytes, what, _guard: SyncOnDrop::Sync(None) }
+    }
+
+    #[test]
+    fn placement_accepts_disjoint_and_adjacent_buffers() {
+        let (a, b) = (arg("a", 0x1000, 64), arg("b", 0x1040, 64));
+        assert_eq!(check_placement(&arg("out", 0x1080, 128), 4, &[&a, &b]), Ok(()));
+        assert_eq!(check_placement(&arg("out", 0x0f00, 256), 4, &[&a, &b]), Ok(()));
+        // Empty buffers overlap nothing, wherever they point.
+        assert_eq!(check_placement(&arg("out", 0x1000, 0), 4, &[&a]), Ok(()));
+        assert_eq!(check_placement(&arg("out", 0x1000, 64), 4, &[&arg("a", 0x1000, 0)]), Ok(()));
+    }
+
+    #[test]
+    fn placement_rejects_overlap_and_misalignment() {
+        let (a, b) = (arg("a", 0x1000, 64), arg("b", 0x1040, 64));
+        assert_eq!(check_placement(&arg("out", 0x107c, 8), 4, &[&a, &b]), Err(Error::Overlap { output: "out", input: "b" }));
+        assert_eq!(check_placement(&arg("out", 0x0ffc, 8), 4, &[&a, &b]), Err(Error::Overlap { output: "out", input: "a" }));
+        assert_eq!(check_placement(&arg("out", 0x2004, 8), 8, &[&a]), Err(Error::Misaligned { what: "out", align: 8 }));
     }
 }

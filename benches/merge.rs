@@ -1,0 +1,112 @@
+//! Merge throughput: keys and pairs (u32 values), u32 and u64 keys, n = 2^20, 2^24, 2^26 total
+//! items (two sorted halves of random keys, as `anchors.cu` does), timed with CUDA events over
+//! back-to-back calls. Prints criterion's report (GB/s counts bytes read + written once) and one
+//! TSV line per case in the anchors' format: op impl type n ms gkeys_s gbytes_s.
+//!
+//! Run: `cargo bench --bench merge` (on the GPU machine: `.gpu/run bench merge`).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mergepath::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use mergepath::{Comparator, Gpu, Key, Less};
+use std::time::Duration;
+
+const LOG2_SIZES: [u32; 3] = [20, 24, 26];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Median GPU time in ms of `f` over `reps` event-timed calls, after one warm-up call.
+fn event_median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let stream = gpu.stream();
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = stream.record_event(None).unwrap();
+            f();
+            let end = stream.record_event(None).unwrap();
+            end.synchronize().unwrap();
+            start.elapsed_ms(&end).unwrap() as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[reps / 2]
+}
+
+/// Criterion's `iter_custom`: GPU time of `iters` back-to-back calls.
+fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut()) -> Duration {
+    let stream = gpu.stream();
+    let start = stream.record_event(None).unwrap();
+    for _ in 0..iters {
+        f();
+    }
+    let end = stream.record_event(None).unwrap();
+    end.synchronize().unwrap();
+    Duration::from_secs_f64(start.elapsed_ms(&end).unwrap() as f64 / 1e3)
+}
+
+fn sorted_halves<K: Key + DeviceRepr + Ord>(gpu: &Gpu, n: usize, from: fn(u64) -> K) -> (CudaSlice<K>, CudaSlice<K>) {
+    let mut rng = Rng(42);
+    let mut half = |len: usize| {
+        let mut v: Vec<K> = (0..len).map(|_| from(rng.next())).collect();
+        v.sort_unstable();
+        gpu.upload(&v).unwrap()
+    };
+    (half(n / 2), half(n - n / 2))
+}
+
+fn bench_type<K: Key + DeviceRepr + ValidAsZeroBits + Ord>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K)
+where
+    Less: Comparator<K>,
+{
+    let mut group = c.benchmark_group(format!("merge_{name}"));
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for log2 in LOG2_SIZES {
+        let n = 1usize << log2;
+        let (a, b) = sorted_halves(gpu, n, from);
+        let mut out = gpu.alloc_zeros::<K>(n).unwrap();
+        let keys_bytes = 2 * n * std::mem::size_of::<K>();
+        let mut run_keys = || mergepath::merge_keys(gpu, &a, &b, &mut out, Less).unwrap();
+        group.throughput(Throughput::Bytes(keys_bytes as u64));
+        group.bench_function(BenchmarkId::new("keys", n), |bch| bch.iter_custom(|iters| gpu_time(gpu, iters, &mut run_keys)));
+        let ms = event_median_ms(gpu, 20, &mut run_keys);
+        println!("merge_keys\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, keys_bytes as f64 / ms / 1e6);
+
+        let va = gpu.upload(&(0..a.len() as u32).collect::<Vec<_>>()).unwrap();
+        let vb = gpu.upload(&(0..b.len() as u32).collect::<Vec<_>>()).unwrap();
+        let mut vout = gpu.alloc_zeros::<u32>(n).unwrap();
+        let pair_bytes = 2 * n * (std::mem::size_of::<K>() + 4);
+        let mut run_pairs = || mergepath::merge_pairs(gpu, &a, &va, &b, &vb, &mut out, &mut vout, Less).unwrap();
+        group.throughput(Throughput::Bytes(pair_bytes as u64));
+        group.bench_function(BenchmarkId::new("pairs", n), |bch| bch.iter_custom(|iters| gpu_time(gpu, iters, &mut run_pairs)));
+        let ms = event_median_ms(gpu, 20, &mut run_pairs);
+        println!("merge_pairs\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, pair_bytes as f64 / ms / 1e6);
+    }
+    group.finish();
+}
+
+fn merge(c: &mut Criterion) {
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            if std::env::var("MERGEPATH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("MERGEPATH_REQUIRE_GPU=1 but no usable GPU: {e}");
+            }
+            eprintln!("skipped: no usable GPU ({e})");
+            return;
+        }
+    };
+    println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
+    bench_type::<u32>(c, &gpu, "u32", |x| x as u32);
+    bench_type::<u64>(c, &gpu, "u64", |x| x);
+}
+
+criterion_group!(benches, merge);
+criterion_main!(benches);

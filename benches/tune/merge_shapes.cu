@@ -1,0 +1,73 @@
+// Launch-shape sweep for the merge kernels, to fill kernels/tuning.tsv by measurement.
+// Builds against the library's device headers, on the GPU machine:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_shapes.cu -o merge_shapes && ./merge_shapes [log2_n]
+// Prints TSV: key_bytes nt vt ms gbytes_s pct_of_copy partition_ms ok.
+#include <mergepath/kernel_merge.cuh>
+#include <mergepath/keys.cuh>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+
+template <class K>
+__global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+  mergepath::merge_path_partitions_body(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
+}
+template <int NT, int VT, class K>
+__global__ void __launch_bounds__(NT)
+merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
+  mergepath::merge_tile<NT, VT, false, K, K>(a, nullptr, ac, b, nullptr, bc, parts, out, nullptr, mergepath::less_t<K>());
+}
+
+template <class F> float median_ms(F f, int reps = 30) {
+  f(); CK(cudaDeviceSynchronize());
+  cudaEvent_t s, stop; cudaEventCreate(&s); cudaEventCreate(&stop);
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) { cudaEventRecord(s); f(); cudaEventRecord(stop); CK(cudaEventSynchronize(stop)); float ms; cudaEventElapsedTime(&ms, s, stop); t.push_back(ms); }
+  std::sort(t.begin(), t.end()); return t[t.size() / 2];
+}
+
+template <class K> struct Bench {
+  size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;
+  explicit Bench(size_t n_) : n(n_) {
+    std::mt19937_64 g(42); std::vector<K> h(n); for (auto& x : h) x = (K)g();
+    std::sort(h.begin(), h.begin() + n / 2); std::sort(h.begin() + n / 2, h.end());
+    want.resize(n); std::merge(h.begin(), h.begin() + n / 2, h.begin() + n / 2, h.end(), want.begin());
+    CK(cudaMalloc(&a, n * sizeof(K))); b = a + n / 2; CK(cudaMalloc(&out, n * sizeof(K)));
+    CK(cudaMalloc(&parts, (n / 256 + 2) * sizeof(int64_t)));
+    CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); });
+    printf("copy\t%zu\t-\t-\t%.4f\t%.1f\t100.0\t-\tok\n", sizeof(K), copy_ms, 2.0 * n * sizeof(K) / copy_ms / 1e6);
+  }
+  template <int NT, int VT> void run() {
+    const int64_t nv = NT * VT, ac = n / 2, bc = n - n / 2;
+    const int64_t tiles = (n + nv - 1) / nv, np = tiles + 1;
+    auto part = [&] { partitions<K><<<(unsigned)((np + 3) / 4), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto all = [&] { part(); merge<NT, VT, K><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
+    CK(cudaMemset(out, 0, n * sizeof(K)));
+    float pms = median_ms(part), ms = median_ms(all);
+    CK(cudaGetLastError());
+    std::vector<K> got(n); CK(cudaMemcpy(got.data(), out, n * sizeof(K), cudaMemcpyDeviceToHost));
+    printf("merge\t%zu\t%d\t%d\t%.4f\t%.1f\t%.1f\t%.4f\t%s\n", sizeof(K), NT, VT, ms, 2.0 * n * sizeof(K) / ms / 1e6,
+           100.0 * copy_ms / ms, pms, got == want ? "ok" : "WRONG");
+    fflush(stdout);
+  }
+};
+
+int main(int argc, char** argv) {
+  size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
+  printf("what\tkey_bytes\tnt\tvt\tms\tgbytes_s\tpct_of_copy\tpartition_ms\tok\n");
+  { Bench<uint32_t> t(n);
+    t.run<128, 7>(); t.run<128, 11>(); t.run<128, 15>(); t.run<128, 19>(); t.run<128, 23>();
+    t.run<256, 7>(); t.run<256, 11>(); t.run<256, 15>(); t.run<256, 19>(); t.run<256, 23>();
+    t.run<512, 7>(); t.run<512, 11>(); t.run<512, 15>(); }
+  { Bench<uint64_t> t(n);
+    t.run<128, 5>(); t.run<128, 7>(); t.run<128, 11>(); t.run<128, 15>();
+    t.run<256, 5>(); t.run<256, 7>(); t.run<256, 11>(); t.run<512, 5>(); t.run<512, 7>(); }
+  return 0;
+}
