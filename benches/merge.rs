@@ -6,7 +6,7 @@
 //! Run: `cargo bench --bench merge` (on the GPU machine: `.gpu/run bench merge`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mergepath::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use mergepath::cudarc::driver::{sys::CUevent_flags, CudaSlice, DeviceRepr, ValidAsZeroBits};
 use mergepath::{Comparator, Gpu, Key, Less};
 use std::time::Duration;
 
@@ -29,9 +29,9 @@ fn event_median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> f64 {
     let stream = gpu.stream();
     let mut times: Vec<f64> = (0..reps)
         .map(|_| {
-            let start = stream.record_event(None).unwrap();
+            let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
             f();
-            let end = stream.record_event(None).unwrap();
+            let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
             end.synchronize().unwrap();
             start.elapsed_ms(&end).unwrap() as f64
         })
@@ -43,11 +43,11 @@ fn event_median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> f64 {
 /// Criterion's `iter_custom`: GPU time of `iters` back-to-back calls.
 fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut()) -> Duration {
     let stream = gpu.stream();
-    let start = stream.record_event(None).unwrap();
+    let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
     for _ in 0..iters {
         f();
     }
-    let end = stream.record_event(None).unwrap();
+    let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
     end.synchronize().unwrap();
     Duration::from_secs_f64(start.elapsed_ms(&end).unwrap() as f64 / 1e3)
 }

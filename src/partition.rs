@@ -15,7 +15,7 @@ use crate::gpu::{BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{Comparator, Key};
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 
-/// Threads per CTA of the partition kernel (`mergepath::PARTITION_THREADS`): one warp per
+/// Threads per CTA of the partition kernel (`mergepath::PARTITION_THREADS`), one thread per
 /// partition.
 const PARTITION_THREADS: u32 = 128;
 
@@ -92,8 +92,7 @@ pub(crate) fn launch_partitions(
     out: u64,
     count: usize,
 ) -> Result<()> {
-    let warps_per_cta = (PARTITION_THREADS / 32) as usize;
-    let ctas = u32::try_from(count.div_ceil(warps_per_cta)).map_err(|_| Error::TooLarge { what: "partition grid" })?;
+    let ctas = u32::try_from(count.div_ceil(PARTITION_THREADS as usize)).map_err(|_| Error::TooLarge { what: "partition grid" })?;
     let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 };
     let args = [
@@ -106,7 +105,7 @@ pub(crate) fn launch_partitions(
         KernelArg::Ptr(out),
     ];
     // SAFETY: the arguments match `mergepath_partitions` in kernels/mergepath/instantiate.cuh;
-    // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers exactly
-    // `count` warps (extra warps return at once).
+    // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
+    // threads (extra threads return at once).
     unsafe { gpu.launch(&kernels.partitions, cfg, &args) }
 }

@@ -18,6 +18,13 @@ __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
   mergepath::merge_path_partitions_body(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
 }
+template <int PROBES, class K>
+__global__ void probe_partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+  int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= np) return;
+  int64_t diag = p * spacing < ac + bc ? p * spacing : ac + bc;
+  parts[p] = mergepath::merge_path<PROBES>(a, ac, b, bc, diag, mergepath::less_t<K>());
+}
 template <int NT, int VT, class K>
 __global__ void __launch_bounds__(NT)
 merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
@@ -47,15 +54,25 @@ template <class K> struct Bench {
   template <int NT, int VT> void run() {
     const int64_t nv = NT * VT, ac = n / 2, bc = n - n / 2;
     const int64_t tiles = (n + nv - 1) / nv, np = tiles + 1;
-    auto part = [&] { partitions<K><<<(unsigned)((np + 3) / 4), 128>>>(a, ac, b, bc, nv, np, parts); };
-    auto all = [&] { part(); merge<NT, VT, K><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
-    CK(cudaMemset(out, 0, n * sizeof(K)));
-    float pms = median_ms(part), ms = median_ms(all);
-    CK(cudaGetLastError());
-    std::vector<K> got(n); CK(cudaMemcpy(got.data(), out, n * sizeof(K), cudaMemcpyDeviceToHost));
-    printf("merge\t%zu\t%d\t%d\t%.4f\t%.1f\t%.1f\t%.4f\t%s\n", sizeof(K), NT, VT, ms, 2.0 * n * sizeof(K) / ms / 1e6,
-           100.0 * copy_ms / ms, pms, got == want ? "ok" : "WRONG");
-    fflush(stdout);
+    auto part = [&] { partitions<K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto p1 = [&] { probe_partitions<1, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto p7 = [&] { probe_partitions<7, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto mrg = [&] { merge<NT, VT, K><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
+    auto check = [&](const char* what, float ms) {
+      CK(cudaGetLastError());
+      std::vector<K> got(n); CK(cudaMemcpy(got.data(), out, n * sizeof(K), cudaMemcpyDeviceToHost));
+      printf("%s\t%zu\t%d\t%d\t%.4f\t%.1f\t%.1f\t%s\n", what, sizeof(K), NT, VT, ms, 2.0 * n * sizeof(K) / ms / 1e6,
+             100.0 * copy_ms / ms, got == want ? "ok" : "WRONG");
+      fflush(stdout);
+      CK(cudaMemset(out, 0, n * sizeof(K)));
+    };
+    printf("part_probes1\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(p1));
+    printf("part_probes3\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(part));
+    printf("part_probes7\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(p7));
+    check("merge_only", median_ms(mrg));
+    check("probes1+merge", median_ms([&] { p1(); mrg(); }));
+    check("probes3+merge", median_ms([&] { part(); mrg(); }));
+    check("probes7+merge", median_ms([&] { p7(); mrg(); }));
   }
 };
 
@@ -63,11 +80,8 @@ int main(int argc, char** argv) {
   size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
   printf("what\tkey_bytes\tnt\tvt\tms\tgbytes_s\tpct_of_copy\tpartition_ms\tok\n");
   { Bench<uint32_t> t(n);
-    t.run<128, 7>(); t.run<128, 11>(); t.run<128, 15>(); t.run<128, 19>(); t.run<128, 23>();
-    t.run<256, 7>(); t.run<256, 11>(); t.run<256, 15>(); t.run<256, 19>(); t.run<256, 23>();
-    t.run<512, 7>(); t.run<512, 11>(); t.run<512, 15>(); }
+    t.run<128, 15>(); t.run<128, 19>(); t.run<128, 23>(); t.run<128, 27>(); t.run<256, 15>(); t.run<512, 15>(); }
   { Bench<uint64_t> t(n);
-    t.run<128, 5>(); t.run<128, 7>(); t.run<128, 11>(); t.run<128, 15>();
-    t.run<256, 5>(); t.run<256, 7>(); t.run<256, 11>(); t.run<512, 5>(); t.run<512, 7>(); }
+    t.run<128, 15>(); t.run<256, 11>(); t.run<256, 15>(); t.run<512, 7>(); }
   return 0;
 }

@@ -74,7 +74,7 @@ __device__ __forceinline__ void cta_merge_from_shared(const K* keys, int a_count
   int diag = VT * (int)threadIdx.x;
   if (diag > count) diag = count;
   int b_count = count - a_count;
-  int mp = merge_path<int>(keys, a_count, keys + a_count, b_count, diag, comp);
+  int mp = merge_path(keys, a_count, keys + a_count, b_count, diag, comp);
   serial_merge<VT>(keys, mp, a_count, a_count + diag - mp, count, results, indices, comp);
 }
 

@@ -6,23 +6,25 @@
 
 namespace mergepath {
 
-// Threads per CTA of the partition kernel (any multiple of 32 works; one warp per partition).
+// Threads per CTA of the partition kernel: one thread per partition.
 constexpr int PARTITION_THREADS = 128;
+// Probes per round of the partitions' global-memory search (see `merge_path`): three probes
+// halve the rounds of DRAM latency every tile waits for, measured fastest on the H100
+// (benches/tune/merge_shapes.cu).
+constexpr int PARTITION_PROBES = 3;
 
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
-// p in [0, num_partitions). One warp per partition, so every tile's search costs a few rounds of
-// memory latency.
+// p in [0, num_partitions).
 template <class K, class Comp>
 __device__ __forceinline__ void merge_path_partitions_body(const K* a, int64_t a_count, const K* b,
                                                            int64_t b_count, int64_t spacing,
                                                            int64_t num_partitions,
                                                            int64_t* partitions, Comp comp) {
-  int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  if (p >= num_partitions) return;  // p is the same for the whole warp
+  int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= num_partitions) return;
   int64_t total = a_count + b_count;
   int64_t diag = p * spacing < total ? p * spacing : total;
-  int64_t mp = warp_merge_path(a, a_count, b, b_count, diag, comp);
-  if ((threadIdx.x & 31) == 0) partitions[p] = mp;
+  partitions[p] = merge_path<PARTITION_PROBES>(a, a_count, b, b_count, diag, comp);
 }
 
 template <int NV, class K> union merge_shared {
