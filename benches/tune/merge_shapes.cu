@@ -54,7 +54,7 @@ template <class K> struct Bench {
   template <int NT, int VT> void run() {
     const int64_t nv = NT * VT, ac = n / 2, bc = n - n / 2;
     const int64_t tiles = (n + nv - 1) / nv, np = tiles + 1;
-    auto part = [&] { partitions<K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto part = [&] { probe_partitions<3, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
     auto p1 = [&] { probe_partitions<1, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
     auto p7 = [&] { probe_partitions<7, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
     auto mrg = [&] { merge<NT, VT, K><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };

@@ -8,10 +8,10 @@ namespace mergepath {
 
 // Threads per CTA of the partition kernel: one thread per partition.
 constexpr int PARTITION_THREADS = 128;
-// Probes per round of the partitions' global-memory search (see `merge_path`): three probes
-// halve the rounds of DRAM latency every tile waits for, measured fastest on the H100
-// (benches/tune/merge_shapes.cu).
-constexpr int PARTITION_PROBES = 3;
+// Probes per round of the partitions' global-memory search (see `merge_path`). Plain binary
+// search measured fastest on the H100 (1, 3 and 7 probes, and a 32-lane warp search, with
+// benches/tune/merge_shapes.cu): the searches are bound by random DRAM accesses, not latency.
+constexpr int PARTITION_PROBES = 1;
 
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
 // p in [0, num_partitions).
