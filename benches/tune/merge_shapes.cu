@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
   printf("what\tkey_bytes\tnt\tvt\tms\tgbytes_s\tpct_of_copy\tpartition_ms\tok\n");
   { Bench<uint32_t> t(n);
-    t.run<128, 15>(); t.run<128, 19>(); t.run<128, 23>(); t.run<128, 27>(); t.run<256, 15>(); t.run<512, 15>(); }
+    t.run<128, 15>(); t.run<128, 23>(); t.run<128, 31>(); t.run<256, 15>(); t.run<512, 15>(); }
   { Bench<uint64_t> t(n);
     t.run<128, 15>(); t.run<256, 11>(); t.run<256, 15>(); t.run<512, 7>(); }
   return 0;
