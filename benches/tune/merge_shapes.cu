@@ -4,6 +4,7 @@
 // Prints TSV: key_bytes nt vt ms gbytes_s pct_of_copy partition_ms ok.
 #include <mergepath/kernel_merge.cuh>
 #include <mergepath/keys.cuh>
+#include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
 template <class K>
 __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
@@ -31,13 +31,6 @@ merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* o
   mergepath::merge_tile<NT, VT, false, K, K>(a, nullptr, ac, b, nullptr, bc, parts, out, nullptr, mergepath::less_t<K>());
 }
 
-template <class F> float median_ms(F f, int reps = 30) {
-  f(); CK(cudaDeviceSynchronize());
-  cudaEvent_t s, stop; cudaEventCreate(&s); cudaEventCreate(&stop);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { cudaEventRecord(s); f(); cudaEventRecord(stop); CK(cudaEventSynchronize(stop)); float ms; cudaEventElapsedTime(&ms, s, stop); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 
 template <class K> struct Bench {
   size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;

@@ -1,15 +1,15 @@
 // How long the coarse partition search takes, by method and partition count, over 2^26 u32
-// (two sorted halves). Also a merge variant with 16-byte stores.
+// (two sorted halves): launch floor, 1/3/7-probe thread searches and a 32-lane warp search.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels partition_latency.cu -o pl && ./pl
 #include <mergepath/kernel_merge.cuh>
 #include <mergepath/keys.cuh>
+#include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 using K = uint32_t;
 using C = mergepath::less_t<K>;
 
@@ -36,13 +36,6 @@ __global__ void part_warp(const K* a, int64_t ac, const K* b, int64_t bc, int64_
     if (cnt < 32) end = ff;
   }
   if (lane == 0) parts[p] = begin;
-}
-template <class F> float median_ms(F f, int reps = 30) {
-  f(); CK(cudaDeviceSynchronize());
-  cudaEvent_t s, e2; cudaEventCreate(&s); cudaEventCreate(&e2);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { cudaEventRecord(s); f(); cudaEventRecord(e2); CK(cudaEventSynchronize(e2)); float ms; cudaEventElapsedTime(&ms, s, e2); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
 }
 __global__ void empty_kernel() {}
 
