@@ -57,7 +57,11 @@ pub(crate) fn value_slot(bytes: usize) -> usize {
 }
 
 impl Gpu {
-    /// Opens device `ordinal` (its primary context) with a new stream.
+    /// Opens device `ordinal` (its primary context) on the context's default stream.
+    ///
+    /// The default stream keeps cudarc out of its multi-stream mode, in which every buffer
+    /// access records CUDA events (several driver calls per operation); use
+    /// [`Gpu::with_stream`] to run on a stream of your own.
     ///
     /// Fails with [`Error::NoDriver`] where there is no CUDA driver, and with
     /// [`Error::Driver`] where there is no such device.
@@ -67,8 +71,7 @@ impl Gpu {
             return Err(Error::NoDriver);
         }
         let ctx = CudaContext::new(ordinal)?;
-        let stream = ctx.new_stream()?;
-        Ok(Self::with_stream(stream))
+        Ok(Self::with_stream(ctx.default_stream()))
     }
 
     /// Uses the caller's stream (and its context): mergepath's work is enqueued there.
