@@ -85,8 +85,23 @@ builtin_keys! {
 
 /// A value carried along with its key: any `Pod` type of 4, 8 or 16 bytes.
 ///
-/// Values are moved as opaque 4-, 8- or 16-byte words, so no kernel is compiled per value type.
-/// Wider payloads: store them elsewhere and carry a `u32`/`u64` index (see `sort_indices`).
+/// Values are moved as opaque 4-, 8- or 16-byte words, so no kernel is compiled per value type;
+/// their device addresses must be multiples of that size (always true for cudarc allocations
+/// and their views; [`Error::Misaligned`](crate::Error::Misaligned) otherwise). Wider
+/// payloads: store them elsewhere and carry a `u32`/`u64` index.
+///
+/// Other sizes are a compile error:
+///
+/// ```compile_fail
+/// # use mergepath::{Gpu, Less};
+/// # fn main() -> Result<(), mergepath::Error> {
+/// let gpu = Gpu::new(0)?;
+/// let keys = gpu.upload(&[1u32, 2])?;
+/// let values = gpu.upload(&[[0u8; 12]; 2])?; // 12 bytes: not a value size
+/// let (mut out_keys, mut out_values) = (gpu.upload(&[0u32; 4])?, gpu.upload(&[[0u8; 12]; 4])?);
+/// mergepath::merge_pairs(&gpu, &keys, &values, &keys, &values, &mut out_keys, &mut out_values, Less)?;
+/// # Ok(()) }
+/// ```
 pub trait Value: Pod + Send + Sync + 'static {}
 impl<V: Pod + Send + Sync + 'static> Value for V {}
 

@@ -50,7 +50,7 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
     out_values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let word = value_word::<V>();
+    let word = const { value_word::<V>() };
     let align = std::mem::align_of::<K>();
     let a = gpu.input("a_keys", a_keys, align)?;
     let b = gpu.input("b_keys", b_keys, align)?;

@@ -123,7 +123,7 @@ proptest! {
 
 #[test]
 fn float_specials_sort_deterministically() {
-    let mut v = vec![f32::NAN, 1.0, -0.0, f32::NEG_INFINITY, 0.0, -f32::NAN, f32::INFINITY];
+    let mut v = [f32::NAN, 1.0, -0.0, f32::NEG_INFINITY, 0.0, -f32::NAN, f32::INFINITY];
     v.sort_by(|x, y| if Less.is_less(x, y) { std::cmp::Ordering::Less } else if Less.is_less(y, x) { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Equal });
     let bits: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
     let want: Vec<u32> = [-f32::NAN, f32::NEG_INFINITY, -0.0, 0.0, 1.0, f32::INFINITY, f32::NAN].iter().map(|x| x.to_bits()).collect();
