@@ -56,9 +56,9 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
     let b = gpu.input("b_keys", b_keys, align)?;
     let av = gpu.input("a_values", a_values, word)?;
     let bv = gpu.input("b_values", b_values, word)?;
-    for (keys, values) in [(&a, &av), (&b, &bv)] {
+    for (what, keys, values) in [("a_values", &a, &av), ("b_values", &b, &bv)] {
         if values.len != keys.len {
-            return Err(Error::LengthMismatch { what: if std::ptr::eq(keys, &a) { "a_values" } else { "b_values" }, expected: keys.len, got: values.len });
+            return Err(Error::LengthMismatch { what, expected: keys.len, got: values.len });
         }
     }
     let total = a.len + b.len;

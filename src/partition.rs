@@ -48,7 +48,7 @@ pub fn merge_path_partitions_cpu<T>(a: &[T], b: &[T], spacing: usize, is_less: i
     assert!(spacing > 0, "spacing must be positive");
     let total = a.len() + b.len();
     (0..partition_count(total, spacing))
-        .map(|p| merge_path(a, b, (p * spacing).min(total), &is_less))
+        .map(|p| merge_path(a, b, p.saturating_mul(spacing).min(total), &is_less))
         .collect()
 }
 
