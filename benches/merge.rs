@@ -12,16 +12,9 @@ use std::time::Duration;
 
 const LOG2_SIZES: [u32; 3] = [20, 24, 26];
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::Rng;
 
 /// Median GPU time in ms of `f` over `reps` event-timed calls, after one warm-up call.
 fn event_median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> f64 {

@@ -242,9 +242,7 @@ impl Gpu {
     pub(crate) fn input<'a, T, S: DevicePtr<T>>(&'a self, what: &'static str, buf: &'a S, align: usize) -> Result<BufArg<'a>> {
         self.check_context(what, buf)?;
         let (ptr, guard) = buf.device_ptr(&self.stream);
-        if ptr % align as u64 != 0 {
-            return Err(Error::Misaligned { what, align });
-        }
+        check_alignment(what, ptr, align)?;
         Ok(BufArg { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
     }
 
@@ -270,12 +268,17 @@ impl Gpu {
     }
 }
 
+fn check_alignment(what: &'static str, ptr: u64, align: usize) -> Result<()> {
+    if ptr % align as u64 != 0 {
+        return Err(Error::Misaligned { what, align });
+    }
+    Ok(())
+}
+
 /// Checks an output's alignment and that it overlaps none of the inputs (empty buffers overlap
 /// nothing).
 fn check_placement(out: &BufArg<'_>, align: usize, inputs: &[&BufArg<'_>]) -> Result<()> {
-    if out.ptr % align as u64 != 0 {
-        return Err(Error::Misaligned { what: out.what, align });
-    }
+    check_alignment(out.what, out.ptr, align)?;
     let end = |b: &BufArg<'_>| b.ptr + b.bytes as u64;
     for input in inputs {
         let disjoint = end(out) <= input.ptr || end(input) <= out.ptr;

@@ -17,9 +17,9 @@ __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {
 
 // Search of one cross-diagonal by one thread. Each round probes PROBES evenly spaced points of
 // the remaining range at once (independent loads, in flight together) and keeps the gap that
-// holds the crossing: PROBES = 1 is binary search; PROBES = 3 resolves two levels per round of
-// memory latency for three times the loads, which pays over global memory, where a search is
-// a chain of dependent DRAM round trips.
+// holds the crossing: PROBES = 1 is binary search; PROBES = 3 resolves two levels per round for
+// three times the loads. Fewer rounds help only where latency, not traffic, bounds the search;
+// for the library's partitions over global memory it is traffic (BENCHMARKS.md), so they use 1.
 template <int PROBES = 1, class Index, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Index b_count,
                                             Index diag, Comp comp) {
