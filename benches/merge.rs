@@ -6,44 +6,14 @@
 //! Run: `cargo bench --bench merge` (on the GPU machine: `.gpu/run bench merge`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mergepath::cudarc::driver::{sys::CUevent_flags, CudaSlice, DeviceRepr, ValidAsZeroBits};
+use mergepath::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use mergepath::{Comparator, Gpu, Key, Less};
 use std::time::Duration;
 
 const LOG2_SIZES: [u32; 3] = [20, 24, 26];
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-use common::Rng;
-
-/// Median GPU time in ms of `f` over `reps` event-timed calls, after one warm-up call.
-fn event_median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let stream = gpu.stream();
-    let mut times: Vec<f64> = (0..reps)
-        .map(|_| {
-            let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-            f();
-            let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-            end.synchronize().unwrap();
-            start.elapsed_ms(&end).unwrap() as f64
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[reps / 2]
-}
-
-/// Criterion's `iter_custom`: GPU time of `iters` back-to-back calls.
-fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut()) -> Duration {
-    let stream = gpu.stream();
-    let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-    for _ in 0..iters {
-        f();
-    }
-    let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-    end.synchronize().unwrap();
-    Duration::from_secs_f64(start.elapsed_ms(&end).unwrap() as f64 / 1e3)
-}
+mod support;
+use support::{bench_gpu, event_median_ms, gpu_time, Rng};
 
 fn sorted_halves<K: Key + DeviceRepr + Ord>(gpu: &Gpu, n: usize, from: fn(u64) -> K) -> (CudaSlice<K>, CudaSlice<K>) {
     let mut rng = Rng(42);
@@ -86,16 +56,7 @@ where
 }
 
 fn merge(c: &mut Criterion) {
-    let gpu = match Gpu::new(0) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            if std::env::var("MERGEPATH_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("MERGEPATH_REQUIRE_GPU=1 but no usable GPU: {e}");
-            }
-            eprintln!("skipped: no usable GPU ({e})");
-            return;
-        }
-    };
+    let Some(gpu) = bench_gpu() else { return };
     println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
     bench_type::<u32>(c, &gpu, "u32", |x| x as u32);
     bench_type::<u64>(c, &gpu, "u64", |x| x);

@@ -1,6 +1,7 @@
-//! The Modern GPU merge demonstrations (DemoMergeKeys, DemoMergePairs): two sorted arrays of
-//! 100 random integers in 0..100 are merged, keys alone and then with values (A's values are
-//! 0..100, B's 100..200, so each merged value tells where its key came from).
+//! The Modern GPU demonstrations DemoMergeKeys, DemoMergePairs, DemoSortKeys and DemoSortPairs:
+//! two sorted arrays of 100 random integers in 0..100 are merged, keys alone and then with values
+//! (A's values are 0..100, B's 100..200, so each merged value tells where its key came from);
+//! then 100 random integers are sorted, alone and with values 0..100 (their input positions).
 //!
 //! `cargo run --release --example demo`. Without a usable GPU it says so in one line and runs
 //! the same demonstration on the CPU reference implementation.
@@ -20,15 +21,19 @@ fn print_array(values: &[i32]) {
     }
 }
 
-/// `n` random integers in 0..100, sorted (a fixed seed, so every run shows the same arrays).
-fn sort_random(n: usize, seed: u64) -> Vec<i32> {
+/// `n` random integers in 0..100 (a fixed seed, so every run shows the same arrays).
+fn random(n: usize, seed: u64) -> Vec<i32> {
     let mut state = seed;
-    let mut v: Vec<i32> = (0..n)
+    (0..n)
         .map(|_| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((state >> 33) % 100) as i32
         })
-        .collect();
+        .collect()
+}
+
+fn sort_random(n: usize, seed: u64) -> Vec<i32> {
+    let mut v = random(n, seed);
     v.sort();
     v
 }
@@ -79,6 +84,38 @@ fn main() -> Result<(), mergepath::Error> {
     println!("\nMerged keys:");
     print_array(&keys);
     println!("\nMerged values:");
+    print_array(&values);
+
+    println!("\n\nSORT KEYS DEMONSTRATION:\n");
+    let input = random(N, 3);
+    println!("Input:");
+    print_array(&input);
+    let sorted = match &gpu {
+        Some(gpu) => {
+            let mut d = gpu.upload(&input)?;
+            mergepath::sort_keys(gpu, &mut d, Less)?;
+            gpu.download(&d)?
+        }
+        None => cpu::sort_keys(&input, Less),
+    };
+    println!("\nSorted output:");
+    print_array(&sorted);
+
+    println!("\n\nSORT PAIRS DEMONSTRATION:\n");
+    let (keys, values): (Vec<i32>, Vec<i32>) = (random(N, 4), (0..N as i32).collect());
+    println!("Input keys:");
+    print_array(&keys);
+    let (keys, values) = match &gpu {
+        Some(gpu) => {
+            let (mut dk, mut dv) = (gpu.upload(&keys)?, gpu.upload(&values)?);
+            mergepath::sort_pairs(gpu, &mut dk, &mut dv, Less)?;
+            (gpu.download(&dk)?, gpu.download(&dv)?)
+        }
+        None => cpu::sort_pairs(&keys, &values, Less),
+    };
+    println!("\nSorted keys:");
+    print_array(&keys);
+    println!("\nSorted values:");
     print_array(&values);
     Ok(())
 }

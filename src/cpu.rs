@@ -41,3 +41,28 @@ pub fn merge_by<T: Copy>(a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> 
     out.extend_from_slice(&b[j..]);
     out
 }
+
+/// Stable sort by `comp` (the oracle of the GPU sorts).
+pub fn sort_keys<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> Vec<K> {
+    let mut v = keys.to_vec();
+    v.sort_by(|x, y| order(&comp, x, y));
+    v
+}
+
+/// Stable sort of key/value pairs by key.
+pub fn sort_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V], comp: C) -> (Vec<K>, Vec<V>) {
+    assert_eq!(keys.len(), values.len(), "values must have the keys' length");
+    let mut v: Vec<(K, V)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    v.sort_by(|x, y| order(&comp, &x.0, &y.0));
+    v.into_iter().unzip()
+}
+
+fn order<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::Ordering {
+    if comp.is_less(x, y) {
+        std::cmp::Ordering::Less
+    } else if comp.is_less(y, x) {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}

@@ -42,6 +42,15 @@ pub(crate) struct Kernels {
     pub merge_keys: CudaFunction,
     /// Indexed by [`value_slot`]: 4-, 8- and 16-byte values.
     pub merge_pairs: [CudaFunction; 3],
+    pub sort_partitions: CudaFunction,
+    pub blocksort_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub blocksort_pairs: [CudaFunction; 3],
+    pub sort_merge_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub sort_merge_pairs: [CudaFunction; 3],
+    /// 4- and 8-byte index fills.
+    pub iota: [CudaFunction; 2],
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -133,14 +142,23 @@ impl Gpu {
         let module = self.ctx.load_module(Ptx::from_binary(C::KERNELS.to_vec()))?;
         let merge_keys = module.load_function("mergepath_merge_keys")?;
         let arch = merge_keys.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
+        let by_word = |name: &str| -> Result<[CudaFunction; 3]> {
+            Ok([
+                module.load_function(&format!("{name}_4"))?,
+                module.load_function(&format!("{name}_8"))?,
+                module.load_function(&format!("{name}_16"))?,
+            ])
+        };
         let kernels = Arc::new(Kernels {
             partitions: module.load_function("mergepath_partitions")?,
             merge_keys,
-            merge_pairs: [
-                module.load_function("mergepath_merge_pairs_4")?,
-                module.load_function("mergepath_merge_pairs_8")?,
-                module.load_function("mergepath_merge_pairs_16")?,
-            ],
+            merge_pairs: by_word("mergepath_merge_pairs")?,
+            sort_partitions: module.load_function("mergepath_sort_partitions")?,
+            blocksort_keys: module.load_function("mergepath_blocksort_keys")?,
+            blocksort_pairs: by_word("mergepath_blocksort_pairs")?,
+            sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
+            sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
+            iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],
             arch,
         });
         modules.insert(id, kernels.clone());
@@ -183,6 +201,7 @@ impl Gpu {
 }
 
 /// One kernel argument.
+#[derive(Clone, Copy)]
 pub(crate) enum KernelArg {
     Ptr(sys::CUdeviceptr),
     I64(i64),

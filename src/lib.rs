@@ -1,7 +1,7 @@
 //! # mergepath
 //!
 //! GPU Merge Path algorithms on CUDA through [`cudarc`]: stable merge of keys and key/value
-//! pairs, built on a public two-phase scheduling layer (coarse Merge Path partitions over global
+//! pairs and stable mergesort of keys, pairs and indices, built on a public two-phase scheduling layer (coarse Merge Path partitions over global
 //! memory, then per-thread partitions in shared memory and an unrolled serial merge in
 //! registers, after Baxter's Modern GPU).
 //!
@@ -34,6 +34,7 @@ mod kernels;
 mod key;
 pub mod merge;
 pub mod partition;
+pub mod sort;
 pub mod tuning;
 
 pub use cudarc;
@@ -42,3 +43,4 @@ pub use gpu::Gpu;
 pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 pub use merge::{merge_keys, merge_pairs};
 pub use partition::{merge_path, merge_path_partitions, partition_count};
+pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

@@ -9,6 +9,11 @@ pub fn merge_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::MERGE_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has merge rows")
 }
 
+/// The launch shape of the mergesort kernels (blocksort and merge passes share one tile).
+pub fn sort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::SORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort rows")
+}
+
 /// The architectures the embedded kernels carry SASS for (PTX of the newest is embedded too).
 pub fn compiled_archs() -> &'static [u32] {
     crate::kernels::CUDA_ARCHS

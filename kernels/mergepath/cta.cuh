@@ -3,6 +3,7 @@
 // Indices inside a tile are `int`: a tile holds at most NT * VT items.
 #pragma once
 #include "serial.cuh"
+#include "sort_network.cuh"
 
 namespace mergepath {
 
@@ -47,6 +48,21 @@ __device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, con
   }
 }
 
+// Loads src[0..count) into registers in thread order (thread t gets items VT*t .. VT*t+VT-1),
+// through `shared` (NT * VT slots) so the global loads are coalesced. Items past `count` get
+// copies of the last item (count >= 1). Ends with `shared` still in use: call cta_store_thread_order (which
+// starts with a barrier) or synchronize before writing `shared` again.
+template <int NT, int VT, class T>
+__device__ __forceinline__ void cta_load_thread_order(const T* src, int count, T* shared, T (&values)[VT]) {
+  cta_load_two_ranges<NT, VT>(src, count, src, count, shared);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    int idx = VT * (int)threadIdx.x + i;
+    values[i] = shared[idx < count ? idx : count - 1];
+  }
+}
+
 // Stores VT values per thread, held in thread order (thread t holds items VT*t .. VT*t+VT-1),
 // to out[0..count) with coalesced stores, transposing through `shared` (NT * VT slots).
 // Starts with a barrier, so `shared` may still be in use by other threads when called.
@@ -78,10 +94,65 @@ __device__ __forceinline__ void cta_merge_from_shared(const K* keys, int a_count
   serial_merge<VT>(keys, mp, a_count, a_count + diag - mp, count, results, indices, comp);
 }
 
+// Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts
+// its VT keys (odd_even_transposition_sort), then log2(NT) rounds merge sorted lists of VT,
+// 2 VT, ... NT/2 VT keys pairwise through shared memory, `coop` threads per merge. With
+// HasValues, `positions` (tile-local source positions, usually VT * tid + i) move with the
+// keys, so values can be gathered once at the end instead of moving through every round.
+// Items past `count` (a partial last tile) are padded in the last valid thread with its
+// largest key, which a stable sort keeps behind the real items, and excluded from the merges
+// by clamping every list to `count`. On return the sorted tile is in registers in thread
+// order and the shared arrays are still in use (store with cta_store_thread_order, which
+// starts with a barrier). NT must be a power of two.
+template <int NT, int VT, bool HasValues, class K, class Comp>
+__device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT], int count,
+                                              K* shared_keys, int* shared_positions, Comp comp) {
+  static_assert((NT & (NT - 1)) == 0, "cta_blocksort needs a power-of-two CTA");
+  const int tid = (int)threadIdx.x;
+  const int first = VT * tid;
+  if (first < count && first + VT > count) {
+    K largest = keys[0];
+#pragma unroll
+    for (int i = 1; i < VT; ++i)
+      if (first + i < count && comp(largest, keys[i])) largest = keys[i];
+#pragma unroll
+    for (int i = 1; i < VT; ++i)
+      if (first + i >= count) keys[i] = largest;
+  }
+  odd_even_transposition_sort<VT, HasValues>(keys, positions, comp);
+#pragma unroll 1
+  for (int coop = 2; coop <= NT; coop *= 2) {
+    __syncthreads();  // the previous round's reads of shared memory are done
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      shared_keys[first + i] = keys[i];
+      if constexpr (HasValues) shared_positions[first + i] = positions[i];
+    }
+    __syncthreads();
+    const int list = VT * coop / 2;
+    const int start = (tid & ~(coop - 1)) * VT;
+    const int a_begin = start < count ? start : count;
+    const int a_end = start + list < count ? start + list : count;
+    const int b_end = start + 2 * list < count ? start + 2 * list : count;
+    int diag = VT * (tid & (coop - 1));
+    if (diag > b_end - a_begin) diag = b_end - a_begin;
+    const int mp = merge_path(shared_keys + a_begin, a_end - a_begin, shared_keys + a_end,
+                              b_end - a_end, diag, comp);
+    int indices[VT];
+    serial_merge<VT>(shared_keys, a_begin + mp, a_end, a_end + diag - mp, b_end, keys, indices, comp);
+    if constexpr (HasValues) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (first + i < count) positions[i] = shared_positions[indices[i]];
+    }
+  }
+}
+
 // Writes out[j] = (src[j] < a_count ? a[src[j]] : b[src[j] - a_count]) for j in [0, count):
 // the values that follow the keys, gathered through the merge's source indices. `indices` is
 // in thread order and goes through `shared_indices` (NT * VT ints) so the stores are coalesced.
-template <int NT, int VT, class V>
+// With InPlace, `out` may be `a` itself: a barrier separates all the CTA's loads from its stores.
+template <int NT, int VT, class V, bool InPlace = false>
 __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int* shared_indices,
                                                   const V* a, int a_count, const V* b, V* out,
                                                   int count) {
@@ -98,6 +169,7 @@ __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int*
       x[i] = src < a_count ? a[src] : b[src - a_count];
     }
   }
+  if constexpr (InPlace) __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     int idx = NT * i + (int)threadIdx.x;

@@ -32,29 +32,39 @@ template <int NV, class K> union merge_shared {
   int indices[NV];
 };
 
-// Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions. With
-// `HasValues`, values follow their keys (V is then moved as an opaque word).
+// Merges one tile: a_keys[r.a_begin, r.a_end) with b_keys[r.b_begin, r.b_end) into
+// out_keys[0, r.count()). With `HasValues`, values follow their keys (V is then moved as an
+// opaque word). Called by all NT threads; r.count() <= NT * VT.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
-                                           const K* b_keys, const V* b_vals, int64_t b_count,
-                                           const int64_t* partitions, K* out_keys, V* out_vals,
-                                           Comp comp) {
+__device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
+                                                 const V* b_vals, const merge_range& r, K* out_keys,
+                                                 V* out_vals, Comp comp) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
-  const int64_t tile = blockIdx.x;
-  const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
   const int a_n = r.a_count(), count = r.count();
   cta_load_two_ranges<NT, VT>(a_keys + r.a_begin, a_n, b_keys + r.b_begin, count, shared.keys);
   __syncthreads();
   K results[VT];
   int indices[VT];
   cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
-  const int64_t out0 = tile * NV;
-  cta_store_thread_order<NT, VT>(results, shared.keys, out_keys + out0, count);
+  cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
   if constexpr (HasValues) {
-    cta_gather_values<NT, VT>(indices, shared.indices, a_vals + r.a_begin, a_n,
-                              b_vals + r.b_begin, out_vals + out0, count);
+    cta_gather_values<NT, VT>(indices, shared.indices, a_vals + r.a_begin, a_n, b_vals + r.b_begin,
+                              out_vals, count);
   }
+}
+
+// Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
+                                           const K* b_keys, const V* b_vals, int64_t b_count,
+                                           const int64_t* partitions, K* out_keys, V* out_vals,
+                                           Comp comp) {
+  constexpr int NV = NT * VT;
+  const int64_t tile = blockIdx.x;
+  const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
+  merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,
+                                      HasValues ? out_vals + tile * NV : out_vals, comp);
 }
 
 }  // namespace mergepath

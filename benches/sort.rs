@@ -1,0 +1,60 @@
+//! Sort throughput: keys u32/u64/f32 and pairs u32->u32, u64->u32, n = 2^20, 2^24, 2^26 random
+//! keys, with the copy variants (input left as it is, as CUB's SortKeysCopy/SortPairsCopy in
+//! `anchors.cu`), timed with CUDA events. Prints criterion's report and one TSV line per case in
+//! the anchors' format: op impl type n ms gkeys_s gbytes_s (bytes: keys (+ values) read and
+//! written once).
+//!
+//! Run: `cargo bench --bench sort` (on the GPU machine: `.gpu/run bench sort`).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mergepath::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use mergepath::{Comparator, Gpu, Key, Less};
+use std::time::Duration;
+
+mod support;
+use support::{bench_gpu, event_median_ms, gpu_time, Rng};
+
+const LOG2_SIZES: [u32; 3] = [20, 24, 26];
+
+fn bench_type<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K, pairs: bool)
+where
+    Less: Comparator<K>,
+{
+    let mut group = c.benchmark_group(format!("sort_{name}"));
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for log2 in LOG2_SIZES {
+        let n = 1usize << log2;
+        let mut rng = Rng(42);
+        let input = gpu.upload(&(0..n).map(|_| from(rng.next())).collect::<Vec<K>>()).unwrap();
+        let mut out = gpu.alloc_zeros::<K>(n).unwrap();
+        let key_bytes = 2 * n * std::mem::size_of::<K>();
+        let mut run_keys = || mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap();
+        group.throughput(Throughput::Bytes(key_bytes as u64));
+        group.bench_function(BenchmarkId::new("keys", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run_keys)));
+        let ms = event_median_ms(gpu, 10, &mut run_keys);
+        println!("sort_keys\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, key_bytes as f64 / ms / 1e6);
+        if !pairs {
+            continue;
+        }
+        let values = gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
+        let mut vout = gpu.alloc_zeros::<u32>(n).unwrap();
+        let pair_bytes = 2 * n * (std::mem::size_of::<K>() + 4);
+        let mut run_pairs = || mergepath::sort_pairs_copy(gpu, &input, &values, &mut out, &mut vout, Less).unwrap();
+        group.throughput(Throughput::Bytes(pair_bytes as u64));
+        group.bench_function(BenchmarkId::new("pairs", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run_pairs)));
+        let ms = event_median_ms(gpu, 10, &mut run_pairs);
+        println!("sort_pairs\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, pair_bytes as f64 / ms / 1e6);
+    }
+    group.finish();
+}
+
+fn sort(c: &mut Criterion) {
+    let Some(gpu) = bench_gpu() else { return };
+    println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
+    bench_type::<u32>(c, &gpu, "u32", |x| x as u32, true);
+    bench_type::<u64>(c, &gpu, "u64", |x| x, true);
+    bench_type::<f32>(c, &gpu, "f32", |x| (x >> 40) as f32 / 3.0 - 1e6, false);
+}
+
+criterion_group!(benches, sort);
+criterion_main!(benches);

@@ -1,0 +1,95 @@
+// Kernel layer: the bodies of the mergesort kernels. A sort is one blocksort pass (every tile
+// of NT * VT items sorted on its own) and then merge passes: pass p merges pairs of sorted runs
+// of `run` = tile * 2^p items ("frames" of 2 * run items) into runs twice as long, with one
+// coarse merge-path partition per output tile, searched inside the tile's frame.
+#pragma once
+#include "kernel_merge.cuh"
+
+namespace mergepath {
+
+// The pair of runs that output position `diag` of a merge pass falls in: A is
+// keys[begin, begin + a_count), B follows it with b_count items.
+struct mergesort_frame {
+  int64_t begin, a_count, b_count;
+};
+
+__device__ __forceinline__ mergesort_frame find_mergesort_frame(int64_t count, int64_t run, int64_t diag) {
+  mergesort_frame f;
+  f.begin = diag / (2 * run) * (2 * run);
+  f.a_count = count - f.begin < run ? count - f.begin : run;
+  const int64_t rest = count - f.begin - f.a_count;
+  f.b_count = rest < run ? rest : run;
+  return f;
+}
+
+// partitions[p] = where the merge path of p's frame crosses p's diagonal, min(p * spacing,
+// count), as an A index local to the frame. `run` must be a multiple of `spacing`, so no tile
+// straddles two frames.
+template <class K, class Comp>
+__device__ __forceinline__ void mergesort_partitions_body(const K* keys, int64_t count, int64_t spacing,
+                                                          int64_t run, int64_t num_partitions,
+                                                          int64_t* partitions, Comp comp) {
+  const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= num_partitions) return;
+  const int64_t diag = p * spacing < count ? p * spacing : count;
+  const mergesort_frame f = find_mergesort_frame(count, run, diag);
+  const K* a = keys + f.begin;
+  partitions[p] = merge_path<PARTITION_PROBES>(a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
+}
+
+// The slices of the input that output tile `tile` of a merge pass merges (global indices). A
+// tile ending at its frame's end takes the frame's whole A run: the partition at that diagonal
+// belongs to the next frame.
+__device__ __forceinline__ merge_range compute_mergesort_range(int64_t count, int64_t run, int64_t tile,
+                                                               int nv, const int64_t* partitions) {
+  const int64_t diag0 = tile * nv;
+  const int64_t diag1 = diag0 + nv < count ? diag0 + nv : count;
+  const mergesort_frame f = find_mergesort_frame(count, run, diag0);
+  const int64_t end_local = diag1 - f.begin;
+  const int64_t a0 = partitions[tile];
+  const int64_t a1 = end_local == f.a_count + f.b_count ? f.a_count : partitions[tile + 1];
+  merge_range r;
+  r.a_begin = f.begin + a0;
+  r.a_end = f.begin + a1;
+  r.b_begin = f.begin + f.a_count + (diag0 - f.begin - a0);
+  r.b_end = f.begin + f.a_count + (end_local - a1);
+  return r;
+}
+
+// Sorts tile blockIdx.x of keys_in[0..count) (NT * VT items) into the same place of keys_out,
+// which may be keys_in itself. With HasValues, values follow their keys: they are gathered
+// once, through the sorted keys' source positions (values_out may be values_in too).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values_in, int64_t count,
+                                               K* keys_out, V* values_out, Comp comp) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared_keys[NV];
+  __shared__ int shared_positions[HasValues ? NV : 1];
+  const int64_t first = (int64_t)blockIdx.x * NV;
+  const int n = count - first < NV ? (int)(count - first) : NV;
+  K keys[VT];
+  int positions[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) positions[i] = VT * (int)threadIdx.x + i;
+  cta_load_thread_order<NT, VT>(keys_in + first, n, shared_keys, keys);
+  cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
+  cta_store_thread_order<NT, VT>(keys, shared_keys, keys_out + first, n);
+  if constexpr (HasValues) {
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions, values_in + first, n,
+                                        values_in + first, values_out + first, n);
+  }
+}
+
+// One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* values_in, int64_t count,
+                                                    int64_t run, const int64_t* partitions, K* keys_out,
+                                                    V* values_out, Comp comp) {
+  constexpr int NV = NT * VT;
+  const int64_t tile = blockIdx.x;
+  const merge_range r = compute_mergesort_range(count, run, tile, NV, partitions);
+  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + tile * NV,
+                                      HasValues ? values_out + tile * NV : values_out, comp);
+}
+
+}  // namespace mergepath

@@ -1,0 +1,265 @@
+//! GPU mergesort against `slice::sort_by` (stable): every built-in key type and both
+//! comparators, lengths 0, 1, tile +- 1, 2^k +- 1 and random ones up to 2^26, the
+//! distributions below, stability through `sort_indices` on keys with many duplicates, pairs
+//! with 4/8/16-byte values, the copy variants, API validation, and one sort of more than 2^31
+//! keys.
+
+mod common;
+
+use common::{assert_same, gpu, Rng, TestKey};
+use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortDist {
+    Uniform,
+    AllEqual,
+    TwoDistinct,
+    Sorted,
+    ReverseSorted,
+    OrganPipe,
+    /// Ordinary keys mixed with the type's special values (NaN, infinities, signed zeros).
+    Specials,
+}
+const SORT_DISTS: [SortDist; 7] = [
+    SortDist::Uniform,
+    SortDist::AllEqual,
+    SortDist::TwoDistinct,
+    SortDist::Sorted,
+    SortDist::ReverseSorted,
+    SortDist::OrganPipe,
+    SortDist::Specials,
+];
+
+/// `n` keys of `dist`; Sorted/ReverseSorted/OrganPipe are in `comp`'s order.
+fn keys_of<K: TestKey, C: Comparator<K>>(n: usize, dist: SortDist, seed: u64, comp: C) -> Vec<K> {
+    let mut rng = Rng(seed);
+    let pool: Vec<K> = match dist {
+        SortDist::AllEqual => vec![K::from_bits(rng.next())],
+        SortDist::TwoDistinct => vec![K::from_bits(rng.next()), K::from_bits(rng.next())],
+        SortDist::Specials => K::specials().into_iter().chain((0..8).map(|_| K::from_bits(rng.next()))).collect(),
+        _ => Vec::new(),
+    };
+    let mut keys: Vec<K> = (0..n)
+        .map(|_| if pool.is_empty() { K::from_bits(rng.next()) } else { pool[rng.below(pool.len() as u64) as usize] })
+        .collect();
+    let ascending = |v: &mut [K]| v.sort_by(|x, y| common::ordering(&comp, x, y));
+    match dist {
+        SortDist::Sorted => ascending(&mut keys),
+        SortDist::ReverseSorted => {
+            ascending(&mut keys);
+            keys.reverse();
+        }
+        SortDist::OrganPipe => {
+            ascending(&mut keys);
+            let tail: Vec<K> = keys.split_off(n / 2);
+            keys.extend(tail.into_iter().rev());
+        }
+        _ => {}
+    }
+    keys
+}
+
+fn tile_of<K: TestKey>(gpu: &Gpu) -> usize {
+    tuning::sort_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile()
+}
+
+/// Lengths: 0, 1, tile +- 1, 2^k +- 1 up to 2^20, a few random ones. `big` adds 2^22 + 1 and a
+/// random length up to 2^26.
+fn lengths(tile: usize, rng: &mut Rng, big: bool) -> Vec<usize> {
+    let mut v = vec![0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 1, 3 * tile - 1];
+    for k in [4, 9, 12, 16, 20] {
+        v.extend([(1 << k) - 1, (1 << k) + 1]);
+    }
+    v.extend((0..3).map(|_| rng.below(300_000) as usize));
+    if big {
+        v.push((1 << 22) + 1);
+        v.push((1 << 25) + rng.below(1 << 25) as usize);
+    }
+    v
+}
+
+fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
+    let tile = tile_of::<K>(gpu);
+    let mut rng = Rng(0x50f7 ^ tile as u64);
+    for n in lengths(tile, &mut rng, big) {
+        for dist in SORT_DISTS {
+            if n > 1 << 20 && dist != SortDist::Uniform && dist != SortDist::OrganPipe {
+                continue; // the large lengths: two distributions are enough
+            }
+            let seed = rng.next();
+            let keys = keys_of::<K, C>(n, dist, seed, comp);
+            let want = cpu::sort_keys(&keys, comp);
+            let mut d = gpu.upload(&keys).unwrap();
+            mergepath::sort_keys(gpu, &mut d, comp).unwrap();
+            let ctx = format!("sort_keys {} {} n={n} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
+            assert_same(&gpu.download(&d).unwrap(), &want, &ctx);
+        }
+    }
+}
+
+macro_rules! sort_keys_tests {
+    ($($t:ident $big:expr),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<sort_keys_ $t>]() {
+                let Some(gpu) = gpu() else { return };
+                check_sort_keys::<$t, Less>(gpu, Less, $big);
+                check_sort_keys::<$t, Greater>(gpu, Greater, false);
+            }
+        }
+    )*};
+}
+sort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+
+/// Stability: `sort_indices` on keys with many duplicates must give exactly the positions a
+/// stable sort gives, for u32 and u64 indices.
+fn check_sort_indices<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
+    let tile = tile_of::<K>(gpu);
+    let mut rng = Rng(0x1d5);
+    for n in lengths(tile, &mut rng, false) {
+        for dist in [SortDist::TwoDistinct, SortDist::AllEqual, SortDist::Uniform, SortDist::ReverseSorted] {
+            let keys = keys_of::<K, C>(n, dist, rng.next(), comp);
+            let positions: Vec<u64> = (0..n as u64).collect();
+            let (want_k, want_i) = cpu::sort_pairs(&keys, &positions, comp);
+            let ctx = format!("sort_indices {} {} n={n} {dist:?}", std::any::type_name::<K>(), C::NAME);
+            let mut dk = gpu.upload(&keys).unwrap();
+            let mut di = gpu.upload(&vec![u32::MAX; n]).unwrap();
+            mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
+            assert_same(&gpu.download(&dk).unwrap(), &want_k, &ctx);
+            let got: Vec<u64> = gpu.download(&di).unwrap().into_iter().map(u64::from).collect();
+            assert_eq!(got, want_i, "{ctx}: u32 indices");
+            let mut dk = gpu.upload(&keys).unwrap();
+            let mut di = gpu.upload(&vec![u64::MAX; n]).unwrap();
+            mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
+            assert_eq!(gpu.download(&di).unwrap(), want_i, "{ctx}: u64 indices");
+        }
+    }
+}
+
+#[test]
+fn sort_indices_is_stable() {
+    let Some(gpu) = gpu() else { return };
+    check_sort_indices::<u32, Less>(gpu, Less);
+    check_sort_indices::<u32, Greater>(gpu, Greater);
+    check_sort_indices::<i8, Less>(gpu, Less);
+    check_sort_indices::<u64, Greater>(gpu, Greater);
+    check_sort_indices::<f32, Less>(gpu, Less);
+    check_sort_indices::<f64, Greater>(gpu, Greater);
+}
+
+/// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were).
+#[test]
+fn sort_pairs_in_place_and_copy() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(77);
+    for n in [0usize, 1, 5000, 123_457, 1 << 20] {
+        for dist in [SortDist::TwoDistinct, SortDist::Uniform] {
+            let keys = keys_of::<u16, _>(n, dist, rng.next(), Less);
+            let v4: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+            let v8: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+            let v16: Vec<[u32; 4]> = v8.iter().map(|&x| [x as u32, (x >> 32) as u32, !(x as u32), 7]).collect();
+            let ctx = format!("sort_pairs n={n} {dist:?}");
+
+            let (want_k, want_v) = cpu::sort_pairs(&keys, &v4, Greater);
+            let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&v4).unwrap());
+            mergepath::sort_pairs(gpu, &mut dk, &mut dv, Greater).unwrap();
+            assert_eq!(gpu.download(&dk).unwrap(), want_k, "{ctx}");
+            assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: 4-byte values");
+
+            let (want_k, want_v) = cpu::sort_pairs(&keys, &v8, Less);
+            let (dk, dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&v8).unwrap());
+            let (mut ok, mut ov) = (gpu.alloc_zeros::<u16>(n + 3).unwrap(), gpu.alloc_zeros::<u64>(n).unwrap());
+            mergepath::sort_pairs_copy(gpu, &dk, &dv, &mut ok, &mut ov, Less).unwrap();
+            let got_k = gpu.download(&ok).unwrap();
+            assert_eq!(got_k[..n], want_k[..], "{ctx}: copy keys");
+            assert_eq!(got_k[n..], [0, 0, 0], "{ctx}: past the result untouched");
+            assert_eq!(gpu.download(&ov).unwrap(), want_v, "{ctx}: 8-byte values");
+            assert_eq!(gpu.download(&dk).unwrap(), keys, "{ctx}: input keys untouched");
+            assert_eq!(gpu.download(&dv).unwrap(), v8, "{ctx}: input values untouched");
+
+            let (_, want_v) = cpu::sort_pairs(&keys, &v16, Less);
+            let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&v16).unwrap());
+            mergepath::sort_pairs(gpu, &mut dk, &mut dv, Less).unwrap();
+            assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: 16-byte values");
+        }
+    }
+}
+
+#[test]
+fn sort_keys_copy_leaves_input() {
+    let Some(gpu) = gpu() else { return };
+    for n in [0usize, 3, 77_777, 1 << 21] {
+        let keys = keys_of::<f64, _>(n, SortDist::Specials, n as u64, Less);
+        let input = gpu.upload(&keys).unwrap();
+        let mut out = gpu.alloc_zeros::<f64>(n).unwrap();
+        mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap();
+        assert_same(&gpu.download(&out).unwrap(), &cpu::sort_keys(&keys, Less), &format!("sort_keys_copy n={n}"));
+        assert_same(&gpu.download(&input).unwrap(), &keys, "input untouched");
+    }
+}
+
+/// Sorting a view sorts only the view.
+#[test]
+fn sort_keys_view() {
+    let Some(gpu) = gpu() else { return };
+    let keys = keys_of::<i32, _>(50_000, SortDist::Uniform, 5, Less);
+    let mut d = gpu.upload(&keys).unwrap();
+    let mut view = d.slice_mut(1_000..41_000);
+    mergepath::sort_keys(gpu, &mut view, Less).unwrap();
+    let got = gpu.download(&d).unwrap();
+    assert_eq!(got[..1_000], keys[..1_000]);
+    assert_eq!(got[41_000..], keys[41_000..]);
+    assert_eq!(got[1_000..41_000], cpu::sort_keys(&keys[1_000..41_000], Less)[..]);
+}
+
+#[test]
+fn sort_api_errors() {
+    let Some(gpu) = gpu() else { return };
+    let mut keys = gpu.upload(&[3u32, 1, 2]).unwrap();
+    let mut short_values = gpu.upload(&[0u32, 1]).unwrap();
+    assert_eq!(
+        mergepath::sort_pairs(gpu, &mut keys, &mut short_values, Less),
+        Err(Error::LengthMismatch { what: "values", expected: 3, got: 2 })
+    );
+    let mut indices = gpu.alloc_zeros::<u32>(4).unwrap();
+    assert_eq!(
+        mergepath::sort_indices(gpu, &mut keys, &mut indices, Less),
+        Err(Error::LengthMismatch { what: "indices", expected: 3, got: 4 })
+    );
+    let mut out = gpu.alloc_zeros::<u32>(2).unwrap();
+    assert_eq!(
+        mergepath::sort_keys_copy(gpu, &keys, &mut out, Less),
+        Err(Error::OutputTooSmall { what: "output", needed: 3, got: 2 })
+    );
+    assert_eq!(gpu.download(&keys).unwrap(), [3, 1, 2], "nothing ran on bad input");
+}
+
+/// More than 2^31 keys: 64-bit counts through the blocksort and every merge pass. u8 keys keep
+/// it to ~4.4 GB of device memory; the result is checked against the key counts.
+#[test]
+fn huge_sort_beyond_2_pow_31() {
+    let Some(gpu) = gpu() else { return };
+    let n = 2_200_000_011usize;
+    assert!(n > 1 << 31);
+    let mut rng = Rng(123);
+    let mut counts = [0usize; 256];
+    let keys: Vec<u8> = (0..n)
+        .map(|_| {
+            let k = (rng.next() >> 56) as u8;
+            counts[k as usize] += 1;
+            k
+        })
+        .collect();
+    let mut d = gpu.upload(&keys).unwrap();
+    drop(keys);
+    mergepath::sort_keys(gpu, &mut d, Greater).unwrap();
+    let got = gpu.download(&d).unwrap();
+    let mut pos = 0;
+    for v in (0..256).rev() {
+        if let Some(i) = got[pos..pos + counts[v]].iter().position(|&x| x as usize != v) {
+            panic!("key {v}: wrong value at {}", pos + i);
+        }
+        pos += counts[v];
+    }
+    assert_eq!(pos, n);
+}
