@@ -156,7 +156,7 @@ pub fn mergesort_frame(n: usize, run: usize, diag: usize) -> MergesortFrame {
 }
 
 /// The input ranges (A run slice, B run slice) each output tile of a merge pass merges, as the
-/// device computes them (`mergesort_partitions_body` and `compute_mergesort_range`). `keys`
+/// device computes them (`mergesort_partition` and `mergesort_range`). `keys`
 /// holds sorted runs of `run` items; `run` must be a multiple of `tile`.
 pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<(Range<usize>, Range<usize>)> {
     assert!(tile > 0 && run % tile == 0, "runs must be whole tiles");
@@ -182,6 +182,12 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 
 /// Threads per CTA of the partition kernels (`mergepath::PARTITION_THREADS`).
 const PARTITION_THREADS: u32 = 128;
+
+/// Merge passes of at most this many tiles search their partitions inside the merge kernel
+/// (one launch per pass instead of two); larger ones use the partition kernel. About one wave
+/// of CTAs on an H100: measured faster in-kernel at 356 tiles (2^20 u32 keys) and much slower
+/// at 5,699 (2^24), where every wave of CTAs would wait on its own searches (BENCHMARKS.md).
+pub const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.
@@ -248,20 +254,23 @@ fn launch_sort<K: Key, C: Comparator<K>>(
         block_dim: (PARTITION_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
+    // Null partitions: the merge kernel searches its own.
+    let parts_arg = if tiles as usize <= SEARCH_IN_MERGE_MAX_TILES { 0 } else { parts_ptr };
     for pass in 0..passes {
         let run = KernelArg::I64((tile as i64) << pass);
         let ((src_k, src_v), (dst_k, dst_v)) = (stage(pass), stage(pass + 1));
-        let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
-        // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition buffer
-        // `parts` i64, the grid covers `parts` threads; run = tile * 2^pass is a multiple of the
-        // spacing `tile`.
-        unsafe { gpu.launch(&kernels.sort_partitions, part_cfg, &args) }?;
-        let run = KernelArg::I64((tile as i64) << pass);
+        if parts_arg != 0 {
+            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
+            // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
+            // buffer `parts` i64, the grid covers `parts` threads; run = tile * 2^pass is a
+            // multiple of the spacing `tile`.
+            unsafe { gpu.launch(&kernels.sort_partitions, part_cfg, &args) }?;
+        }
         match values {
             None => {
-                let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_ptr), KernelArg::Ptr(dst_k)];
+                let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
                 // SAFETY: matches `mergepath_sort_merge_keys`; src and dst are distinct n-key
-                // buffers (one is the temp), partitions cover tiles + 1 entries.
+                // buffers (one is the temp); partitions are null or cover tiles + 1 entries.
                 unsafe { gpu.launch(&kernels.sort_merge_keys, sort_cfg, &args) }?;
             }
             Some((_, _, word)) => {
@@ -270,7 +279,7 @@ fn launch_sort<K: Key, C: Comparator<K>>(
                     KernelArg::Ptr(src_v.unwrap()),
                     count,
                     run,
-                    KernelArg::Ptr(parts_ptr),
+                    KernelArg::Ptr(parts_arg),
                     KernelArg::Ptr(dst_k),
                     KernelArg::Ptr(dst_v.unwrap()),
                 ];

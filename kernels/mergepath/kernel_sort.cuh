@@ -32,26 +32,32 @@ __device__ __forceinline__ void mergesort_partitions_body(const K* keys, int64_t
   const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= num_partitions) return;
   const int64_t diag = p * spacing < count ? p * spacing : count;
-  const mergesort_frame f = find_mergesort_frame(count, run, diag);
-  const K* a = keys + f.begin;
-  partitions[p] = merge_path<PARTITION_PROBES>(a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
+  partitions[p] = mergesort_partition(keys, count, run, diag, comp);
 }
 
-// The slices of the input that output tile `tile` of a merge pass merges (global indices). A
-// tile ending at its frame's end takes the frame's whole A run: the partition at that diagonal
-// belongs to the next frame.
-__device__ __forceinline__ merge_range compute_mergesort_range(int64_t count, int64_t run, int64_t tile,
-                                                               int nv, const int64_t* partitions) {
+// Where the merge path of diagonal `diag`'s frame crosses it, as an A index local to the frame.
+template <class K, class Comp>
+__device__ __forceinline__ int64_t mergesort_partition(const K* keys, int64_t count, int64_t run,
+                                                       int64_t diag, Comp comp) {
+  const mergesort_frame f = find_mergesort_frame(count, run, diag);
+  const K* a = keys + f.begin;
+  return merge_path<PARTITION_PROBES>(a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
+}
+
+// The slices of the input that output tile `tile` of a merge pass merges (global indices), from
+// the tile's start and end partitions. A tile ending at its frame's end takes the frame's whole
+// A run: the partition at that diagonal belongs to the next frame.
+__device__ __forceinline__ merge_range mergesort_range(int64_t count, int64_t run, int64_t tile, int nv,
+                                                       int64_t part0, int64_t part1) {
   const int64_t diag0 = tile * nv;
   const int64_t diag1 = diag0 + nv < count ? diag0 + nv : count;
   const mergesort_frame f = find_mergesort_frame(count, run, diag0);
   const int64_t end_local = diag1 - f.begin;
-  const int64_t a0 = partitions[tile];
-  const int64_t a1 = end_local == f.a_count + f.b_count ? f.a_count : partitions[tile + 1];
+  const int64_t a1 = end_local == f.a_count + f.b_count ? f.a_count : part1;
   merge_range r;
-  r.a_begin = f.begin + a0;
+  r.a_begin = f.begin + part0;
   r.a_end = f.begin + a1;
-  r.b_begin = f.begin + f.a_count + (diag0 - f.begin - a0);
+  r.b_begin = f.begin + f.a_count + (diag0 - f.begin - part0);
   r.b_end = f.begin + f.a_count + (end_local - a1);
   return r;
 }
@@ -80,14 +86,30 @@ __device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values
   }
 }
 
-// One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items.
+// One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
+// `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
+// of two: faster while the passes are small, see BENCHMARKS.md).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* values_in, int64_t count,
                                                     int64_t run, const int64_t* partitions, K* keys_out,
                                                     V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
   const int64_t tile = blockIdx.x;
-  const merge_range r = compute_mergesort_range(count, run, tile, NV, partitions);
+  int64_t part0, part1;
+  if (partitions) {
+    part0 = partitions[tile];
+    part1 = partitions[tile + 1];
+  } else {
+    __shared__ int64_t searched[2];
+    if (threadIdx.x < 2) {
+      const int64_t diag = (tile + threadIdx.x) * NV;
+      searched[threadIdx.x] = mergesort_partition(keys_in, count, run, diag < count ? diag : count, comp);
+    }
+    __syncthreads();
+    part0 = searched[0];
+    part1 = searched[1];
+  }
+  const merge_range r = mergesort_range(count, run, tile, NV, part0, part1);
   merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + tile * NV,
                                       HasValues ? values_out + tile * NV : values_out, comp);
 }
