@@ -45,7 +45,7 @@ pub fn merge_by<T: Copy>(a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> 
 /// Stable sort by `comp` (the oracle of the GPU sorts).
 pub fn sort_keys<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> Vec<K> {
     let mut v = keys.to_vec();
-    v.sort_by(|x, y| order(&comp, x, y));
+    v.sort_by(|x, y| ordering(&comp, x, y));
     v
 }
 
@@ -53,11 +53,12 @@ pub fn sort_keys<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> Vec<K> {
 pub fn sort_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V], comp: C) -> (Vec<K>, Vec<V>) {
     assert_eq!(keys.len(), values.len(), "values must have the keys' length");
     let mut v: Vec<(K, V)> = keys.iter().copied().zip(values.iter().copied()).collect();
-    v.sort_by(|x, y| order(&comp, &x.0, &y.0));
+    v.sort_by(|x, y| ordering(&comp, &x.0, &y.0));
     v.into_iter().unzip()
 }
 
-fn order<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::Ordering {
+/// `comp` as an `Ordering` (equal: neither goes before the other), for `sort_by`.
+pub fn ordering<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::Ordering {
     if comp.is_less(x, y) {
         std::cmp::Ordering::Less
     } else if comp.is_less(y, x) {

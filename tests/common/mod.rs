@@ -110,15 +110,7 @@ pub fn inputs<K: TestKey, C: Comparator<K>>(a_len: usize, b_len: usize, dist: Di
     (a, b)
 }
 
-pub fn ordering<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::Ordering {
-    if comp.is_less(x, y) {
-        std::cmp::Ordering::Less
-    } else if comp.is_less(y, x) {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Equal
-    }
-}
+pub use mergepath::cpu::ordering;
 
 /// Bitwise equality (NaN == NaN of the same bits, -0.0 != +0.0), with the first difference.
 pub fn assert_same<K: Key + std::fmt::Debug>(got: &[K], want: &[K], context: &str) {
