@@ -187,7 +187,7 @@ const PARTITION_THREADS: u32 = 128;
 /// (one launch per pass instead of two); larger ones use the partition kernel. About one wave
 /// of CTAs on an H100: measured faster in-kernel at 356 tiles (2^20 u32 keys) and much slower
 /// at 5,699 (2^24), where every wave of CTAs would wait on its own searches (BENCHMARKS.md).
-pub const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
+const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.

@@ -81,7 +81,7 @@ proptest! {
     fn pass_model_descending(keys in proptest::collection::vec(0u8..8, 0..400), tile in 1usize..20) {
         let input = tagged(&keys);
         let mut want = input.clone();
-        want.sort_by(|x, y| y.0.cmp(&x.0));
+        want.sort_by_key(|x| std::cmp::Reverse(x.0));
         prop_assert_eq!(mergesort_model(&input, tile, |x: &(u8, usize), y: &(u8, usize)| x.0 > y.0), want);
     }
 }
