@@ -21,16 +21,6 @@ template <class T> __device__ __forceinline__ void cp_async(T* smem, const T* gm
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-// Element x (< R) of a window that starts at ring slot `base`.
-template <class K, int R> struct ring_view {
-  const K* slots;
-  int base;
-  __device__ __forceinline__ K operator[](int x) const {
-    int s = base + x;
-    return slots[s >= R ? s - R : s];
-  }
-};
-
 template <int VT, class KA, class KB, class K, class Comp>
 __device__ __forceinline__ void serial_merge_view(KA a, int ai, int a_end, KB b, int bi, int b_end,
                                                   K (&results)[VT], Comp comp) {
@@ -42,85 +32,6 @@ __device__ __forceinline__ void serial_merge_view(KA a, int ai, int a_end, KB b,
     results[i] = take_a ? a_key : b_key;
     if (take_a) { if (++ai < a_end) a_key = a[ai]; }
     else { if (++bi < b_end) b_key = b[bi]; }
-  }
-}
-
-template <int NT, int VT, int D> constexpr size_t stream_smem(size_t key_bytes) { return key_bytes * (2 * D + 1) * NT * VT; }
-
-// D: ring depth in tiles. The rings hold A[ai, ai + (D-1)T) and B[bi, bi + (D-1)T): the next
-// D-2 tiles' inputs are in flight while a tile is merged.
-template <int NT, int VT, int D, bool SEARCH_IN_KERNEL, class K>
-__global__ void __launch_bounds__(NT)
-stream_merge(const K* a, int64_t an, const K* b, int64_t bn, int64_t per_cta, const int64_t* parts, K* out) {
-  using C = mergepath::less_t<K>;
-  constexpr int T = NT * VT, R = D * T, W = (D - 1) * T;  // refills never overwrite what is being merged
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  K* ring_a = reinterpret_cast<K*>(smem_raw);
-  K* ring_b = ring_a + R;
-  K* stage = ring_b + R;
-  __shared__ int64_t s_start;
-  __shared__ int s_split;
-  const int tid = threadIdx.x;
-  const int64_t total = an + bn;
-  int64_t d = (int64_t)blockIdx.x * per_cta;
-  if (d >= total) return;
-  const int64_t d_end = d + per_cta < total ? d + per_cta : total;
-  int64_t ai;
-  if constexpr (SEARCH_IN_KERNEL) {
-    if (tid == 0) s_start = mergepath::merge_path(a, an, b, bn, d, C());
-    __syncthreads();
-    ai = s_start;
-  } else {
-    ai = parts[blockIdx.x];
-  }
-  int64_t bi = d - ai;
-  int ra = 0, rb = 0;  // ring slots of A[ai] and B[bi]
-  {
-    int64_t a_to = ai + W < an ? ai + W : an, b_to = bi + W < bn ? bi + W : bn;
-    for (int64_t p = ai + tid; p < a_to; p += NT) cp_async(&ring_a[p - ai], &a[p]);
-    for (int64_t p = bi + tid; p < b_to; p += NT) cp_async(&ring_b[p - bi], &b[p]);
-    cp_async_commit();
-    // Empty groups, so that `wait_group D-2` below waits for this first window too.
-    for (int i = 0; i < D - 2; ++i) cp_async_commit();
-  }
-  while (d < d_end) {
-    const int count = (int)(d_end - d < T ? d_end - d : T);
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(D - 2) : "memory");
-    __syncthreads();
-    const int a_win = (int)(an - ai < T ? an - ai : T), b_win = (int)(bn - bi < T ? bn - bi : T);
-    ring_view<K, R> va{ring_a, ra}, vb{ring_b, rb};
-    const int diag = VT * tid < count ? VT * tid : count;
-    const int mp = mergepath::merge_path(va, a_win, vb, b_win, diag, C());
-    if (tid == NT - 1) s_split = mergepath::merge_path(va, a_win, vb, b_win, count, C());
-    __syncthreads();
-    const int split = s_split;
-    const int64_t a_next = ai + split, b_next = bi + (count - split);
-    {  // refill: A[ai+W, a_next+W) and B[bi+W, b_next+W)
-      int64_t from = ai + W < an ? ai + W : an, to = a_next + W < an ? a_next + W : an;
-      for (int64_t p = from + tid; p < to; p += NT) {
-        int s = ra + (int)(p - ai);
-        cp_async(&ring_a[s >= R ? s - R : s], &a[p]);
-      }
-      from = bi + W < bn ? bi + W : bn; to = b_next + W < bn ? b_next + W : bn;
-      for (int64_t p = from + tid; p < to; p += NT) {
-        int s = rb + (int)(p - bi);
-        cp_async(&ring_b[s >= R ? s - R : s], &b[p]);
-      }
-      cp_async_commit();
-    }
-    K results[VT];
-    serial_merge_view<VT>(va, mp, split, vb, diag - mp, count - split, results, C());
-#pragma unroll
-    for (int i = 0; i < VT; ++i) stage[VT * tid + i] = results[i];
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      int idx = NT * i + tid;
-      if (idx < count) out[d + idx] = stage[idx];
-    }
-    ra += split; if (ra >= R) ra -= R;
-    rb += count - split; if (rb >= R) rb -= R;
-    ai = a_next; bi = b_next; d += count;
   }
 }
 
@@ -159,16 +70,17 @@ __device__ __forceinline__ void ring_fill(K* ring, const K* src, int64_t from, i
   }
 }
 
-// Version 2: power-of-two rings, 16-byte fills and 16-byte output stores.
+// Power-of-two rings, 16-byte fills and 16-byte output stores. (A first version with 4-byte
+// copies and modulo rings measured slower still: BENCHMARKS.md.)
 template <int NT, int VT, class K> __host__ __device__ constexpr int pow2_ring() {
   int r = 1; while (r < 2 * NT * VT) r *= 2; return r;
 }
-template <int NT, int VT, class K> __host__ __device__ constexpr size_t stream2_smem() {
+template <int NT, int VT, class K> __host__ __device__ constexpr size_t stream_smem() {
   return sizeof(K) * (2 * pow2_ring<NT, VT, K>() + NT * VT);
 }
 template <int NT, int VT, class K>
 __global__ void __launch_bounds__(NT)
-stream_merge2(const K* a, int64_t an, const K* b, int64_t bn, int64_t per_cta, K* out) {
+stream_merge(const K* a, int64_t an, const K* b, int64_t bn, int64_t per_cta, K* out) {
   using C = mergepath::less_t<K>;
   constexpr int T = NT * VT, R = pow2_ring<NT, VT, K>(), MASK = R - 1;
   constexpr int EPV = 16 / sizeof(K);
@@ -276,29 +188,9 @@ template <class K> struct Bench {
     float ms = time ? median_ms(f) : (f(), 0.f);
     report("two_kernel", NT, VT, (int)tiles, ms, check());
   }
-  template <int NT, int VT, int D, bool IN_KERNEL = true> void stream(int ctas_per_sm_cap = 64, bool time = true) {
-    auto kern = stream_merge<NT, VT, D, IN_KERNEL, K>;
-    const size_t smem = stream_smem<NT, VT, D>(sizeof(K));
-    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    int per_sm = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, NT, smem));
-    per_sm = std::min(per_sm, ctas_per_sm_cap);
-    int64_t ctas = (int64_t)per_sm * sms;
-    int64_t per_cta = ((int64_t)n + ctas - 1) / ctas;
-    if (per_cta < 1) per_cta = 1;
-    ctas = ((int64_t)n + per_cta - 1) / per_cta;
-    if (ctas == 0) ctas = 1;
-    const int64_t np = ctas;
-    auto f = [&] {
-      if (!IN_KERNEL) partitions<K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, per_cta, np, parts);
-      kern<<<(unsigned)ctas, NT, smem>>>(a, ac, b, bc, per_cta, parts, out);
-    };
-    float ms = time ? median_ms(f) : (f(), 0.f);
-    char what[64]; snprintf(what, sizeof what, "stream_d%d%s", D, IN_KERNEL ? "" : "_partitions");
-    report(what, NT, VT, (int)ctas, ms, check());
-  }
-  template <int NT, int VT> void stream2(bool time = true) {
-    auto kern = stream_merge2<NT, VT, K>;
-    const size_t smem = stream2_smem<NT, VT, K>();
+  template <int NT, int VT> void stream(bool time = true) {
+    auto kern = stream_merge<NT, VT, K>;
+    const size_t smem = stream_smem<NT, VT, K>();
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, NT, smem));
     const int64_t T = NT * VT;
@@ -308,7 +200,7 @@ template <class K> struct Bench {
     if (ctas == 0) ctas = 1;
     auto f = [&] { kern<<<(unsigned)ctas, NT, smem>>>(a, ac, b, bc, per_cta, out); };
     float ms = time ? median_ms(f) : (f(), 0.f);
-    report("stream2", NT, VT, (int)ctas, ms, check());
+    report("stream", NT, VT, (int)ctas, ms, check());
   }
 };
 
@@ -316,7 +208,7 @@ int main(int argc, char** argv) {
   size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
   if (argc > 2) {  // one launch of each, for ncu
     Bench<uint32_t> t(n, n / 2, 0);
-    t.stream2<128, 15>(false);
+    t.stream<128, 15>(false);
     return 0;
   }
   // Correctness over odd sizes, unequal halves and duplicate-heavy keys first.
@@ -324,23 +216,22 @@ int main(int argc, char** argv) {
     for (int dist = 0; dist < 3; ++dist)
       for (size_t a_n : {size_t(0), m / 3, m / 2, m}) {
         Bench<uint32_t> t(m ? m : 1, m ? a_n : 0, dist);
-        t.stream2<128, 15>(false); t.stream2<128, 11>(false); t.stream2<256, 7>(false);
+        t.stream<128, 15>(false); t.stream<128, 11>(false); t.stream<256, 7>(false);
         Bench<uint64_t> u(m ? m : 1, m ? a_n : 0, dist);
-        u.stream2<128, 7>(false);
+        u.stream<128, 7>(false);
       }
   printf("what\tkey_bytes\tn\tnt\tvt\tctas\tms\tgbytes_s\tof_copy\tok\n");
   {
     Bench<uint32_t> t(n, n / 2, 0);
     printf("copy\t4\t%zu\t-\t-\t-\t%.4f\t%.1f\t1.000\tok\n", n, t.copy_ms, 2.0 * n * 4 / t.copy_ms / 1e6);
     t.tiles<128, 23>();
-    t.stream<128, 15, 2>();
-    t.stream2<128, 15>(); t.stream2<128, 11>(); t.stream2<128, 7>(); t.stream2<256, 7>(); t.stream2<256, 15>(); t.stream2<64, 15>();
+    t.stream<128, 15>(); t.stream<128, 11>(); t.stream<128, 7>(); t.stream<256, 7>(); t.stream<256, 15>(); t.stream<64, 15>();
   }
   {
     Bench<uint64_t> t(n, n / 2, 0);
     printf("copy\t8\t%zu\t-\t-\t-\t%.4f\t%.1f\t1.000\tok\n", n, t.copy_ms, 2.0 * n * 8 / t.copy_ms / 1e6);
     t.tiles<256, 15>();
-    t.stream2<128, 7>(); t.stream2<128, 15>(); t.stream2<256, 7>(); t.stream2<64, 15>();
+    t.stream<128, 7>(); t.stream<128, 15>(); t.stream<256, 7>(); t.stream<64, 15>();
   }
   return 0;
 }
