@@ -82,6 +82,13 @@ pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
     Ok(parts)
 }
 
+/// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
+/// thread each.
+pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
+    let ctas = u32::try_from(count.div_ceil(PARTITION_THREADS as usize)).map_err(|_| Error::TooLarge { what: "partition grid" })?;
+    Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 })
+}
+
 /// Enqueues the partition kernel writing `count` partitions to `out`.
 pub(crate) fn launch_partitions(
     gpu: &Gpu,
@@ -92,9 +99,8 @@ pub(crate) fn launch_partitions(
     out: u64,
     count: usize,
 ) -> Result<()> {
-    let ctas = u32::try_from(count.div_ceil(PARTITION_THREADS as usize)).map_err(|_| Error::TooLarge { what: "partition grid" })?;
     let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let cfg = partition_launch_config(count)?;
     let args = [
         KernelArg::Ptr(a.ptr),
         KernelArg::I64(a.len as i64),

@@ -9,8 +9,9 @@
 //! the last pass writes the caller's buffer.
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
-//! pairs), plus 8 bytes per tile for the partitions; none when the input fits one tile. It
-//! comes from the [`Gpu`]'s temp pool, so repeated sorts of the same size do not allocate.
+//! pairs), plus 8 bytes per tile for the partitions of sorts of more than 1,024 tiles; none
+//! when the input fits one tile. It comes from the [`Gpu`]'s temp pool, so repeated sorts of the
+//! same size do not allocate.
 //!
 //! Comparators must be strict weak orders (the built-in ones are). Sorting is stable: equal
 //! keys keep their input order.
@@ -18,7 +19,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::{value_slot, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::partition::merge_path;
+use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::sort_shape;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
@@ -180,9 +181,6 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
         .collect()
 }
 
-/// Threads per CTA of the partition kernels (`mergepath::PARTITION_THREADS`).
-const PARTITION_THREADS: u32 = 128;
-
 /// Merge passes of at most this many tiles search their partitions inside the merge kernel
 /// (one launch per pass instead of two); larger ones use the partition kernel. About one wave
 /// of CTAs on an H100: measured faster in-kernel at 356 tiles (2^20 u32 keys) and much slower
@@ -210,14 +208,18 @@ fn launch_sort<K: Key, C: Comparator<K>>(
     let passes = mergesort_passes(n, tile);
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
-    // Temp layout: keys, then values, then partitions, each 256-byte aligned.
+    // Partitions come from the partition kernel, or (passes of few tiles) are searched inside
+    // the merge kernel, which is then given a null partition array.
+    let parts = tiles as usize + 1;
+    let search_in_merge = tiles as usize <= SEARCH_IN_MERGE_MAX_TILES;
+
+    // Temp layout: keys, then values, then partitions, each 256-byte aligned; none without passes.
     let round = |b: usize| b.div_ceil(256) * 256;
     let value_bytes = values.map_or(0, |(_, _, w)| w);
     let tmp_keys_bytes = round(n * key_bytes);
     let tmp_values_bytes = round(n * value_bytes);
-    let parts = tiles as usize + 1;
-    let temp_bytes = if passes == 0 { 0 } else { tmp_keys_bytes + tmp_values_bytes + parts * 8 };
-    let mut temp = if passes == 0 { None } else { Some(gpu.temp(temp_bytes)?) };
+    let parts_bytes = if search_in_merge { 0 } else { parts * 8 };
+    let mut temp = if passes == 0 { None } else { Some(gpu.temp(tmp_keys_bytes + tmp_values_bytes + parts_bytes)?) };
     let temp_ptr = temp.as_mut().map(|t| t.device_ptr_mut());
     let base = temp_ptr.as_ref().map_or(0, |(p, _)| *p);
     let (tmp_keys, tmp_values, parts_ptr) = (base, base + tmp_keys_bytes as u64, base + (tmp_keys_bytes + tmp_values_bytes) as u64);
@@ -249,17 +251,12 @@ fn launch_sort<K: Key, C: Comparator<K>>(
         }
     }
 
-    let part_cfg = LaunchConfig {
-        grid_dim: ((parts as u32).div_ceil(PARTITION_THREADS), 1, 1),
-        block_dim: (PARTITION_THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    // Null partitions: the merge kernel searches its own.
-    let parts_arg = if tiles as usize <= SEARCH_IN_MERGE_MAX_TILES { 0 } else { parts_ptr };
+    let part_cfg = partition_launch_config(parts)?;
+    let parts_arg = if search_in_merge { 0 } else { parts_ptr };
     for pass in 0..passes {
         let run = KernelArg::I64((tile as i64) << pass);
         let ((src_k, src_v), (dst_k, dst_v)) = (stage(pass), stage(pass + 1));
-        if parts_arg != 0 {
+        if !search_in_merge {
             let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
             // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
             // buffer `parts` i64, the grid covers `parts` threads; run = tile * 2^pass is a

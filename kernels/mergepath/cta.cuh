@@ -50,8 +50,8 @@ __device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, con
 
 // Loads src[0..count) into registers in thread order (thread t gets items VT*t .. VT*t+VT-1),
 // through `shared` (NT * VT slots) so the global loads are coalesced. Items past `count` get
-// copies of the last item (count >= 1). Ends with `shared` still in use: call cta_store_thread_order (which
-// starts with a barrier) or synchronize before writing `shared` again.
+// copies of the last item (count >= 1). Ends with `shared` still in use: call
+// cta_store_thread_order (which starts with a barrier) or synchronize before writing `shared`.
 template <int NT, int VT, class T>
 __device__ __forceinline__ void cta_load_thread_order(const T* src, int count, T* shared, T (&values)[VT]) {
   cta_load_two_ranges<NT, VT>(src, count, src, count, shared);

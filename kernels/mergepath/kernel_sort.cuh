@@ -22,6 +22,15 @@ __device__ __forceinline__ mergesort_frame find_mergesort_frame(int64_t count, i
   return f;
 }
 
+// Where the merge path of diagonal `diag`'s frame crosses it, as an A index local to the frame.
+template <class K, class Comp>
+__device__ __forceinline__ int64_t mergesort_partition(const K* keys, int64_t count, int64_t run,
+                                                       int64_t diag, Comp comp) {
+  const mergesort_frame f = find_mergesort_frame(count, run, diag);
+  const K* a = keys + f.begin;
+  return merge_path<PARTITION_PROBES>(a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
+}
+
 // partitions[p] = where the merge path of p's frame crosses p's diagonal, min(p * spacing,
 // count), as an A index local to the frame. `run` must be a multiple of `spacing`, so no tile
 // straddles two frames.
@@ -33,15 +42,6 @@ __device__ __forceinline__ void mergesort_partitions_body(const K* keys, int64_t
   if (p >= num_partitions) return;
   const int64_t diag = p * spacing < count ? p * spacing : count;
   partitions[p] = mergesort_partition(keys, count, run, diag, comp);
-}
-
-// Where the merge path of diagonal `diag`'s frame crosses it, as an A index local to the frame.
-template <class K, class Comp>
-__device__ __forceinline__ int64_t mergesort_partition(const K* keys, int64_t count, int64_t run,
-                                                       int64_t diag, Comp comp) {
-  const mergesort_frame f = find_mergesort_frame(count, run, diag);
-  const K* a = keys + f.begin;
-  return merge_path<PARTITION_PROBES>(a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
 }
 
 // The slices of the input that output tile `tile` of a merge pass merges (global indices), from
