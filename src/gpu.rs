@@ -49,6 +49,10 @@ pub(crate) struct Kernels {
     pub sort_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub sort_merge_pairs: [CudaFunction; 3],
+    pub sort4_boundaries: CudaFunction,
+    pub sort4_merge_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub sort4_merge_pairs: [CudaFunction; 3],
     /// 4- and 8-byte index fills.
     pub iota: [CudaFunction; 2],
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
@@ -158,6 +162,9 @@ impl Gpu {
             blocksort_pairs: by_word("mergepath_blocksort_pairs")?,
             sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
+            sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
+            sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
+            sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
             iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],
             arch,
         });

@@ -1,17 +1,28 @@
 //! Stable mergesort of keys, key/value pairs and indices.
 //!
-//! A sort is one blocksort pass, in which each CTA sorts a tile of `NT * VT` items on its own
-//! (`cta_blocksort` in `kernels/mergepath/cta.cuh`), then `ceil(log2(tiles))` merge passes.
-//! Pass `p` merges pairs of sorted runs of `run = tile * 2^p` items; each pair is a *frame* of
-//! `2 * run` items ([`mergesort_frame`]). Every pass is the two-phase merge of
-//! [`crate::partition`]: one Merge Path search per output tile inside its frame, then the merge
-//! kernel. The passes ping-pong between the caller's buffer and one temporary buffer, arranged so
-//! the last pass writes the caller's buffer.
+//! A sort is one blocksort pass, in which each CTA sorts a block of items on its own
+//! (`cta_blocksort` in `kernels/mergepath/cta.cuh`), then merge passes over the sorted runs
+//! ([`mergesort_plan`]): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
+//! time by four-way passes, with one two-way pass first when the number of levels is odd.
+//!
+//! - A two-way pass merges pairs of runs, each pair a *frame* of `2 * run` items
+//!   ([`mergesort_frame`]), as the two-phase merge of [`crate::partition`]: one Merge Path search
+//!   per output tile inside its frame, then the merge kernel.
+//! - A four-way pass merges frames of four runs A, B, C, D. Its partition takes the elements at
+//!   every tile-th position of the merges A + B and C + D as boundaries: each boundary's split of
+//!   all four runs is one Merge Path search in its own pair and one binary search in each run of
+//!   the other pair, never a nested search ([`mergesort4_segments`]). Between two boundaries lie
+//!   at most a tile of A + B and a tile of C + D, so each segment fits one CTA, which merges A
+//!   with B and C with D in its two halves and then the two results, all in shared memory.
+//!
+//! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
+//! last pass writes the caller's buffer.
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
-//! pairs), plus 8 bytes per tile for the partitions of sorts of more than 1,024 tiles; none
-//! when the input fits one tile. It comes from the [`Gpu`]'s temp pool, so repeated sorts of the
-//! same size do not allocate.
+//! pairs), plus the partitions: 32 bytes per four-way segment (about `n / tile` of them) and, for
+//! a two-way pass of more than 1,024 tiles, 8 bytes per tile; none when the input fits one
+//! block. It comes from the [`Gpu`]'s temp pool, so repeated sorts of the same size do not
+//! allocate.
 //!
 //! Comparators must be strict weak orders (the built-in ones are). Sorting is stable: equal
 //! keys keep their input order.
@@ -20,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{value_slot, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{merge_path, partition_launch_config};
-use crate::tuning::sort_shape;
+use crate::tuning::{blocksort_shape, sort_shape};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
@@ -129,11 +140,34 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
     launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((indices.ptr, indices.ptr, word)), n, comp)
 }
 
-/// Number of merge passes after the blocksort for `n` items in tiles of `tile`:
-/// `ceil(log2(ceil(n / tile)))`.
-pub fn mergesort_passes(n: usize, tile: usize) -> u32 {
-    let tiles = n.div_ceil(tile);
-    if tiles <= 1 { 0 } else { usize::BITS - (tiles - 1).leading_zeros() }
+/// One merge pass of a sort: it merges sorted runs of `run` items, `ways` (2 or 4) at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergesortPass {
+    /// Length of the sorted runs the pass reads (the last run may be shorter).
+    pub run: usize,
+    /// Runs merged into one: 2 or 4.
+    pub ways: usize,
+}
+
+/// The merge passes after the blocksort of `n` items in blocks of `block` items:
+/// `ceil(log2(ceil(n / block)))` levels of pairwise merging, two per four-way pass, and one
+/// two-way pass first when that number is odd.
+pub fn mergesort_plan(n: usize, block: usize) -> Vec<MergesortPass> {
+    let blocks = n.div_ceil(block);
+    let mut levels = if blocks <= 1 { 0 } else { usize::BITS - (blocks - 1).leading_zeros() };
+    let mut run = block;
+    let mut plan = Vec::new();
+    if levels % 2 == 1 {
+        plan.push(MergesortPass { run, ways: 2 });
+        run *= 2;
+        levels -= 1;
+    }
+    while levels > 0 {
+        plan.push(MergesortPass { run, ways: 4 });
+        run *= 4;
+        levels -= 2;
+    }
+    plan
 }
 
 /// The pair of sorted runs that output position `diag` of a merge pass over `n` items with runs
@@ -187,6 +221,73 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 /// at 5,699 (2^24), where every wave of CTAs would wait on its own searches (BENCHMARKS.md).
 const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
+/// Items of each of the four runs of frame `frame` of a four-way pass over `n` items with runs
+/// of `run` (the device's `find_mergesort4_frame`): the last frame's runs may be short or empty.
+fn mergesort4_frame(n: usize, run: usize, frame: usize) -> (usize, [usize; 4]) {
+    let begin = frame * 4 * run;
+    let mut rest = n - begin;
+    let counts = [0; 4].map(|_| {
+        let c = rest.min(run);
+        rest -= c;
+        c
+    });
+    (begin, counts)
+}
+
+/// Segments (CTAs) of a four-way pass over `n` items with runs of `run` and tiles of `tile`:
+/// per frame one for every `tile` items, rounded up, of A + B and of C + D.
+pub fn mergesort4_segment_count(n: usize, run: usize, tile: usize) -> usize {
+    let frames = n.div_ceil(4 * run);
+    if frames == 0 {
+        return 0;
+    }
+    let (_, c) = mergesort4_frame(n, run, frames - 1);
+    (frames - 1) * (4 * run / tile) + (c[0] + c[1]).div_ceil(tile) + (c[2] + c[3]).div_ceil(tile)
+}
+
+/// The input ranges of the four runs (A, B, C, D, global indices) each segment of a four-way
+/// pass merges, in segment (CTA) order, as the device computes them
+/// (`mergesort4_boundaries_body` and `mergesort4_pass_tile`). `keys` holds sorted runs of
+/// `run` items; `run` must be a multiple of `tile`. Segment outputs follow one another in order.
+pub fn mergesort4_segments<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
+    assert!(tile > 0 && run % tile == 0, "runs must be whole tiles");
+    let n = keys.len();
+    let mut segments = Vec::new();
+    for frame in 0..n.div_ceil(4 * run) {
+        let (begin, c) = mergesort4_frame(n, run, frame);
+        let mut starts = [0; 4];
+        for r in 1..4 {
+            starts[r] = starts[r - 1] + c[r - 1];
+        }
+        let list = |r: usize| &keys[begin + starts[r]..begin + starts[r] + c[r]];
+        // A boundary of pair p (runs 2p, 2p + 1): the element at position j * tile of the
+        // pair's merge, its split of all four runs, and its place among the frame's boundaries.
+        let boundary = |p: usize, j: usize| -> (usize, [usize; 4]) {
+            let (p0, p1, q0, q1) = (list(2 * p), list(2 * p + 1), list(2 - 2 * p), list(3 - 2 * p));
+            let a = merge_path(p0, p1, j * tile, &is_less);
+            let b = j * tile - a;
+            let x = if b >= p1.len() || (a < p0.len() && !is_less(&p1[b], &p0[a])) { &p0[a] } else { &p1[b] };
+            // Q after P: Q's items strictly before x; Q before P: those not after x.
+            let before = |q: &[T]| q.partition_point(|y| if p == 0 { is_less(y, x) } else { !is_less(x, y) });
+            let (c0, c1) = (before(q0), before(q1));
+            let split = if p == 0 { [a, b, c0, c1] } else { [c0, c1, a, b] };
+            (j + (c0 + c1).div_ceil(tile), split)
+        };
+        let ab = (c[0] + c[1]).div_ceil(tile);
+        let count = ab + (c[2] + c[3]).div_ceil(tile);
+        let mut splits = vec![[0; 4]; count];
+        for j in 0..count {
+            let (slot, split) = if j < ab { boundary(0, j) } else { boundary(1, j - ab) };
+            splits[slot] = split;
+        }
+        splits.push(c);
+        for w in splits.windows(2) {
+            segments.push([0, 1, 2, 3].map(|r| begin + starts[r] + w[0][r]..begin + starts[r] + w[1][r]));
+        }
+    }
+    segments
+}
+
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.
 fn launch_sort<K: Key, C: Comparator<K>>(
@@ -202,73 +303,96 @@ fn launch_sort<K: Key, C: Comparator<K>>(
     }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
-    let shape = sort_shape(kernels.arch, key_bytes);
-    let tile = shape.tile();
-    let tiles = u32::try_from(n.div_ceil(tile)).ok().filter(|&t| t <= i32::MAX as u32).ok_or(Error::TooLarge { what: "sort grid" })?;
-    let passes = mergesort_passes(n, tile);
+    let (shape, block_shape) = (sort_shape(kernels.arch, key_bytes), blocksort_shape(kernels.arch, key_bytes));
+    let (tile, block) = (shape.tile(), block_shape.tile());
+    let grid = |ctas: usize| u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "sort grid" });
+    let plan = mergesort_plan(n, block);
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
-    // Partitions come from the partition kernel, or (passes of few tiles) are searched inside
-    // the merge kernel, which is then given a null partition array.
-    let parts = tiles as usize + 1;
-    let search_in_merge = tiles as usize <= SEARCH_IN_MERGE_MAX_TILES;
+    // Two-way partitions come from the partition kernel or (passes of few tiles) are searched
+    // inside the merge kernel, which is then given a null partition array. Four-way passes
+    // always write their segment boundaries first.
+    let tiles = n.div_ceil(tile);
+    let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
+    let pass_partition_bytes = |p: &MergesortPass| match p.ways {
+        2 if search_in_merge => 0,
+        2 => (tiles + 1) * 8,
+        _ => mergesort4_segment_count(n, p.run, tile) * std::mem::size_of::<[i64; 4]>(),
+    };
+    let parts_bytes = plan.iter().map(pass_partition_bytes).max().unwrap_or(0);
 
     // Temp layout: keys, then values, then partitions, each 256-byte aligned; none without passes.
     let round = |b: usize| b.div_ceil(256) * 256;
     let value_bytes = values.map_or(0, |(_, _, w)| w);
     let tmp_keys_bytes = round(n * key_bytes);
     let tmp_values_bytes = round(n * value_bytes);
-    let parts_bytes = if search_in_merge { 0 } else { parts * 8 };
-    let mut temp = if passes == 0 { None } else { Some(gpu.temp(tmp_keys_bytes + tmp_values_bytes + parts_bytes)?) };
+    let mut temp = if plan.is_empty() { None } else { Some(gpu.temp(tmp_keys_bytes + tmp_values_bytes + parts_bytes)?) };
     let temp_ptr = temp.as_mut().map(|t| t.device_ptr_mut());
     let base = temp_ptr.as_ref().map_or(0, |(p, _)| *p);
     let (tmp_keys, tmp_values, parts_ptr) = (base, base + tmp_keys_bytes as u64, base + (tmp_keys_bytes + tmp_values_bytes) as u64);
 
     // Stage j (0: after the blocksort) lives in the output when passes - j is even, so the last
     // pass writes the output.
-    let stage = |j: u32| {
+    let passes = plan.len();
+    let stage = |j: usize| {
         let in_output = (passes - j) % 2 == 0;
         let keys = if in_output { keys_out } else { tmp_keys };
         let vals = values.map(|(_, out, _)| if in_output { out } else { tmp_values });
         (keys, vals)
     };
-    let sort_cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let config = |ctas: u32, threads: u32| LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
 
+    let block_cfg = config(grid(n.div_ceil(block))?, block_shape.threads);
     let (k0, v0) = stage(0);
     match values {
         None => {
             let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
-            // SAFETY: matches `mergepath_blocksort_keys`; the kernel's tile is `shape` (same
-            // table row), the grid covers ceil(n / tile) tiles, and keys_in and stage 0 hold n
-            // keys (stage 0 may be keys_in itself: each CTA reads its tile before writing it).
-            unsafe { gpu.launch(&kernels.blocksort_keys, sort_cfg, &args) }?;
+            // SAFETY: matches `mergepath_blocksort_keys`; the kernel's block is `block_shape`
+            // (same table row), the grid covers ceil(n / block) blocks, and keys_in and stage 0
+            // hold n keys (stage 0 may be keys_in itself: each CTA reads its block before
+            // writing it).
+            unsafe { gpu.launch(&kernels.blocksort_keys, block_cfg, &args) }?;
         }
         Some((vals_in, _, word)) => {
             let args = [KernelArg::Ptr(keys_in), KernelArg::Ptr(vals_in), count, KernelArg::Ptr(k0), KernelArg::Ptr(v0.unwrap())];
             // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}`, with n values of `word`
             // bytes in, and in stage 0.
-            unsafe { gpu.launch(&kernels.blocksort_pairs[value_slot(word)], sort_cfg, &args) }?;
+            unsafe { gpu.launch(&kernels.blocksort_pairs[value_slot(word)], block_cfg, &args) }?;
         }
     }
 
-    let part_cfg = partition_launch_config(parts)?;
-    let parts_arg = if search_in_merge { 0 } else { parts_ptr };
-    for pass in 0..passes {
-        let run = KernelArg::I64((tile as i64) << pass);
-        let ((src_k, src_v), (dst_k, dst_v)) = (stage(pass), stage(pass + 1));
-        if !search_in_merge {
-            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
-            // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
-            // buffer `parts` i64, the grid covers `parts` threads; run = tile * 2^pass is a
-            // multiple of the spacing `tile`.
-            unsafe { gpu.launch(&kernels.sort_partitions, part_cfg, &args) }?;
-        }
+    for (j, pass) in plan.iter().enumerate() {
+        let run = KernelArg::I64(pass.run as i64);
+        let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
+        // The pass's pair kernels, merge launch, and partitions (null: searched in the kernel).
+        let (pairs, merge_cfg, parts_arg) = if pass.ways == 2 {
+            let parts = tiles + 1;
+            if !search_in_merge {
+                let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
+                // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
+                // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
+                // blocks) is a multiple of the spacing `tile`.
+                unsafe { gpu.launch(&kernels.sort_partitions, partition_launch_config(parts)?, &args) }?;
+            }
+            (&kernels.sort_merge_pairs, config(grid(tiles)?, shape.threads), if search_in_merge { 0 } else { parts_ptr })
+        } else {
+            let segments = mergesort4_segment_count(n, pass.run, tile);
+            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(segments as i64), KernelArg::Ptr(parts_ptr)];
+            // SAFETY: matches `mergepath_sort4_boundaries`; src holds n keys, the partition
+            // buffer `segments` 32-byte splits, the grid covers `segments` threads, and run is
+            // a multiple of the spacing `tile`, the kernel's segment spacing.
+            unsafe { gpu.launch(&kernels.sort4_boundaries, partition_launch_config(segments)?, &args) }?;
+            (&kernels.sort4_merge_pairs, config(grid(segments)?, 2 * shape.threads), parts_ptr)
+        };
         match values {
             None => {
                 let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
-                // SAFETY: matches `mergepath_sort_merge_keys`; src and dst are distinct n-key
-                // buffers (one is the temp); partitions are null or cover tiles + 1 entries.
-                unsafe { gpu.launch(&kernels.sort_merge_keys, sort_cfg, &args) }?;
+                let func = if pass.ways == 2 { &kernels.sort_merge_keys } else { &kernels.sort4_merge_keys };
+                // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
+                // (whose CTAs are the shape's or twice its threads, as configured); src and
+                // dst are distinct n-key buffers (one is the temp); the partitions are null or
+                // were written just above for this pass's grid.
+                unsafe { gpu.launch(func, merge_cfg, &args) }?;
             }
             Some((_, _, word)) => {
                 let args = [
@@ -280,8 +404,8 @@ fn launch_sort<K: Key, C: Comparator<K>>(
                     KernelArg::Ptr(dst_k),
                     KernelArg::Ptr(dst_v.unwrap()),
                 ];
-                // SAFETY: as above for `mergepath_sort_merge_pairs_{4,8,16}` with n values.
-                unsafe { gpu.launch(&kernels.sort_merge_pairs[value_slot(word)], sort_cfg, &args) }?;
+                // SAFETY: as above for the `_pairs_{4,8,16}` kernels with n values.
+                unsafe { gpu.launch(&pairs[value_slot(word)], merge_cfg, &args) }?;
             }
         }
     }

@@ -9,9 +9,16 @@ pub fn merge_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::MERGE_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has merge rows")
 }
 
-/// The launch shape of the mergesort kernels (blocksort and merge passes share one tile).
+/// The launch shape of mergesort's merge passes: two-way passes use it as it is, four-way
+/// passes with twice the threads (segments of up to two tiles).
 pub fn sort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::SORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort rows")
+}
+
+/// The launch shape of mergesort's blocksort pass; its tile is a whole number of
+/// [`sort_shape`] tiles (checked when the kernels are compiled).
+pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::BLOCKSORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has blocksort rows")
 }
 
 /// The architectures the embedded kernels carry SASS for (PTX of the newest is embedded too).

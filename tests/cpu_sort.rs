@@ -1,10 +1,13 @@
-//! Host-side mergesort math, without a GPU: the pass count, the frames, the tiles' input ranges
-//! of a merge pass (each input item in exactly one tile, inside its frame), and a CPU model of
-//! the whole pass structure (blocksort, then merge passes over the tiles' ranges) against
-//! `slice::sort_by`.
+//! Host-side mergesort math, without a GPU: the pass plan, the frames, the tiles' input ranges
+//! of a two-way pass and the segments of a four-way pass (each input item in exactly one tile or
+//! segment, inside its frame, a segment within one CTA's capacity), and a CPU model of the whole
+//! pass structure (blocksort, then merge passes over those ranges) against `slice::sort_by`.
 
 use mergepath::cpu;
-use mergepath::sort::{mergesort_frame, mergesort_passes, mergesort_tile_ranges};
+use mergepath::sort::{
+    mergesort4_segment_count, mergesort4_segments, mergesort_frame, mergesort_plan, mergesort_tile_ranges,
+    MergesortPass,
+};
 use proptest::prelude::*;
 
 /// Keys with a small domain (many ties) tagged with their input position, compared by key only.
@@ -15,20 +18,38 @@ fn by_key(x: &(u8, usize), y: &(u8, usize)) -> bool {
     x.0 < y.0
 }
 
-/// What the GPU does, pass by pass, on the CPU: stable-sort each tile, then for each merge pass
-/// merge every output tile's (A, B) ranges, in tile order.
-fn mergesort_model<T: Copy>(keys: &[T], tile: usize, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
+fn ordering<T>(less: &impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Ordering {
+    if less(x, y) {
+        std::cmp::Ordering::Less
+    } else if less(y, x) {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
+/// What the GPU does, pass by pass, on the CPU: stable-sort each block, then for each merge pass
+/// of the plan merge every output tile's (A, B) ranges (two-way) or every segment's (A, B, C, D)
+/// ranges as (A + B) + (C + D) (four-way), in tile or segment order.
+fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut cur: Vec<T> = Vec::with_capacity(keys.len());
-    for chunk in keys.chunks(tile) {
+    for chunk in keys.chunks(block) {
         let mut c = chunk.to_vec();
-        c.sort_by(|x, y| if less(x, y) { std::cmp::Ordering::Less } else if less(y, x) { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Equal });
+        c.sort_by(|x, y| ordering(&less, x, y));
         cur.extend(c);
     }
-    for pass in 0..mergesort_passes(keys.len(), tile) {
-        let run = tile << pass;
+    for pass in mergesort_plan(keys.len(), block) {
         let mut next = Vec::with_capacity(cur.len());
-        for (a, b) in mergesort_tile_ranges(&cur, run, tile, &less) {
-            next.extend(cpu::merge_by(&cur[a], &cur[b], &less));
+        if pass.ways == 2 {
+            for (a, b) in mergesort_tile_ranges(&cur, pass.run, tile, &less) {
+                next.extend(cpu::merge_by(&cur[a], &cur[b], &less));
+            }
+        } else {
+            for [a, b, c, d] in mergesort4_segments(&cur, pass.run, tile, &less) {
+                let ab = cpu::merge_by(&cur[a], &cur[b], &less);
+                let cd = cpu::merge_by(&cur[c], &cur[d], &less);
+                next.extend(cpu::merge_by(&ab, &cd, &less));
+            }
         }
         cur = next;
     }
@@ -70,35 +91,78 @@ proptest! {
     }
 
     #[test]
-    fn pass_model_equals_stable_sort(keys in proptest::collection::vec(0u8..8, 0..700), tile in 1usize..50) {
-        let input = tagged(&keys);
-        let mut want = input.clone();
-        want.sort_by_key(|x| x.0);
-        prop_assert_eq!(mergesort_model(&input, tile, by_key), want);
+    fn segments_cover_every_input_once_inside_their_frame(
+        keys in proptest::collection::vec(0u8..6, 0..900), tile in 1usize..30, log_runs in 0u32..4,
+    ) {
+        let run = tile << log_runs;
+        let input = sorted_runs(keys, run);
+        let n = input.len();
+        let segments = mergesort4_segments(&input, run, tile, by_key);
+        prop_assert_eq!(segments.len(), mergesort4_segment_count(n, run, tile));
+        let mut seen = vec![0u32; n];
+        let mut out = 0;
+        for seg in &segments {
+            let frame = out / (4 * run) * (4 * run);
+            for (r, range) in seg.iter().enumerate() {
+                let (lo, hi) = ((frame + r * run).min(n), (frame + (r + 1) * run).min(n));
+                prop_assert!(lo <= range.start && range.start <= range.end && range.end <= hi, "range outside its run");
+                for i in range.clone() {
+                    seen[i] += 1;
+                }
+            }
+            // One CTA's capacity: a tile of A + B and a tile of C + D at most, never empty.
+            prop_assert!(seg[0].len() + seg[1].len() <= tile && seg[2].len() + seg[3].len() <= tile);
+            let len: usize = seg.iter().map(|r| r.len()).sum();
+            prop_assert!(len > 0);
+            out += len;
+        }
+        prop_assert_eq!(out, n);
+        prop_assert!(seen.iter().all(|&c| c == 1), "every input item in exactly one segment");
     }
 
     #[test]
-    fn pass_model_descending(keys in proptest::collection::vec(0u8..8, 0..400), tile in 1usize..20) {
+    fn pass_model_equals_stable_sort(
+        keys in proptest::collection::vec(0u8..8, 0..1500), tile in 1usize..30, blocks_per_tile in 1usize..4,
+    ) {
+        let input = tagged(&keys);
+        let mut want = input.clone();
+        want.sort_by_key(|x| x.0);
+        prop_assert_eq!(mergesort_model(&input, tile, tile * blocks_per_tile, by_key), want);
+    }
+
+    #[test]
+    fn pass_model_descending(keys in proptest::collection::vec(0u8..8, 0..600), tile in 1usize..20) {
         let input = tagged(&keys);
         let mut want = input.clone();
         want.sort_by_key(|x| std::cmp::Reverse(x.0));
-        prop_assert_eq!(mergesort_model(&input, tile, |x: &(u8, usize), y: &(u8, usize)| x.0 > y.0), want);
+        prop_assert_eq!(mergesort_model(&input, tile, 2 * tile, |x: &(u8, usize), y: &(u8, usize)| x.0 > y.0), want);
     }
 }
 
 #[test]
-fn pass_counts() {
-    assert_eq!(mergesort_passes(0, 100), 0);
-    assert_eq!(mergesort_passes(1, 100), 0);
-    assert_eq!(mergesort_passes(100, 100), 0);
-    assert_eq!(mergesort_passes(101, 100), 1);
-    assert_eq!(mergesort_passes(200, 100), 1);
-    assert_eq!(mergesort_passes(201, 100), 2);
-    assert_eq!(mergesort_passes(400, 100), 2);
-    assert_eq!(mergesort_passes(401, 100), 3);
-    // 2^26 u32 keys in 2944-key tiles: 22,796 tiles, 15 passes.
-    assert_eq!(mergesort_passes(1 << 26, 2944), 15);
-    assert_eq!(mergesort_passes(usize::MAX, 1), usize::BITS);
+fn pass_plans() {
+    let plan = |n, block| mergesort_plan(n, block).iter().map(|p: &MergesortPass| (p.run, p.ways)).collect::<Vec<_>>();
+    assert_eq!(plan(0, 100), []);
+    assert_eq!(plan(100, 100), []);
+    assert_eq!(plan(101, 100), [(100, 2)]);
+    assert_eq!(plan(201, 100), [(100, 4)]);
+    assert_eq!(plan(401, 100), [(100, 2), (200, 4)]);
+    assert_eq!(plan(1601, 100), [(100, 2), (200, 4), (800, 4)]);
+    // 2^26 u32 keys in 5,888-key blocks: 11,398 blocks, 14 levels in 7 four-way passes.
+    assert_eq!(plan(1 << 26, 5888).len(), 7);
+    assert!(plan(1 << 26, 5888).iter().all(|&(_, ways)| ways == 4));
+    // 2^20: 179 blocks, 8 levels in 4 passes.
+    assert_eq!(plan(1 << 20, 5888).len(), 4);
+    assert_eq!(mergesort_plan(usize::MAX, 1).len(), usize::BITS as usize / 2);
+}
+
+#[test]
+fn segment_counts() {
+    // Full frames: 4 * run / tile segments each; the last frame's runs rounded up per pair.
+    assert_eq!(mergesort4_segment_count(0, 10, 5), 0);
+    assert_eq!(mergesort4_segment_count(40, 10, 5), 8);
+    assert_eq!(mergesort4_segment_count(41, 10, 5), 9);
+    assert_eq!(mergesort4_segment_count(66, 10, 5), 8 + 4 + 2);
 }
 
 #[test]

@@ -59,14 +59,18 @@ fn keys_of<K: TestKey, C: Comparator<K>>(n: usize, dist: SortDist, seed: u64, co
     keys
 }
 
-fn tile_of<K: TestKey>(gpu: &Gpu) -> usize {
-    tuning::sort_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile()
+/// The merge passes' tile and the blocksort's block for keys K on this GPU.
+fn tile_of<K: TestKey>(gpu: &Gpu) -> (usize, usize) {
+    let (arch, bytes) = (gpu.compute_capability().unwrap(), std::mem::size_of::<K>());
+    (tuning::sort_shape(arch, bytes).tile(), tuning::blocksort_shape(arch, bytes).tile())
 }
 
-/// Lengths: 0, 1, tile +- 1, 2^k +- 1 up to 2^20, a few random ones. `big` adds 2^22 + 1 and a
-/// random length up to 2^26.
-fn lengths(tile: usize, rng: &mut Rng, big: bool) -> Vec<usize> {
-    let mut v = vec![0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 1, 3 * tile - 1];
+/// Lengths: 0, 1, tile +- 1, block +- 1, a few blocks (odd and even numbers of merge levels,
+/// partial last four-way frames), 2^k +- 1 up to 2^20, a few random ones. `big` adds 2^22 + 1
+/// and a random length up to 2^26.
+fn lengths((tile, block): (usize, usize), rng: &mut Rng, big: bool) -> Vec<usize> {
+    let mut v = vec![0, 1, 2, tile - 1, tile, tile + 1, block - 1, block, block + 1, 2 * block + 1, 3 * block - 1];
+    v.extend([4 * block + 1, 5 * block + tile / 2, 9 * block - 1, 16 * block, 17 * block + 3 * tile + 7]);
     for k in [4, 9, 12, 16, 20] {
         v.extend([(1 << k) - 1, (1 << k) + 1]);
     }
@@ -80,7 +84,7 @@ fn lengths(tile: usize, rng: &mut Rng, big: bool) -> Vec<usize> {
 
 fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
     let tile = tile_of::<K>(gpu);
-    let mut rng = Rng(0x50f7 ^ tile as u64);
+    let mut rng = Rng(0x50f7 ^ tile.0 as u64);
     for n in lengths(tile, &mut rng, big) {
         for dist in SORT_DISTS {
             if n > 1 << 20 && dist != SortDist::Uniform && dist != SortDist::OrganPipe {
@@ -152,7 +156,7 @@ fn sort_indices_is_stable() {
 fn sort_pairs_in_place_and_copy() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(77);
-    for n in [0usize, 1, 5000, 123_457, 1 << 20] {
+    for n in [0usize, 1, 5000, 20_000, 123_457, 300_001, 1 << 20, (1 << 22) + 3] {
         for dist in [SortDist::TwoDistinct, SortDist::Uniform] {
             let keys = keys_of::<u16, _>(n, dist, rng.next(), Less);
             let v4: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();

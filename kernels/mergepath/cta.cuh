@@ -30,16 +30,38 @@ __device__ __forceinline__ merge_range compute_merge_range(int64_t a_count, int6
   return r;
 }
 
-// Loads A[0..a_count) followed by B[0..count - a_count) into shared[0..count), coalesced.
-// All VT loads are issued before the first shared store so they are in flight together.
-template <int NT, int VT, class T>
-__device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, const T* b, int count,
-                                                    T* shared) {
+// A tile's input as N consecutive global ranges: tile position i is in range r where
+// start[r] <= i < start[r + 1] (start[0] == 0), at range[r][i - start[r]].
+template <int N, class T>
+struct tile_ranges {
+  const T* range[N];
+  int start[N + 1];
+  // Unrolled selects, not an indexed pointer array, so the struct stays in registers.
+  __device__ __forceinline__ T operator[](int i) const {
+    const T* p = range[0];
+    int s = 0;
+#pragma unroll
+    for (int r = 1; r < N; ++r)
+      if (i >= start[r]) { p = range[r]; s = start[r]; }
+    return p[i - s];
+  }
+};
+
+// A[0..a_count) followed by B: the two inputs of a merge tile.
+template <class T>
+__device__ __forceinline__ tile_ranges<2, T> two_ranges(const T* a, int a_count, const T* b, int count) {
+  return tile_ranges<2, T>{{a, b}, {0, a_count, count}};
+}
+
+// Loads the tile src[0..count) into shared[0..count), coalesced. All VT loads are issued
+// before the first shared store so they are in flight together.
+template <int NT, int VT, int N, class T>
+__device__ __forceinline__ void cta_load_ranges(const tile_ranges<N, T>& src, int count, T* shared) {
   T x[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     int idx = NT * i + (int)threadIdx.x;
-    if (idx < count) x[i] = idx < a_count ? a[idx] : b[idx - a_count];
+    if (idx < count) x[i] = src[idx];
   }
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -48,13 +70,20 @@ __device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, con
   }
 }
 
+// Loads A[0..a_count) followed by B[0..count - a_count) into shared[0..count), coalesced.
+template <int NT, int VT, class T>
+__device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, const T* b, int count,
+                                                    T* shared) {
+  cta_load_ranges<NT, VT>(two_ranges(a, a_count, b, count), count, shared);
+}
+
 // Loads src[0..count) into registers in thread order (thread t gets items VT*t .. VT*t+VT-1),
 // through `shared` (NT * VT slots) so the global loads are coalesced. Items past `count` get
 // copies of the last item (count >= 1). Ends with `shared` still in use: call
 // cta_store_thread_order (which starts with a barrier) or synchronize before writing `shared`.
 template <int NT, int VT, class T>
 __device__ __forceinline__ void cta_load_thread_order(const T* src, int count, T* shared, T (&values)[VT]) {
-  cta_load_two_ranges<NT, VT>(src, count, src, count, shared);
+  cta_load_ranges<NT, VT>(tile_ranges<1, T>{{src}, {0, count}}, count, shared);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -87,11 +116,7 @@ template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void cta_merge_from_shared(const K* keys, int a_count, int count,
                                                       K (&results)[VT], int (&indices)[VT],
                                                       Comp comp) {
-  int diag = VT * (int)threadIdx.x;
-  if (diag > count) diag = count;
-  int b_count = count - a_count;
-  int mp = merge_path(keys, a_count, keys + a_count, b_count, diag, comp);
-  serial_merge<VT>(keys, mp, a_count, a_count + diag - mp, count, results, indices, comp);
+  serial_merge_at<VT>(keys, 0, a_count, count, VT * (int)threadIdx.x, results, indices, comp);
 }
 
 // Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts
@@ -134,12 +159,8 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
     const int a_begin = start < count ? start : count;
     const int a_end = start + list < count ? start + list : count;
     const int b_end = start + 2 * list < count ? start + 2 * list : count;
-    int diag = VT * (tid & (coop - 1));
-    if (diag > b_end - a_begin) diag = b_end - a_begin;
-    const int mp = merge_path(shared_keys + a_begin, a_end - a_begin, shared_keys + a_end,
-                              b_end - a_end, diag, comp);
     int indices[VT];
-    serial_merge<VT>(shared_keys, a_begin + mp, a_end, a_end + diag - mp, b_end, keys, indices, comp);
+    serial_merge_at<VT>(shared_keys, a_begin, a_end, b_end, VT * (tid & (coop - 1)), keys, indices, comp);
     if constexpr (HasValues) {
 #pragma unroll
       for (int i = 0; i < VT; ++i)
@@ -148,14 +169,13 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
   }
 }
 
-// Writes out[j] = (src[j] < a_count ? a[src[j]] : b[src[j] - a_count]) for j in [0, count):
-// the values that follow the keys, gathered through the merge's source indices. `indices` is
-// in thread order and goes through `shared_indices` (NT * VT ints) so the stores are coalesced.
-// With InPlace, `out` may be `a` itself: a barrier separates all the CTA's loads from its stores.
-template <int NT, int VT, class V, bool InPlace = false>
+// Writes out[j] = src[indices'[j]] for j in [0, count): the values that follow the keys,
+// gathered through the merge's source positions. `indices` is in thread order and goes
+// through `shared_indices` (NT * VT ints) so the stores are coalesced. With InPlace, `out` may
+// overlap `src`: a barrier separates all the CTA's loads from its stores.
+template <int NT, int VT, class V, bool InPlace = false, int N>
 __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int* shared_indices,
-                                                  const V* a, int a_count, const V* b, V* out,
-                                                  int count) {
+                                                  const tile_ranges<N, V>& src, V* out, int count) {
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) shared_indices[VT * (int)threadIdx.x + i] = indices[i];
@@ -164,10 +184,7 @@ __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int*
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     int idx = NT * i + (int)threadIdx.x;
-    if (idx < count) {
-      int src = shared_indices[idx];
-      x[i] = src < a_count ? a[src] : b[src - a_count];
-    }
+    if (idx < count) x[i] = src[shared_indices[idx]];
   }
   if constexpr (InPlace) __syncthreads();
 #pragma unroll

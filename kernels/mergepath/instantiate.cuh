@@ -18,8 +18,12 @@ namespace mergepath_instance {
 using K = mergepath_key_t;
 using Comp = mergepath_comp_t;
 constexpr mergepath::launch_shape MERGE = mergepath::merge_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
-// The blocksort and the merge passes of a sort share one tile, so runs are whole tiles.
+// Mergesort: the blocksort's tile is a whole number of the merge passes' tiles, so runs are
+// whole tiles. Four-way passes run 2 * SORT.nt threads on segments of up to two SORT tiles.
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+constexpr mergepath::launch_shape BLOCKSORT = mergepath::blocksort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0,
+              "kernels/tuning.tsv: a blocksort tile must be a whole number of sort tiles");
 }  // namespace mergepath_instance
 
 extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
@@ -62,10 +66,10 @@ mergepath_sort_partitions(const mergepath_key_t* keys, int64_t count, int64_t sp
                                        mergepath_comp_t());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)
 mergepath_blocksort_keys(const mergepath_key_t* in, int64_t count, mergepath_key_t* out) {
   using namespace mergepath_instance;
-  mergepath::blocksort_tile<SORT.nt, SORT.vt, false, K, K>(in, nullptr, count, out, nullptr, Comp());
+  mergepath::blocksort_tile<BLOCKSORT.nt, BLOCKSORT.vt, false, K, K>(in, nullptr, count, out, nullptr, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
@@ -76,13 +80,36 @@ mergepath_sort_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run,
                                                                 out, nullptr, Comp());
 }
 
+extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+mergepath_sort4_boundaries(const mergepath_key_t* keys, int64_t count, int64_t spacing, int64_t run,
+                           int64_t num_segments, mergepath::split4* splits) {
+  mergepath::mergesort4_boundaries_body(keys, count, spacing, run, num_segments, splits,
+                                        mergepath_comp_t());
+}
+
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt)
+mergepath_sort4_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run,
+                           const mergepath::split4* splits, mergepath_key_t* out) {
+  using namespace mergepath_instance;
+  mergepath::mergesort4_pass_tile<2 * SORT.nt, SORT.vt, false, K, K>(in, nullptr, count, run, splits,
+                                                                     out, nullptr, Comp());
+}
+
 #define MERGEPATH_SORT_PAIRS(BYTES, WORD)                                                        \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)                      \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)                 \
   mergepath_blocksort_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,              \
                                     int64_t count, mergepath_key_t* out, WORD* out_vals) {       \
     using namespace mergepath_instance;                                                          \
-    mergepath::blocksort_tile<SORT.nt, SORT.vt, true, K, WORD>(in, in_vals, count, out, out_vals, \
-                                                               Comp());                          \
+    mergepath::blocksort_tile<BLOCKSORT.nt, BLOCKSORT.vt, true, K, WORD>(in, in_vals, count, out, \
+                                                                         out_vals, Comp());      \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 2)               \
+  mergepath_sort4_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,            \
+                                      int64_t count, int64_t run, const mergepath::split4* splits, \
+                                      mergepath_key_t* out, WORD* out_vals) {                    \
+    using namespace mergepath_instance;                                                          \
+    mergepath::mergesort4_pass_tile<2 * SORT.nt, SORT.vt, true, K, WORD>(                        \
+        in, in_vals, count, run, splits, out, out_vals, Comp());                                 \
   }                                                                                              \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)                      \
   mergepath_sort_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,             \

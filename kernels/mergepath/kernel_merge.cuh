@@ -49,8 +49,9 @@ __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_val
   cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
   cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
   if constexpr (HasValues) {
-    cta_gather_values<NT, VT>(indices, shared.indices, a_vals + r.a_begin, a_n, b_vals + r.b_begin,
-                              out_vals, count);
+    cta_gather_values<NT, VT>(indices, shared.indices,
+                              two_ranges(a_vals + r.a_begin, a_n, b_vals + r.b_begin, count), out_vals,
+                              count);
   }
 }
 

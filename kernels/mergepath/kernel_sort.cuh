@@ -1,7 +1,9 @@
 // Kernel layer: the bodies of the mergesort kernels. A sort is one blocksort pass (every tile
-// of NT * VT items sorted on its own) and then merge passes: pass p merges pairs of sorted runs
-// of `run` = tile * 2^p items ("frames" of 2 * run items) into runs twice as long, with one
-// coarse merge-path partition per output tile, searched inside the tile's frame.
+// sorted on its own) and then merge passes over sorted runs of `run` items. A two-way pass
+// merges pairs of runs ("frames" of 2 * run items) with one coarse merge-path partition per
+// output tile, searched inside the tile's frame. A four-way pass merges frames of four runs
+// A, B, C, D as (A + B) + (C + D) inside each CTA, on segments cut at sample boundaries (see
+// mergesort4_boundaries_body), so no global pass ever materializes A + B.
 #pragma once
 #include "kernel_merge.cuh"
 
@@ -81,8 +83,8 @@ __device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values
   cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
   cta_store_thread_order<NT, VT>(keys, shared_keys, keys_out + first, n);
   if constexpr (HasValues) {
-    cta_gather_values<NT, VT, V, true>(positions, shared_positions, values_in + first, n,
-                                        values_in + first, values_out + first, n);
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions,
+                                        tile_ranges<1, V>{{values_in + first}, {0, n}}, values_out + first, n);
   }
 }
 
@@ -112,6 +114,182 @@ __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* v
   const merge_range r = mergesort_range(count, run, tile, NV, part0, part1);
   merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + tile * NV,
                                       HasValues ? values_out + tile * NV : values_out, comp);
+}
+
+// ---- Four-way passes ----------------------------------------------------------------------
+
+// Frame `frame` of a four-way pass: four runs of `run` items from `begin` (the last frame's
+// runs may be short or empty).
+struct mergesort4_frame {
+  int64_t begin;
+  int64_t count[4];
+  __device__ __forceinline__ int64_t run_begin(int r) const {
+    int64_t b = begin;
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+      if (i < r) b += count[i];
+    return b;
+  }
+};
+
+__device__ __forceinline__ mergesort4_frame find_mergesort4_frame(int64_t count, int64_t run, int64_t frame) {
+  mergesort4_frame f;
+  f.begin = frame * 4 * run;
+  int64_t rest = count - f.begin;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    f.count[r] = rest < run ? rest : run;
+    rest -= f.count[r];
+  }
+  return f;
+}
+
+// Items of each of a frame's four runs that go out before a segment boundary (frame-local).
+struct split4 {
+  int64_t at[4];
+};
+
+__device__ __forceinline__ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Segments of a frame: one per boundary, a boundary every `spacing` items of A + B and of C + D.
+__device__ __forceinline__ int64_t mergesort4_segments(const mergesort4_frame& f, int64_t spacing) {
+  return ceil_div(f.count[0] + f.count[1], spacing) + ceil_div(f.count[2] + f.count[3], spacing);
+}
+
+// Boundary `j` of a pair of runs P = (p0, p1): the element x at position j * spacing of P's
+// merge, as the split of all four runs before x, and x's place among all the frame's
+// boundaries. The split of P is P's merge path; the other pair Q's items before x are found by
+// one binary search in each of its runs (QAfter: Q is C + D, after P, so its ties with x go
+// after x). Every item before x is either among P's first j * spacing or before x in Q, and
+// Q's boundary m is before x exactly when m * spacing < (Q's items before x).
+template <bool QAfter, class K, class Comp>
+__device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const K* p1, int64_t n1, const K* q0,
+                                                 int64_t m0, const K* q1, int64_t m1, int64_t j,
+                                                 int64_t spacing, int64_t (&split)[4], Comp comp) {
+  const int64_t diag = j * spacing;
+  const int64_t a = merge_path<PARTITION_PROBES>(p0, n0, p1, n1, diag, comp);
+  const int64_t b = diag - a;
+  const K x = (b >= n1 || (a < n0 && a_goes_first(p0[a], p1[b], comp))) ? p0[a] : p1[b];
+  const int64_t c = sorted_bound<!QAfter>(q0, m0, x, comp);
+  const int64_t d = sorted_bound<!QAfter>(q1, m1, x, comp);
+  split[0] = a;
+  split[1] = b;
+  split[2] = c;
+  split[3] = d;
+  return j + ceil_div(c + d, spacing);
+}
+
+// The segment boundaries of a four-way pass, one thread each (`num_segments` in all, frame
+// after frame; a full frame has 4 * run / spacing). Boundaries are the elements at every
+// `spacing`-th position of A + B and of C + D; each is written, as the split of the four runs
+// before it, to its place in the frame's boundaries sorted by rank. Between two consecutive
+// boundaries there are at most `spacing` items of A + B and `spacing` of C + D, so a segment
+// fits a CTA of 2 * spacing items. Three binary searches per boundary, none nested.
+template <class K, class Comp>
+__device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_t count, int64_t spacing,
+                                                           int64_t run, int64_t num_segments, split4* splits,
+                                                           Comp comp) {
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= num_segments) return;
+  const int64_t per_frame = 4 * run / spacing;
+  const int64_t frame = g / per_frame, j = g % per_frame;
+  const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
+  const K* a = keys + f.begin;
+  const K* b = a + f.count[0];
+  const K* c = b + f.count[1];
+  const K* d = c + f.count[2];
+  const int64_t ab_boundaries = ceil_div(f.count[0] + f.count[1], spacing);
+  int64_t split[4], slot;
+  if (j < ab_boundaries) {
+    slot = pair_boundary<true>(a, f.count[0], b, f.count[1], c, f.count[2], d, f.count[3], j, spacing, split, comp);
+  } else {
+    int64_t s[4];
+    slot = pair_boundary<false>(c, f.count[2], d, f.count[3], a, f.count[0], b, f.count[1], j - ab_boundaries,
+                                spacing, s, comp);
+    split[0] = s[2];
+    split[1] = s[3];
+    split[2] = s[0];
+    split[3] = s[1];
+  }
+  split4 out;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) out.at[r] = split[r];
+  splits[frame * per_frame + slot] = out;
+}
+
+// One four-way pass: segment blockIdx.x (see mergesort4_boundaries_body) with NT threads and
+// VT items each, NT * VT = 2 * spacing. The segment's runs are loaded as [A | B | C | D]; the
+// first half of the CTA merges A with B and the second half C with D (each at most `spacing`
+// items, so half a CTA), back into shared memory; then all threads merge (A + B) with (C + D).
+// With HasValues, the source positions of both levels are composed and values are gathered
+// once, from global memory.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* values_in, int64_t count,
+                                                     int64_t run, const split4* splits, K* keys_out,
+                                                     V* values_out, Comp comp) {
+  constexpr int NV = NT * VT, HALF = NT / 2;
+  constexpr int64_t SPACING = HALF * VT;
+  __shared__ merge_shared<NV, K> shared;
+  __shared__ int shared_sources[HasValues ? NV : 1];
+  const int64_t g = blockIdx.x;
+  const int64_t per_frame = 4 * run / SPACING;
+  const mergesort4_frame f = find_mergesort4_frame(count, run, g / per_frame);
+  const split4 lo = splits[g];
+  split4 hi;
+  if (g % per_frame + 1 < mergesort4_segments(f, SPACING)) hi = splits[g + 1];
+  else
+#pragma unroll
+    for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
+
+  tile_ranges<4, K> key_src;
+  int64_t out_first = f.begin;
+  key_src.start[0] = 0;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    key_src.range[r] = keys_in + f.run_begin(r) + lo.at[r];
+    key_src.start[r + 1] = key_src.start[r] + (int)(hi.at[r] - lo.at[r]);
+    out_first += lo.at[r];
+  }
+  const int n_ab = key_src.start[2], n = key_src.start[4];
+  cta_load_ranges<NT, VT>(key_src, n, shared.keys);
+  __syncthreads();
+
+  // Level 1: A + B in the first half of the CTA, C + D in the second, each into its own place.
+  const int tid = (int)threadIdx.x;
+  const bool cd = tid >= HALF;
+  const int begin = cd ? n_ab : 0, mid = cd ? key_src.start[3] : key_src.start[1], end = cd ? n : n_ab;
+  const int first = begin + VT * (cd ? tid - HALF : tid);
+  K results[VT];
+  int indices[VT];
+  serial_merge_at<VT>(shared.keys, begin, mid, end, first - begin, results, indices, comp);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (first + i < end) {
+      shared.keys[first + i] = results[i];
+      if constexpr (HasValues) shared_sources[first + i] = indices[i];
+    }
+  }
+  __syncthreads();
+
+  // Level 2: (A + B) with (C + D).
+  serial_merge_at<VT>(shared.keys, 0, n_ab, n, VT * tid, results, indices, comp);
+  if constexpr (HasValues) {
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (VT * tid + i < n) indices[i] = shared_sources[indices[i]];
+  }
+  cta_store_thread_order<NT, VT>(results, shared.keys, keys_out + out_first, n);
+  if constexpr (HasValues) {
+    tile_ranges<4, V> value_src;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      value_src.range[r] = values_in + (key_src.range[r] - keys_in);
+      value_src.start[r] = key_src.start[r];
+    }
+    value_src.start[4] = n;
+    cta_gather_values<NT, VT>(indices, shared.indices, value_src, values_out + out_first, n);
+  }
 }
 
 }  // namespace mergepath

@@ -48,4 +48,19 @@ __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Ind
   return begin;
 }
 
+// How many of the sorted keys[0..count) go before `key` in a stable merge where `key` comes
+// from a later list (Upper: the keys not after it, `!comp(key, k)`) or from an earlier one
+// (lower bound: the keys strictly before it, `comp(k, key)`).
+template <bool Upper, class Index, class Keys, class K, class Comp>
+__device__ __forceinline__ Index sorted_bound(Keys keys, Index count, K key, Comp comp) {
+  Index begin = 0, end = count;
+  while (begin < end) {
+    const Index mid = begin + (end - begin) / 2;
+    const bool before = Upper ? !comp(key, keys[mid]) : comp(keys[mid], key);
+    if (before) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
 }  // namespace mergepath

@@ -28,4 +28,16 @@ __device__ __forceinline__ void serial_merge(const K* keys, int a, int a_end, in
   }
 }
 
+// One thread's share of a merge held in shared memory: the VT items of the merge of
+// keys[a_begin, a_end) with keys[a_end, b_end) from output position `diag` on (clamped to the
+// merge's length), found by a merge-path search and merged serially. `indices` are positions
+// in `keys`.
+template <int VT, class K, class Comp>
+__device__ __forceinline__ void serial_merge_at(const K* keys, int a_begin, int a_end, int b_end, int diag,
+                                                K (&results)[VT], int (&indices)[VT], Comp comp) {
+  if (diag > b_end - a_begin) diag = b_end - a_begin;
+  const int mp = merge_path(keys + a_begin, a_end - a_begin, keys + a_end, b_end - a_end, diag, comp);
+  serial_merge<VT>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
+}
+
 }  // namespace mergepath
