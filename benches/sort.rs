@@ -5,6 +5,7 @@
 //! written once).
 //!
 //! Run: `cargo bench --bench sort` (on the GPU machine: `.gpu/run bench sort`).
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes, e.g. for a profiler.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mergepath::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -16,13 +17,21 @@ use support::{bench_gpu, event_median_ms, gpu_time, Rng};
 
 const LOG2_SIZES: [u32; 3] = [20, 24, 26];
 
+/// The sizes to run: `MERGEPATH_BENCH_LOG2` if set, else [`LOG2_SIZES`].
+fn log2_sizes() -> Vec<u32> {
+    match std::env::var("MERGEPATH_BENCH_LOG2") {
+        Ok(s) => s.split(',').map(|x| x.trim().parse().expect("MERGEPATH_BENCH_LOG2: comma-separated integers")).collect(),
+        Err(_) => LOG2_SIZES.to_vec(),
+    }
+}
+
 fn bench_type<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K, pairs: bool)
 where
     Less: Comparator<K>,
 {
     let mut group = c.benchmark_group(format!("sort_{name}"));
     group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for log2 in LOG2_SIZES {
+    for log2 in log2_sizes() {
         let n = 1usize << log2;
         let mut rng = Rng(42);
         let input = gpu.upload(&(0..n).map(|_| from(rng.next())).collect::<Vec<K>>()).unwrap();

@@ -150,14 +150,15 @@ pub struct MergesortPass {
 }
 
 /// The merge passes after the blocksort of `n` items in blocks of `block` items:
-/// `ceil(log2(ceil(n / block)))` levels of pairwise merging, two per four-way pass, and one
-/// two-way pass first when that number is odd.
-pub fn mergesort_plan(n: usize, block: usize) -> Vec<MergesortPass> {
+/// `ceil(log2(ceil(n / block)))` levels of pairwise merging. With `four_way`, two levels per
+/// four-way pass and one two-way pass first when the number of levels is odd; otherwise one
+/// two-way pass per level.
+pub fn mergesort_plan(n: usize, block: usize, four_way: bool) -> Vec<MergesortPass> {
     let blocks = n.div_ceil(block);
     let mut levels = if blocks <= 1 { 0 } else { usize::BITS - (blocks - 1).leading_zeros() };
     let mut run = block;
     let mut plan = Vec::new();
-    if levels % 2 == 1 {
+    while levels > 0 && (levels % 2 == 1 || !four_way) {
         plan.push(MergesortPass { run, ways: 2 });
         run *= 2;
         levels -= 1;
@@ -215,10 +216,13 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
         .collect()
 }
 
-/// Merge passes of at most this many tiles search their partitions inside the merge kernel
-/// (one launch per pass instead of two); larger ones use the partition kernel. About one wave
-/// of CTAs on an H100: measured faster in-kernel at 356 tiles (2^20 u32 keys) and much slower
-/// at 5,699 (2^24), where every wave of CTAs would wait on its own searches (BENCHMARKS.md).
+/// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
+/// the merge kernel (one launch per pass); larger sorts merge four ways, and a two-way pass
+/// among them uses the partition kernel. About one wave of CTAs on an H100: at 356 tiles (2^20
+/// u32 keys) the in-kernel search measured faster than the partition kernel and one-launch
+/// two-way passes faster than four-way ones, whose boundary searches are latency-bound there;
+/// at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of CTAs waiting on its
+/// own searches (BENCHMARKS.md).
 const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
 /// Items of each of the four runs of frame `frame` of a four-way pass over `n` items with runs
@@ -306,14 +310,14 @@ fn launch_sort<K: Key, C: Comparator<K>>(
     let (shape, block_shape) = (sort_shape(kernels.arch, key_bytes), blocksort_shape(kernels.arch, key_bytes));
     let (tile, block) = (shape.tile(), block_shape.tile());
     let grid = |ctas: usize| u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "sort grid" });
-    let plan = mergesort_plan(n, block);
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
-    // Two-way partitions come from the partition kernel or (passes of few tiles) are searched
-    // inside the merge kernel, which is then given a null partition array. Four-way passes
-    // always write their segment boundaries first.
+    // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
+    // a null partition array). Large ones: four-way passes, which write their segment
+    // boundaries first, and a two-way pass with the partition kernel when the levels are odd.
     let tiles = n.div_ceil(tile);
     let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
+    let plan = mergesort_plan(n, block, !search_in_merge);
     let pass_partition_bytes = |p: &MergesortPass| match p.ways {
         2 if search_in_merge => 0,
         2 => (tiles + 1) * 8,

@@ -31,14 +31,14 @@ fn ordering<T>(less: &impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Orderi
 /// What the GPU does, pass by pass, on the CPU: stable-sort each block, then for each merge pass
 /// of the plan merge every output tile's (A, B) ranges (two-way) or every segment's (A, B, C, D)
 /// ranges as (A + B) + (C + D) (four-way), in tile or segment order.
-fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
+fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, four_way: bool, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut cur: Vec<T> = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(block) {
         let mut c = chunk.to_vec();
         c.sort_by(|x, y| ordering(&less, x, y));
         cur.extend(c);
     }
-    for pass in mergesort_plan(keys.len(), block) {
+    for pass in mergesort_plan(keys.len(), block, four_way) {
         let mut next = Vec::with_capacity(cur.len());
         if pass.ways == 2 {
             for (a, b) in mergesort_tile_ranges(&cur, pass.run, tile, &less) {
@@ -123,11 +123,12 @@ proptest! {
     #[test]
     fn pass_model_equals_stable_sort(
         keys in proptest::collection::vec(0u8..8, 0..1500), tile in 1usize..30, blocks_per_tile in 1usize..4,
+        four_way in any::<bool>(),
     ) {
         let input = tagged(&keys);
         let mut want = input.clone();
         want.sort_by_key(|x| x.0);
-        prop_assert_eq!(mergesort_model(&input, tile, tile * blocks_per_tile, by_key), want);
+        prop_assert_eq!(mergesort_model(&input, tile, tile * blocks_per_tile, four_way, by_key), want);
     }
 
     #[test]
@@ -135,13 +136,13 @@ proptest! {
         let input = tagged(&keys);
         let mut want = input.clone();
         want.sort_by_key(|x| std::cmp::Reverse(x.0));
-        prop_assert_eq!(mergesort_model(&input, tile, 2 * tile, |x: &(u8, usize), y: &(u8, usize)| x.0 > y.0), want);
+        prop_assert_eq!(mergesort_model(&input, tile, 2 * tile, true, |x: &(u8, usize), y: &(u8, usize)| x.0 > y.0), want);
     }
 }
 
 #[test]
 fn pass_plans() {
-    let plan = |n, block| mergesort_plan(n, block).iter().map(|p: &MergesortPass| (p.run, p.ways)).collect::<Vec<_>>();
+    let plan = |n, block| mergesort_plan(n, block, true).iter().map(|p: &MergesortPass| (p.run, p.ways)).collect::<Vec<_>>();
     assert_eq!(plan(0, 100), []);
     assert_eq!(plan(100, 100), []);
     assert_eq!(plan(101, 100), [(100, 2)]);
@@ -153,7 +154,10 @@ fn pass_plans() {
     assert!(plan(1 << 26, 5888).iter().all(|&(_, ways)| ways == 4));
     // 2^20: 179 blocks, 8 levels in 4 passes.
     assert_eq!(plan(1 << 20, 5888).len(), 4);
-    assert_eq!(mergesort_plan(usize::MAX, 1).len(), usize::BITS as usize / 2);
+    assert_eq!(mergesort_plan(usize::MAX, 1, true).len(), usize::BITS as usize / 2);
+    // Two-way only: one pass per level, runs doubling.
+    let two = mergesort_plan(1601, 100, false);
+    assert_eq!(two.iter().map(|p| (p.run, p.ways)).collect::<Vec<_>>(), [(100, 2), (200, 2), (400, 2), (800, 2), (1600, 2)]);
 }
 
 #[test]

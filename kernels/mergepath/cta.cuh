@@ -36,14 +36,11 @@ template <int N, class T>
 struct tile_ranges {
   const T* range[N];
   int start[N + 1];
-  // Unrolled selects, not an indexed pointer array, so the struct stays in registers.
+  // Nested conditionals on compile-time indices, so the struct stays in registers.
+  template <int R = 0>
   __device__ __forceinline__ T operator[](int i) const {
-    const T* p = range[0];
-    int s = 0;
-#pragma unroll
-    for (int r = 1; r < N; ++r)
-      if (i >= start[r]) { p = range[r]; s = start[r]; }
-    return p[i - s];
+    if constexpr (R + 1 == N) return range[R][i - start[R]];
+    else return i < start[R + 1] ? range[R][i - start[R]] : operator[]<R + 1>(i);
   }
 };
 

@@ -87,7 +87,7 @@ mergepath_sort4_boundaries(const mergepath_key_t* keys, int64_t count, int64_t s
                                         mergepath_comp_t());
 }
 
-extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt)
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 4)
 mergepath_sort4_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run,
                            const mergepath::split4* splits, mergepath_key_t* out) {
   using namespace mergepath_instance;

@@ -170,8 +170,8 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
   const int64_t a = merge_path<PARTITION_PROBES>(p0, n0, p1, n1, diag, comp);
   const int64_t b = diag - a;
   const K x = (b >= n1 || (a < n0 && a_goes_first(p0[a], p1[b], comp))) ? p0[a] : p1[b];
-  const int64_t c = sorted_bound<!QAfter>(q0, m0, x, comp);
-  const int64_t d = sorted_bound<!QAfter>(q1, m1, x, comp);
+  int64_t c, d;
+  sorted_bound2<!QAfter>(q0, m0, q1, m1, x, c, d, comp);
   split[0] = a;
   split[1] = b;
   split[2] = c;
@@ -259,9 +259,10 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   const bool cd = tid >= HALF;
   const int begin = cd ? n_ab : 0, mid = cd ? key_src.start[3] : key_src.start[1], end = cd ? n : n_ab;
   const int first = begin + VT * (cd ? tid - HALF : tid);
+  // Segments average half the CTA's capacity: whole warps past their merge's end skip it.
   K results[VT];
   int indices[VT];
-  serial_merge_at<VT>(shared.keys, begin, mid, end, first - begin, results, indices, comp);
+  if (first < end) serial_merge_at<VT>(shared.keys, begin, mid, end, first - begin, results, indices, comp);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -273,7 +274,7 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   __syncthreads();
 
   // Level 2: (A + B) with (C + D).
-  serial_merge_at<VT>(shared.keys, 0, n_ab, n, VT * tid, results, indices, comp);
+  if (VT * tid < n) serial_merge_at<VT>(shared.keys, 0, n_ab, n, VT * tid, results, indices, comp);
   if constexpr (HasValues) {
 #pragma unroll
     for (int i = 0; i < VT; ++i)

@@ -48,19 +48,31 @@ __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Ind
   return begin;
 }
 
-// How many of the sorted keys[0..count) go before `key` in a stable merge where `key` comes
-// from a later list (Upper: the keys not after it, `!comp(key, k)`) or from an earlier one
-// (lower bound: the keys strictly before it, `comp(k, key)`).
+// How many of the sorted keys0[0..count0), and of keys1[0..count1), go before `key` in a stable
+// merge where `key` comes from a later list (Upper: the keys not after it, `!comp(key, k)`) or
+// from an earlier one (lower bound: the keys strictly before it, `comp(k, key)`). Two binary
+// searches in lockstep, so each round's two loads are in flight together.
 template <bool Upper, class Index, class Keys, class K, class Comp>
-__device__ __forceinline__ Index sorted_bound(Keys keys, Index count, K key, Comp comp) {
-  Index begin = 0, end = count;
-  while (begin < end) {
-    const Index mid = begin + (end - begin) / 2;
-    const bool before = Upper ? !comp(key, keys[mid]) : comp(keys[mid], key);
-    if (before) begin = mid + 1;
-    else end = mid;
+__device__ __forceinline__ void sorted_bound2(Keys keys0, Index count0, Keys keys1, Index count1, K key,
+                                              Index& bound0, Index& bound1, Comp comp) {
+  Index b0 = 0, e0 = count0, b1 = 0, e1 = count1;
+  while (b0 < e0 || b1 < e1) {
+    const Index m0 = b0 + (e0 - b0) / 2, m1 = b1 + (e1 - b1) / 2;
+    const bool live0 = b0 < e0, live1 = b1 < e1;
+    const K k0 = live0 ? keys0[m0] : key, k1 = live1 ? keys1[m1] : key;
+    const bool before0 = Upper ? !comp(key, k0) : comp(k0, key);
+    const bool before1 = Upper ? !comp(key, k1) : comp(k1, key);
+    if (live0) {
+      if (before0) b0 = m0 + 1;
+      else e0 = m0;
+    }
+    if (live1) {
+      if (before1) b1 = m1 + 1;
+      else e1 = m1;
+    }
   }
-  return begin;
+  bound0 = b0;
+  bound1 = b1;
 }
 
 }  // namespace mergepath
