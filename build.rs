@@ -144,10 +144,12 @@ fn parse_tuning(path: &Path) -> BTreeMap<String, Vec<TuningRow>> {
         }
         let f: Vec<&str> = line.split_whitespace().collect();
         let num = |j: usize| -> u32 {
-            f.get(j).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("mergepath: {}:{}: expected 5 fields: algorithm arch key_bytes threads values_per_thread", path.display(), i + 1))
+            f.get(j).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("mergepath: {}:{}: expected 5 or 6 fields: algorithm arch key_bytes threads values_per_thread [ways]", path.display(), i + 1))
         };
-        let shape = LaunchShape { threads: num(3), values_per_thread: num(4) };
+        let ways = if f.len() > 5 { num(5) } else { 2 };
+        let shape = LaunchShape { threads: num(3), values_per_thread: num(4), ways };
         assert!(shape.threads % 32 == 0 && shape.threads <= 1024 && shape.values_per_thread > 0, "mergepath: {}:{}: threads must be a multiple of 32 up to 1024", path.display(), i + 1);
+        assert!(ways == 2 || ways == 4, "mergepath: {}:{}: ways must be 2 or 4", path.display(), i + 1);
         table.entry(f[0].to_string()).or_default().push(TuningRow { arch: num(1), key_bytes: num(2) as usize, shape });
     }
     table

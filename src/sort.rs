@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{value_slot, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{merge_path, partition_launch_config};
-use crate::tuning::{blocksort_shape, sort_shape};
+use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
@@ -217,8 +217,8 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 }
 
 /// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
-/// the merge kernel (one launch per pass); larger sorts merge four ways, and a two-way pass
-/// among them uses the partition kernel. About one wave of CTAs on an H100: at 356 tiles (2^20
+/// the merge kernel (one launch per pass); larger sorts use the partition kernel for two-way
+/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an H100: at 356 tiles (2^20
 /// u32 keys) the in-kernel search measured faster than the partition kernel and one-launch
 /// two-way passes faster than four-way ones, whose boundary searches are latency-bound there;
 /// at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of CTAs waiting on its
@@ -307,17 +307,19 @@ fn launch_sort<K: Key, C: Comparator<K>>(
     }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
-    let (shape, block_shape) = (sort_shape(kernels.arch, key_bytes), blocksort_shape(kernels.arch, key_bytes));
+    let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
+    let block_shape = blocksort_shape(kernels.arch, key_bytes);
     let (tile, block) = (shape.tile(), block_shape.tile());
     let grid = |ctas: usize| u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "sort grid" });
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
     // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
-    // a null partition array). Large ones: four-way passes, which write their segment
-    // boundaries first, and a two-way pass with the partition kernel when the levels are odd.
+    // a null partition array). Large ones: two-way passes with the partition kernel, or, where
+    // the tuning table says four ways, four-way passes (which write their segment boundaries
+    // first) and one two-way pass when the levels are odd.
     let tiles = n.div_ceil(tile);
     let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
-    let plan = mergesort_plan(n, block, !search_in_merge);
+    let plan = mergesort_plan(n, block, !search_in_merge && shape.ways == 4);
     let pass_partition_bytes = |p: &MergesortPass| match p.ways {
         2 if search_in_merge => 0,
         2 => (tiles + 1) * 8,

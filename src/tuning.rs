@@ -9,10 +9,16 @@ pub fn merge_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::MERGE_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has merge rows")
 }
 
-/// The launch shape of mergesort's merge passes: two-way passes use it as it is, four-way
-/// passes with twice the threads (segments of up to two tiles).
+/// The launch shape of the merge passes of a key sort: two-way passes use it as it is,
+/// four-way passes with twice the threads (segments of up to two tiles); `ways` says which
+/// (large sorts only: small ones always merge two ways).
 pub fn sort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::SORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort rows")
+}
+
+/// As [`sort_shape`], for sorts of key/value pairs (and indices).
+pub fn sort_pairs_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::SORT_PAIRS_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort_pairs rows")
 }
 
 /// The launch shape of mergesort's blocksort pass; its tile is a whole number of

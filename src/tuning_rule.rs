@@ -8,6 +8,9 @@ pub struct LaunchShape {
     pub threads: u32,
     /// Items each thread handles (VT).
     pub values_per_thread: u32,
+    /// Sorted runs a mergesort merge pass merges at a time, 2 or 4 (the table's optional last
+    /// column; 2 where absent and for algorithms other than sorts).
+    pub ways: u32,
 }
 
 impl LaunchShape {

@@ -144,7 +144,7 @@ fn partition_search_edges() {
 
 #[test]
 fn tuning_rule_picks_largest_arch_and_smallest_fitting_key_size() {
-    let shape = |threads, vt| LaunchShape { threads, values_per_thread: vt };
+    let shape = |threads, vt| LaunchShape { threads, values_per_thread: vt, ways: 2 };
     let rows = [
         TuningRow { arch: 80, key_bytes: 4, shape: shape(128, 1) },
         TuningRow { arch: 80, key_bytes: 8, shape: shape(128, 2) },

@@ -151,34 +151,37 @@ fn sort_indices_is_stable() {
     check_sort_indices::<f64, Greater>(gpu, Greater);
 }
 
-/// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were).
-#[test]
-fn sort_pairs_in_place_and_copy() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng(77);
+/// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were),
+/// with 2-byte keys (two-way passes, per the tuning table) and 8-byte keys (four-way passes
+/// from about 2 M items).
+fn check_sort_pairs<K: TestKey + mergepath::cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, rng: &mut Rng)
+where
+    Less: Comparator<K>,
+    Greater: Comparator<K>,
+{
     for n in [0usize, 1, 5000, 20_000, 123_457, 300_001, 1 << 20, (1 << 22) + 3] {
         for dist in [SortDist::TwoDistinct, SortDist::Uniform] {
-            let keys = keys_of::<u16, _>(n, dist, rng.next(), Less);
+            let keys = keys_of::<K, _>(n, dist, rng.next(), Less);
             let v4: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
             let v8: Vec<u64> = (0..n).map(|_| rng.next()).collect();
             let v16: Vec<[u32; 4]> = v8.iter().map(|&x| [x as u32, (x >> 32) as u32, !(x as u32), 7]).collect();
-            let ctx = format!("sort_pairs n={n} {dist:?}");
+            let ctx = format!("sort_pairs {} n={n} {dist:?}", std::any::type_name::<K>());
 
             let (want_k, want_v) = cpu::sort_pairs(&keys, &v4, Greater);
             let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&v4).unwrap());
             mergepath::sort_pairs(gpu, &mut dk, &mut dv, Greater).unwrap();
-            assert_eq!(gpu.download(&dk).unwrap(), want_k, "{ctx}");
+            assert_same(&gpu.download(&dk).unwrap(), &want_k, &ctx);
             assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: 4-byte values");
 
             let (want_k, want_v) = cpu::sort_pairs(&keys, &v8, Less);
             let (dk, dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&v8).unwrap());
-            let (mut ok, mut ov) = (gpu.alloc_zeros::<u16>(n + 3).unwrap(), gpu.alloc_zeros::<u64>(n).unwrap());
+            let (mut ok, mut ov) = (gpu.alloc_zeros::<K>(n + 3).unwrap(), gpu.alloc_zeros::<u64>(n).unwrap());
             mergepath::sort_pairs_copy(gpu, &dk, &dv, &mut ok, &mut ov, Less).unwrap();
             let got_k = gpu.download(&ok).unwrap();
-            assert_eq!(got_k[..n], want_k[..], "{ctx}: copy keys");
-            assert_eq!(got_k[n..], [0, 0, 0], "{ctx}: past the result untouched");
+            assert_same(&got_k[..n], &want_k, &format!("{ctx}: copy keys"));
+            assert_same(&got_k[n..], &[<K as bytemuck::Zeroable>::zeroed(); 3], &format!("{ctx}: past the result untouched"));
             assert_eq!(gpu.download(&ov).unwrap(), want_v, "{ctx}: 8-byte values");
-            assert_eq!(gpu.download(&dk).unwrap(), keys, "{ctx}: input keys untouched");
+            assert_same(&gpu.download(&dk).unwrap(), &keys, &format!("{ctx}: input keys untouched"));
             assert_eq!(gpu.download(&dv).unwrap(), v8, "{ctx}: input values untouched");
 
             let (_, want_v) = cpu::sort_pairs(&keys, &v16, Less);
@@ -187,6 +190,14 @@ fn sort_pairs_in_place_and_copy() {
             assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: 16-byte values");
         }
     }
+}
+
+#[test]
+fn sort_pairs_in_place_and_copy() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(77);
+    check_sort_pairs::<u16>(gpu, &mut rng);
+    check_sort_pairs::<u64>(gpu, &mut rng);
 }
 
 #[test]

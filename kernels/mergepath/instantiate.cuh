@@ -19,11 +19,14 @@ using K = mergepath_key_t;
 using Comp = mergepath_comp_t;
 constexpr mergepath::launch_shape MERGE = mergepath::merge_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 // Mergesort: the blocksort's tile is a whole number of the merge passes' tiles, so runs are
-// whole tiles. Four-way passes run 2 * SORT.nt threads on segments of up to two SORT tiles.
+// whole tiles. Four-way passes run 2 * SORT.nt threads on segments of up to two SORT tiles
+// (SORT_PAIRS for the kernels that move values).
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+constexpr mergepath::launch_shape SORT_PAIRS = mergepath::sort_pairs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape BLOCKSORT = mergepath::blocksort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
-static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0,
-              "kernels/tuning.tsv: a blocksort tile must be a whole number of sort tiles");
+static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0 &&
+                  BLOCKSORT.nt * BLOCKSORT.vt % (SORT_PAIRS.nt * SORT_PAIRS.vt) == 0,
+              "kernels/tuning.tsv: a blocksort tile must be a whole number of sort and sort_pairs tiles");
 }  // namespace mergepath_instance
 
 extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
@@ -95,29 +98,29 @@ mergepath_sort4_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run
                                                                      out, nullptr, Comp());
 }
 
-#define MERGEPATH_SORT_PAIRS(BYTES, WORD)                                                        \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)                 \
-  mergepath_blocksort_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,              \
-                                    int64_t count, mergepath_key_t* out, WORD* out_vals) {       \
-    using namespace mergepath_instance;                                                          \
-    mergepath::blocksort_tile<BLOCKSORT.nt, BLOCKSORT.vt, true, K, WORD>(in, in_vals, count, out, \
-                                                                         out_vals, Comp());      \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 2)               \
-  mergepath_sort4_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,            \
+#define MERGEPATH_SORT_PAIRS(BYTES, WORD)                                                          \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)                   \
+  mergepath_blocksort_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,                \
+                                    int64_t count, mergepath_key_t* out, WORD* out_vals) {         \
+    using namespace mergepath_instance;                                                            \
+    mergepath::blocksort_tile<BLOCKSORT.nt, BLOCKSORT.vt, true, K, WORD>(in, in_vals, count, out,  \
+                                                                         out_vals, Comp());        \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT_PAIRS.nt, 2)           \
+  mergepath_sort4_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,              \
                                       int64_t count, int64_t run, const mergepath::split4* splits, \
-                                      mergepath_key_t* out, WORD* out_vals) {                    \
-    using namespace mergepath_instance;                                                          \
-    mergepath::mergesort4_pass_tile<2 * SORT.nt, SORT.vt, true, K, WORD>(                        \
-        in, in_vals, count, run, splits, out, out_vals, Comp());                                 \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)                      \
-  mergepath_sort_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,             \
-                                     int64_t count, int64_t run, const int64_t* partitions,      \
-                                     mergepath_key_t* out, WORD* out_vals) {                     \
-    using namespace mergepath_instance;                                                          \
-    mergepath::mergesort_pass_tile<SORT.nt, SORT.vt, true, K, WORD>(                             \
-        in, in_vals, count, run, partitions, out, out_vals, Comp());                             \
+                                      mergepath_key_t* out, WORD* out_vals) {                      \
+    using namespace mergepath_instance;                                                            \
+    mergepath::mergesort4_pass_tile<2 * SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(              \
+        in, in_vals, count, run, splits, out, out_vals, Comp());                                   \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                  \
+  mergepath_sort_merge_pairs_##BYTES(const mergepath_key_t* in, const WORD* in_vals,               \
+                                     int64_t count, int64_t run, const int64_t* partitions,        \
+                                     mergepath_key_t* out, WORD* out_vals) {                       \
+    using namespace mergepath_instance;                                                            \
+    mergepath::mergesort_pass_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                   \
+        in, in_vals, count, run, partitions, out, out_vals, Comp());                               \
   }
 MERGEPATH_SORT_PAIRS(4, uint32_t)
 MERGEPATH_SORT_PAIRS(8, uint2)
