@@ -64,6 +64,15 @@ fn sorted_runs(mut keys: Vec<u8>, run: usize) -> Vec<(u8, usize)> {
     tagged(&keys)
 }
 
+/// Whether the ranges cover 0..n exactly once between them.
+fn cover_each_once(n: usize, ranges: impl IntoIterator<Item = std::ops::Range<usize>>) -> bool {
+    let mut seen = vec![0u32; n];
+    for i in ranges.into_iter().flatten() {
+        seen[i] += 1;
+    }
+    seen.iter().all(|&c| c == 1)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -76,18 +85,14 @@ proptest! {
         let n = input.len();
         let ranges = mergesort_tile_ranges(&input, run, tile, by_key);
         prop_assert_eq!(ranges.len(), n.div_ceil(tile));
-        let mut seen = vec![0u32; n];
         for (t, (a, b)) in ranges.iter().enumerate() {
             let f = mergesort_frame(n, run, t * tile);
             prop_assert!(a.start <= a.end && b.start <= b.end);
             prop_assert!(f.begin <= a.start && a.end <= f.begin + f.a_count, "A range outside its run");
             prop_assert!(f.begin + f.a_count <= b.start && b.end <= f.begin + f.a_count + f.b_count, "B range outside its run");
             prop_assert_eq!(a.len() + b.len(), tile.min(n - t * tile), "tile size");
-            for i in a.clone().chain(b.clone()) {
-                seen[i] += 1;
-            }
         }
-        prop_assert!(seen.iter().all(|&c| c == 1), "every input item in exactly one tile");
+        prop_assert!(cover_each_once(n, ranges.into_iter().flat_map(|(a, b)| [a, b])), "every input item in exactly one tile");
     }
 
     #[test]
@@ -99,16 +104,12 @@ proptest! {
         let n = input.len();
         let segments = mergesort4_segments(&input, run, tile, by_key);
         prop_assert_eq!(segments.len(), mergesort4_segment_count(n, run, tile));
-        let mut seen = vec![0u32; n];
         let mut out = 0;
         for seg in &segments {
             let frame = out / (4 * run) * (4 * run);
             for (r, range) in seg.iter().enumerate() {
                 let (lo, hi) = ((frame + r * run).min(n), (frame + (r + 1) * run).min(n));
                 prop_assert!(lo <= range.start && range.start <= range.end && range.end <= hi, "range outside its run");
-                for i in range.clone() {
-                    seen[i] += 1;
-                }
             }
             // One CTA's capacity: a tile of A + B and a tile of C + D at most, never empty.
             prop_assert!(seg[0].len() + seg[1].len() <= tile && seg[2].len() + seg[3].len() <= tile);
@@ -117,7 +118,7 @@ proptest! {
             out += len;
         }
         prop_assert_eq!(out, n);
-        prop_assert!(seen.iter().all(|&c| c == 1), "every input item in exactly one segment");
+        prop_assert!(cover_each_once(n, segments.into_iter().flatten()), "every input item in exactly one segment");
     }
 
     #[test]
