@@ -160,12 +160,12 @@ pub fn mergesort_plan(n: usize, block: usize, four_way: bool) -> Vec<MergesortPa
     let mut plan = Vec::new();
     while levels > 0 && (levels % 2 == 1 || !four_way) {
         plan.push(MergesortPass { run, ways: 2 });
-        run *= 2;
+        run = run.saturating_mul(2); // saturates only past the last pass
         levels -= 1;
     }
     while levels > 0 {
         plan.push(MergesortPass { run, ways: 4 });
-        run *= 4;
+        run = run.saturating_mul(4);
         levels -= 2;
     }
     plan
