@@ -1,4 +1,5 @@
-//! Sort throughput: keys u32/u64/f32 and pairs u32->u32, u64->u32, n = 2^20, 2^24, 2^26 random
+//! Sort throughput: keys u32/u64/f32 and a derived {f32, i32} struct (`#[derive(Key)]`), pairs
+//! u32->u32, u64->u32, n = 2^20, 2^24, 2^26 random
 //! keys, with the copy variants (input left as it is, as CUB's SortKeysCopy/SortPairsCopy in
 //! `anchors.cu`), timed with CUDA events. Prints criterion's report and one TSV line per case in
 //! the anchors' format: op impl type n ms gkeys_s gbytes_s (bytes: keys (+ values) read and
@@ -57,12 +58,22 @@ where
     group.finish();
 }
 
+/// The anchors' `struct_f32_i32` key: sorted by (x asc, id asc), as CUB's functor there.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "x, id")]
+struct F32I32 {
+    x: f32,
+    id: i32,
+}
+
 fn sort(c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
     println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
     bench_type::<u32>(c, &gpu, "u32", |x| x as u32, true);
     bench_type::<u64>(c, &gpu, "u64", |x| x, true);
     bench_type::<f32>(c, &gpu, "f32", |x| (x >> 40) as f32 / 3.0 - 1e6, false);
+    bench_type::<F32I32>(c, &gpu, "struct_f32_i32", |x| F32I32 { x: (x % 1_000_000) as f32 / 7.0, id: (x >> 32) as i32 }, false);
 }
 
 criterion_group!(benches, sort);

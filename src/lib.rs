@@ -41,6 +41,10 @@ pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::Gpu;
 pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
+/// `#[derive(Key)]`: a `#[repr(C)]` struct of numeric fields as a key type, with its
+/// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
+/// See the [`mergepath_derive`] crate.
+pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_pairs};
 pub use partition::{merge_path, merge_path_partitions, partition_count};
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

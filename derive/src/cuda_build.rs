@@ -204,7 +204,10 @@ impl KernelBuild {
         fs::create_dir_all(include_dir.join("mergepath")).map_err(io)?;
         let header_path = include_dir.join("mergepath/tuning.cuh");
         if fs::read_to_string(&header_path).ok().as_deref() != Some(header.as_str()) {
-            fs::write(&header_path, &header).map_err(io)?;
+            // Written aside and renamed, so a concurrent build never reads half a header.
+            let partial = header_path.with_extension(format!("partial-{}", std::process::id()));
+            fs::write(&partial, &header).map_err(io)?;
+            fs::rename(&partial, &header_path).map_err(io)?;
         }
         let nvcc_version = run_capture(Command::new(&nvcc).arg("--version")).map_err(|e| format!("mergepath: cannot run {}: {e}", nvcc.display()))?;
         let mut sources: Vec<(PathBuf, Vec<u8>)> = Vec::new();
@@ -249,7 +252,7 @@ impl KernelBuild {
                 scope.spawn(|| loop {
                     let Some((name, source)) = queue.lock().unwrap().pop() else { break };
                     let fatbin = self.fatbin_path(name, source);
-                    let cu = self.gen_dir.join(format!("{name}.cu"));
+                    let cu = self.gen_dir.join(format!("{name}-{}.cu", std::process::id()));
                     let partial = fatbin.with_extension(format!("partial-{}", std::process::id()));
                     let result = fs::write(&cu, source)
                         .map_err(|e| e.to_string())

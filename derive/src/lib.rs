@@ -1,0 +1,372 @@
+//! `#[derive(Key)]` for mergepath: a user struct becomes a key type the GPU kernels can sort,
+//! merge and search. Use it through `mergepath::Key` (this crate is re-exported there).
+//!
+//! ```ignore
+//! #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+//! #[repr(C)]
+//! #[key(order = "score desc, id asc")]
+//! #[key(comparator(ByX, cuda = "a.x < b.x", rust = "|a, b| a.x < b.x"))]
+//! struct Hit { score: f32, id: u32, x: i64 }
+//! ```
+//!
+//! - The struct must be `#[repr(C)]`, without generics, with named fields of the built-in
+//!   numeric types (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`) and no padding (add explicit fields).
+//! - `order` (default: every field ascending, in declaration order) is the field-order
+//!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
+//!   the IEEE total order, as the built-in keys.
+//! - Each `comparator(Name, cuda = "...", rust = "...")` defines a comparator type `Name`: a CUDA
+//!   expression in `a` and `b` (the two keys, `const T&`) and its Rust twin, a closure on
+//!   `(&T, &T)`, both answering "does `a` go strictly before `b`" (a strict weak order).
+//! - At expansion the kernel templates are compiled with nvcc for the type and each comparator
+//!   (cached by content hash under the target directory) and embedded, so nothing is compiled
+//!   at run time. A CUDA expression that does not compile is a compile error here, with nvcc's
+//!   message. The CUDA struct's size, alignment and field offsets are checked against Rust's in
+//!   both languages.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+use std::path::Path;
+use syn::{parse_macro_input, spanned::Spanned, Data, DeriveInput, Error, Fields, Ident, LitStr, Type};
+
+#[allow(dead_code)] // the parts only build.rs uses: installing the toolkit
+mod build_support {
+    include!("../../src/tuning_rule.rs");
+    include!("cuda_build.rs");
+}
+
+/// See the crate documentation.
+#[proc_macro_derive(Key, attributes(key))]
+pub fn derive_key(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input).unwrap_or_else(Error::into_compile_error).into()
+}
+
+/// A field of the key struct and its CUDA twin.
+struct Field {
+    ident: Ident,
+    cuda_type: &'static str,
+    size: usize,
+}
+
+/// One comparator to instantiate.
+struct Comparator {
+    /// The Rust type implementing `mergepath::Comparator` (a path for Less/Greater).
+    rust_type: TokenStream2,
+    /// The comparator's `NAME`.
+    name: String,
+    /// CUDA functor definition and its name.
+    cuda_def: String,
+    cuda_name: String,
+    /// The body of `is_less(&self, a, b)`.
+    is_less: TokenStream2,
+    /// Where nvcc's errors point.
+    span: Span,
+    /// A new unit struct to declare (custom comparators).
+    declare: Option<Ident>,
+}
+
+fn numeric(ty: &Type) -> Option<(&'static str, usize)> {
+    let Type::Path(p) = ty else { return None };
+    let ident = p.path.get_ident()?.to_string();
+    Some(match ident.as_str() {
+        "u8" => ("uint8_t", 1),
+        "u16" => ("uint16_t", 2),
+        "u32" => ("uint32_t", 4),
+        "u64" => ("uint64_t", 8),
+        "i8" => ("int8_t", 1),
+        "i16" => ("int16_t", 2),
+        "i32" => ("int32_t", 4),
+        "i64" => ("int64_t", 8),
+        "f32" => ("float", 4),
+        "f64" => ("double", 8),
+        _ => return None,
+    })
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(input.generics.span(), "#[derive(Key)] does not support generic structs"));
+    }
+    let repr_c = input.attrs.iter().filter(|a| a.path().is_ident("repr")).any(|a| {
+        let mut c = false;
+        let _ = a.parse_nested_meta(|m| {
+            c |= m.path.is_ident("C");
+            Ok(())
+        });
+        c
+    });
+    if !repr_c {
+        return Err(Error::new(name.span(), "#[derive(Key)] needs #[repr(C)], so the CUDA struct has the same layout"));
+    }
+    let Data::Struct(data) = &input.data else {
+        return Err(Error::new(name.span(), "#[derive(Key)] works on structs with named fields"));
+    };
+    let Fields::Named(named) = &data.fields else {
+        return Err(Error::new(name.span(), "#[derive(Key)] works on structs with named fields"));
+    };
+
+    // Fields and the repr(C) layout; padding would be uninitialized bytes in a Pod key.
+    let mut fields = Vec::new();
+    let (mut offset, mut align) = (0usize, 1usize);
+    for f in &named.named {
+        let ident = f.ident.clone().unwrap();
+        let (cuda_type, size) = numeric(&f.ty).ok_or_else(|| {
+            Error::new(f.ty.span(), "unsupported key field type: use u8, u16, u32, u64, i8, i16, i32, i64, f32 or f64")
+        })?;
+        if offset % size != 0 {
+            return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
+        }
+        fields.push(Field { ident, cuda_type, size });
+        offset += size;
+        align = align.max(size);
+    }
+    if fields.is_empty() {
+        return Err(Error::new(name.span(), "#[derive(Key)] needs at least one field"));
+    }
+    if offset % align != 0 {
+        return Err(Error::new(name.span(), format!("{} bytes of padding at the end of `{name}` would leak uninitialized bytes: add an explicit padding field", align - offset % align)));
+    }
+    let size = offset;
+
+    // #[key(order = "...")] and #[key(comparator(Name, cuda = "...", rust = "..."))].
+    let mut order: Option<(Vec<(usize, bool)>, Span)> = None;
+    let mut customs = Vec::new();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("key")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("order") {
+                let spec: LitStr = meta.value()?.parse()?;
+                if order.is_some() {
+                    return Err(Error::new(spec.span(), "`order` given twice"));
+                }
+                order = Some((parse_order(&spec, &fields)?, spec.span()));
+                Ok(())
+            } else if meta.path.is_ident("comparator") {
+                let (mut ident, mut cuda, mut rust) = (None, None, None);
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("cuda") {
+                        cuda = Some(inner.value()?.parse::<LitStr>()?);
+                    } else if inner.path.is_ident("rust") {
+                        rust = Some(inner.value()?.parse::<LitStr>()?);
+                    } else if let Some(id) = inner.path.get_ident().filter(|_| ident.is_none()) {
+                        ident = Some(id.clone());
+                    } else {
+                        return Err(inner.error("expected `comparator(Name, cuda = \"...\", rust = \"...\")`"));
+                    }
+                    Ok(())
+                })?;
+                let missing = |what: &str| meta.error(format!("comparator needs {what}: `comparator(Name, cuda = \"...\", rust = \"...\")`"));
+                customs.push((ident.ok_or_else(|| missing("a name"))?, cuda.ok_or_else(|| missing("`cuda`"))?, rust.ok_or_else(|| missing("`rust`"))?));
+                Ok(())
+            } else {
+                Err(meta.error("expected `order = \"...\"` or `comparator(...)`"))
+            }
+        })?;
+    }
+    let (order, order_span) = order.unwrap_or_else(|| ((0..fields.len()).map(|i| (i, false)).collect(), name.span()));
+
+    let cuda_struct = format!("{name}");
+    let mut comparators = Vec::new();
+    // Field order, lexicographic; floats through order_key (the total order).
+    let mut less_body = String::new();
+    let mut rust_less = Vec::new();
+    for &(i, desc) in &order {
+        let f = &fields[i];
+        let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
+        less_body += &format!(
+            "    {{ const auto x = mergepath::order_key<{t}>::get(a.{n}), y = mergepath::order_key<{t}>::get(b.{n});\n      if (x != y) return {x} < {y}; }}\n",
+            t = f.cuda_type,
+            n = f.ident
+        );
+        let ident = &f.ident;
+        let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
+        rust_less.push(quote! {
+            match ::mergepath::TotalOrd::total_order(&a.#ident, &b.#ident) {
+                ::core::cmp::Ordering::Equal => {}
+                o => return o == #first,
+            }
+        });
+    }
+    comparators.push(Comparator {
+        rust_type: quote!(::mergepath::Less),
+        name: "less".into(),
+        cuda_def: format!("struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{\n{less_body}    return false;\n  }}\n}};\n"),
+        cuda_name: format!("mergepath_user::{name}_less"),
+        is_less: quote! { #(#rust_less)* false },
+        span: order_span,
+        declare: None,
+    });
+    comparators.push(Comparator {
+        rust_type: quote!(::mergepath::Greater),
+        name: "greater".into(),
+        cuda_def: format!("{}struct {name}_greater {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{ return {name}_less()(b, a); }}\n}};\n", comparators[0].cuda_def),
+        cuda_name: format!("mergepath_user::{name}_greater"),
+        is_less: quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) },
+        span: order_span,
+        declare: None,
+    });
+    for (ident, cuda, rust) in customs {
+        let closure: syn::Expr = rust.parse().map_err(|e| Error::new(rust.span(), format!("`rust` must be a closure |a, b| ...: {e}")))?;
+        comparators.push(Comparator {
+            rust_type: quote!(#ident),
+            name: ident.to_string(),
+            cuda_def: format!(
+                "struct {name}_{ident} {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{\n    return ({});\n  }}\n}};\n",
+                cuda.value()
+            ),
+            cuda_name: format!("mergepath_user::{name}_{ident}"),
+            // Through a generic call, so the closure's parameter types are inferred.
+            is_less: quote! {
+                fn call<F: Fn(&#name, &#name) -> bool>(f: F, a: &#name, b: &#name) -> bool { f(a, b) }
+                call(#closure, a, b)
+            },
+            span: cuda.span(),
+            declare: Some(ident),
+        });
+    }
+
+    // The CUDA struct, checked against the Rust layout on both sides.
+    let mut decl = format!("struct {cuda_struct} {{\n");
+    let mut checks = format!("static_assert(sizeof({cuda_struct}) == {size} && alignof({cuda_struct}) == {align}, \"layout of {name}\");\n");
+    let mut at = 0;
+    for f in &fields {
+        decl += &format!("  {} {};\n", f.cuda_type, f.ident);
+        checks += &format!("static_assert(offsetof({cuda_struct}, {}) == {at}, \"offset of {name}::{}\");\n", f.ident, f.ident);
+        at += f.size;
+    }
+    decl += &format!("}};\n{checks}");
+    let offsets = fields.iter().scan(0usize, |at, f| {
+        let here = *at;
+        *at += f.size;
+        Some((f.ident.clone(), here))
+    });
+    let offset_checks = offsets.map(|(ident, at)| quote! { assert!(::core::mem::offset_of!(#name, #ident) == #at); });
+
+    let fatbins = compile(name, &decl, &comparators)?;
+    let vis = &input.vis;
+    let cuda_type = format!("mergepath_user::{cuda_struct}");
+    let impls = comparators.iter().zip(&fatbins).map(|(c, fatbin)| {
+        let (rust_type, cname, body) = (&c.rust_type, &c.name, &c.is_less);
+        let kernels = match fatbin {
+            Some(path) => {
+                let path = path.to_string_lossy();
+                quote!(include_bytes!(#path))
+            }
+            None => quote!(&[]),
+        };
+        let declare = c.declare.as_ref().map(|ident| {
+            let doc = format!("Comparator `{ident}` on [`{name}`], from `#[key(comparator(...))]`.");
+            quote! {
+                #[doc = #doc]
+                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+                #vis struct #ident;
+            }
+        });
+        quote! {
+            #declare
+            impl ::mergepath::Comparator<#name> for #rust_type {
+                const NAME: &'static str = #cname;
+                const KERNELS: &'static [u8] = #kernels;
+                fn is_less(&self, a: &#name, b: &#name) -> bool {
+                    #body
+                }
+            }
+        }
+    });
+    Ok(quote! {
+        impl ::mergepath::Key for #name {
+            const CUDA_TYPE: &'static str = #cuda_type;
+        }
+        // SAFETY: the struct is repr(C) plain old data (numeric fields, no padding: checked
+        // above), so its bytes are the device value and all-zero bytes are a valid value.
+        unsafe impl ::mergepath::cudarc::driver::DeviceRepr for #name {}
+        // SAFETY: as above.
+        unsafe impl ::mergepath::cudarc::driver::ValidAsZeroBits for #name {}
+        const _: () = {
+            assert!(::core::mem::size_of::<#name>() == #size, "mergepath: CUDA layout mismatch");
+            assert!(::core::mem::align_of::<#name>() == #align, "mergepath: CUDA layout mismatch");
+            #(#offset_checks)*
+        };
+        #(#impls)*
+    })
+}
+
+/// `"score desc, id asc"` -> (field index, descending).
+fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)>> {
+    let mut out = Vec::new();
+    for part in spec.value().split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let mut words = part.split_whitespace();
+        let field = words.next().unwrap();
+        let desc = match words.next() {
+            None | Some("asc") => false,
+            Some("desc") => true,
+            Some(other) => return Err(Error::new(spec.span(), format!("expected `asc` or `desc` after `{field}`, found `{other}`"))),
+        };
+        if words.next().is_some() {
+            return Err(Error::new(spec.span(), format!("expected `field [asc|desc]`, found `{part}`")));
+        }
+        let i = fields.iter().position(|f| f.ident == field).ok_or_else(|| {
+            let known: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
+            Error::new(spec.span(), format!("unknown field `{field}` in order (fields: {})", known.join(", ")))
+        })?;
+        out.push((i, desc));
+    }
+    if out.is_empty() {
+        return Err(Error::new(spec.span(), "empty order: name at least one field"));
+    }
+    Ok(out)
+}
+
+/// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
+/// everywhere on docs.rs.
+fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
+    use build_support::*;
+    if std::env::var_os("DOCS_RS").is_some() {
+        return Ok(comparators.iter().map(|_| None).collect());
+    }
+    let fail = |span: Span, msg: String| Error::new(span, msg);
+    let kernels_dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels"));
+    let target = Path::new(env!("MERGEPATH_DERIVE_TARGET_DIR"));
+    let nvcc = find_nvcc()
+        .map_err(|e| fail(name.span(), e))?
+        .or_else(|| cached_toolkit_nvcc(target))
+        .ok_or_else(|| fail(name.span(), "mergepath: nvcc not found for #[derive(Key)] (NVCC, CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda, or the compiler mergepath's build installs)".into()))?;
+    let archs = cuda_archs().map_err(|e| fail(name.span(), e))?;
+    let tuning = parse_tuning(&kernels_dir.join("tuning.tsv")).map_err(|e| fail(name.span(), e))?;
+    let dir = target.join("mergepath-derive");
+    let build = KernelBuild::new(nvcc, &archs, kernels_dir, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
+    let units: Vec<(String, String)> = comparators
+        .iter()
+        .map(|c| {
+            let decls = format!("#include <stddef.h>\nnamespace mergepath_user {{\n{decl}{}}}  // namespace mergepath_user\n", c.cuda_def);
+            let source = instantiation_source(&format!("key {name}, comparator {}", c.name), &decls, &format!("mergepath_user::{name}"), &c.cuda_name);
+            (format!("{name}_{}", c.name), source)
+        })
+        .collect();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(units.len());
+    let failures = build.compile(&units, workers);
+    if let Some((unit, out)) = failures.first() {
+        let c = comparators.iter().find(|c| format!("{name}_{}", c.name) == *unit).unwrap();
+        return Err(fail(c.span, format!("nvcc could not compile the kernels of `{name}` with comparator `{}`:\n{}", c.name, nvcc_errors(out))));
+    }
+    Ok(units.iter().map(|(n, s)| Some(build.fatbin_path(n, s))).collect())
+}
+
+/// nvcc's diagnostics from its output (the command line dropped), with the generated file's
+/// path cut to its name, so the message reads the same on every machine.
+fn nvcc_errors(output: &str) -> String {
+    let mut lines = Vec::new();
+    for line in output.lines().skip(1).filter(|l| !l.trim().is_empty()).take(24) {
+        let mut line = line.to_string();
+        if let Some(end) = line.find(".cu") {
+            let path = line[..end].rfind(['"', ' ']).map_or(0, |i| i + 1);
+            let name = line[..end].rfind('/').map_or(path, |i| i + 1).max(path);
+            let file = &line[name..end];
+            let file = file.rsplit_once('-').map_or(file, |(stem, pid)| if pid.bytes().all(|b| b.is_ascii_digit()) { stem } else { file });
+            line = format!("{}{file}{}", &line[..path], &line[end..]);
+        }
+        lines.push(line);
+    }
+    lines.join("\n")
+}

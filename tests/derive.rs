@@ -1,0 +1,117 @@
+//! `#[derive(Key)]`: derived comparators on the CPU (here and in CI), and sorts and merges of
+//! derived structs on the GPU against the CPU oracle, stability included.
+
+mod common;
+use common::{assert_same, gpu, Rng};
+use mergepath::{cpu, Comparator, Greater, Less};
+
+/// Three fields, mixed types, one descending; plus a custom comparator on one field.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id asc")]
+#[key(comparator(ByX, cuda = "a.x < b.x", rust = "|a, b| a.x < b.x"))]
+struct Hit {
+    score: f32,
+    id: u32,
+    x: i64,
+}
+
+/// The benchmark key: (x asc, id asc).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "x, id")]
+struct Point {
+    x: f32,
+    id: i32,
+}
+
+fn hits(n: usize, rng: &mut Rng) -> Vec<Hit> {
+    (0..n)
+        .map(|_| {
+            let r = rng.next();
+            let score = match r % 16 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                _ => (r >> 8) as u8 as f32 / 4.0,
+            };
+            Hit { score, id: (r >> 16) as u32 % 50, x: (r >> 40) as i64 % 20 - 10 }
+        })
+        .collect()
+}
+
+#[test]
+fn derived_comparators_on_the_cpu() {
+    let a = Hit { score: 2.0, id: 1, x: 5 };
+    let b = Hit { score: 1.0, id: 0, x: -5 };
+    let c = Hit { score: 2.0, id: 3, x: 0 };
+    assert!(Less.is_less(&a, &b), "score descending");
+    assert!(Less.is_less(&a, &c), "then id ascending");
+    assert!(!Less.is_less(&a, &a));
+    assert!(Greater.is_less(&b, &a) && Greater.is_less(&c, &a));
+    assert!(ByX.is_less(&b, &c) && !ByX.is_less(&a, &c));
+    let nan = Hit { score: f32::NAN, ..a };
+    assert!(Less.is_less(&nan, &a), "+NaN is the largest score, first when descending");
+    let p = |x, id| Point { x, id };
+    assert!(Less.is_less(&p(-0.0, 9), &p(0.0, 0)), "total order: -0.0 before +0.0");
+    assert!(Less.is_less(&p(1.0, -1), &p(1.0, 0)));
+    assert_eq!(<Hit as mergepath::Key>::CUDA_TYPE, "mergepath_user::Hit");
+    assert_eq!(<ByX as Comparator<Hit>>::NAME, "ByX");
+}
+
+fn check_sort<C: Comparator<Hit>>(comp: C) {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0xd3);
+    for n in [0usize, 1, 1000, 2049, 70_001, 1 << 20, (1 << 22) + 7] {
+        let keys = hits(n, &mut rng);
+        let ctx = format!("sort Hit by {} n={n}", C::NAME);
+        let mut d = gpu.upload(&keys).unwrap();
+        mergepath::sort_keys(gpu, &mut d, comp).unwrap();
+        assert_same(&gpu.download(&d).unwrap(), &cpu::sort_keys(&keys, comp), &ctx);
+        // Stability: positions of equal keys (many ties) in input order.
+        let positions: Vec<u64> = (0..n as u64).collect();
+        let (want_k, want_i) = cpu::sort_pairs(&keys, &positions, comp);
+        let (mut dk, mut di) = (gpu.upload(&keys).unwrap(), gpu.upload(&vec![0u64; n]).unwrap());
+        mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
+        assert_same(&gpu.download(&dk).unwrap(), &want_k, &ctx);
+        assert_eq!(gpu.download(&di).unwrap(), want_i, "{ctx}: indices");
+    }
+}
+
+#[test]
+fn sort_derived_keys() {
+    check_sort(Less);
+    check_sort(Greater);
+    check_sort(ByX);
+}
+
+#[test]
+fn merge_derived_keys() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x3e);
+    for (na, nb) in [(0usize, 5usize), (1000, 1), (100_000, 77_777)] {
+        let mut a = hits(na, &mut rng);
+        let mut b = hits(nb, &mut rng);
+        a.sort_by(|x, y| cpu::ordering(&ByX, x, y));
+        b.sort_by(|x, y| cpu::ordering(&ByX, x, y));
+        let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+        let mut out = gpu.alloc_zeros::<Hit>(na + nb).unwrap();
+        mergepath::merge_keys(gpu, &da, &db, &mut out, ByX).unwrap();
+        assert_same(&gpu.download(&out).unwrap(), &cpu::merge_keys(&a, &b, ByX), &format!("merge Hit by x {na}+{nb}"));
+    }
+}
+
+#[test]
+fn sort_two_field_structs() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x77);
+    for n in [3usize, 5000, 1 << 21] {
+        let keys: Vec<Point> = (0..n).map(|_| {
+            let r = rng.next();
+            Point { x: (r % 1000) as f32 - 500.0, id: (r >> 32) as i32 % 100 }
+        }).collect();
+        let mut d = gpu.upload(&keys).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_same(&gpu.download(&d).unwrap(), &cpu::sort_keys(&keys, Less), &format!("sort Point n={n}"));
+    }
+}
