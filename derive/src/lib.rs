@@ -283,6 +283,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         unsafe impl ::mergepath::cudarc::driver::DeviceRepr for #name {}
         // SAFETY: as above.
         unsafe impl ::mergepath::cudarc::driver::ValidAsZeroBits for #name {}
+        // Read here so cargo rebuilds (and this macro recompiles the kernels) when they change.
+        const _: [Option<&str>; 2] = [option_env!("MERGEPATH_CUDA_ARCHS"), option_env!("NVCC")];
         const _: () = {
             assert!(::core::mem::size_of::<#name>() == #size, "mergepath: CUDA layout mismatch");
             assert!(::core::mem::align_of::<#name>() == #align, "mergepath: CUDA layout mismatch");
