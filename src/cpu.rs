@@ -67,3 +67,15 @@ pub fn ordering<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::O
         std::cmp::Ordering::Equal
     }
 }
+
+/// The `bound` of each needle in `haystack` (both sorted by `comp`), as
+/// [`crate::sorted_search`] computes it, by a binary search per needle.
+pub fn sorted_search<K: Key, C: Comparator<K>>(needles: &[K], haystack: &[K], bound: crate::Bound, comp: C) -> Vec<usize> {
+    needles
+        .iter()
+        .map(|n| match bound {
+            crate::Bound::Lower => haystack.partition_point(|h| comp.is_less(h, n)),
+            crate::Bound::Upper => haystack.partition_point(|h| !comp.is_less(n, h)),
+        })
+        .collect()
+}

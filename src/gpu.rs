@@ -55,6 +55,8 @@ pub(crate) struct Kernels {
     pub sort4_merge_pairs: [CudaFunction; 3],
     /// 4- and 8-byte index fills.
     pub iota: [CudaFunction; 2],
+    /// Sorted search: lower 4-byte, lower 8-byte, upper 4-byte, upper 8-byte indices.
+    pub sorted_search: [CudaFunction; 4],
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -166,6 +168,12 @@ impl Gpu {
             sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
             sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
             iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],
+            sorted_search: [
+                module.load_function("mergepath_sorted_search_lower_4")?,
+                module.load_function("mergepath_sorted_search_lower_8")?,
+                module.load_function("mergepath_sorted_search_upper_4")?,
+                module.load_function("mergepath_sorted_search_upper_8")?,
+            ],
             arch,
         });
         modules.insert(id, kernels.clone());

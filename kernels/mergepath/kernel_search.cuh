@@ -1,0 +1,54 @@
+// Kernel layer: vectorized sorted search. The sorted needles and the sorted haystack are merged
+// virtually, tile by tile (merge-path partitions, the tile in shared memory, one serial merge per
+// thread), and a needle's bound is the number of haystack items merged before it: its merged
+// position minus its own index. O(needles + haystack) work, no search per needle. Lower bound:
+// the needles are A, so a needle goes before the haystack items equal to it (ties go to A);
+// upper bound: the haystack is A.
+#pragma once
+#include "kernel_merge.cuh"
+
+namespace mergepath {
+
+// out[j] = bound of needles[j] in haystack, for the needles of output tile blockIdx.x of the
+// virtual merge (partitions as merge_path_partitions_body over A and B as above).
+template <int NT, int VT, bool Upper, class K, class I, class Comp>
+__device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t needle_count, const K* haystack,
+                                                   int64_t haystack_count, const int64_t* partitions, I* out,
+                                                   Comp comp) {
+  constexpr int NV = NT * VT;
+  const K* a = Upper ? haystack : needles;
+  const K* b = Upper ? needles : haystack;
+  const int64_t a_count = Upper ? haystack_count : needle_count;
+  const int64_t b_count = Upper ? needle_count : haystack_count;
+  const merge_range r = compute_merge_range(a_count, b_count, blockIdx.x, NV, partitions);
+  __shared__ merge_shared<NV, K> shared;
+  const int a_n = r.a_count(), count = r.count();
+  cta_load_two_ranges<NT, VT>(a + r.a_begin, a_n, b + r.b_begin, count, shared.keys);
+  __syncthreads();
+  K results[VT];
+  int indices[VT];
+  cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
+  __syncthreads();  // every thread is done with the keys: shared.indices is free
+  // Needle k of the tile, merged at tile position p, has p - k haystack items of the tile
+  // before it.
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int p = VT * (int)threadIdx.x + i;
+    const int s = indices[i];
+    if (p < count && (Upper ? s >= a_n : s < a_n)) {
+      const int k = Upper ? s - a_n : s;
+      shared.indices[k] = p - k;
+    }
+  }
+  __syncthreads();
+  const int needles_in_tile = Upper ? count - a_n : a_n;
+  const int64_t needle_begin = Upper ? r.b_begin : r.a_begin;
+  const int64_t haystack_begin = Upper ? r.a_begin : r.b_begin;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int k = NT * i + (int)threadIdx.x;
+    if (k < needles_in_tile) out[needle_begin + k] = (I)(haystack_begin + shared.indices[k]);
+  }
+}
+
+}  // namespace mergepath

@@ -1,0 +1,72 @@
+//! Sorted search on the GPU against the CPU oracle (a binary search per needle): every built-in
+//! key type and both comparators, lower and upper bounds, u32 and u64 indices, lengths from 0 to
+//! 2^24 + tile, empty and one-sided inputs, heavy duplicates, disjoint ranges, identical inputs,
+//! NaN and signed zeros. Skips without a GPU (fails with MERGEPATH_REQUIRE_GPU=1).
+
+mod common;
+use common::{gpu, inputs, Dist, Rng, TestKey, DISTS};
+use mergepath::{cpu, tuning, Bound, Comparator, Error, Gpu, Greater, Less};
+
+fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, needles: &[K], haystack: &[K], comp: C, ctx: &str) {
+    let (dn, dh) = (gpu.upload(needles).unwrap(), gpu.upload(haystack).unwrap());
+    for bound in [Bound::Lower, Bound::Upper] {
+        let want: Vec<u64> = cpu::sorted_search(needles, haystack, bound, comp).into_iter().map(|i| i as u64).collect();
+        let mut out32 = gpu.upload(&vec![u32::MAX; needles.len() + 2]).unwrap();
+        mergepath::sorted_search(gpu, &dn, &dh, bound, &mut out32, comp).unwrap();
+        let got32 = gpu.download(&out32).unwrap();
+        assert_eq!(got32[needles.len()..], [u32::MAX; 2], "{ctx} {bound:?}: past the needles untouched");
+        let got: Vec<u64> = got32[..needles.len()].iter().map(|&i| i as u64).collect();
+        assert!(got == want, "{ctx} {bound:?} u32: first difference at {:?}", got.iter().zip(&want).position(|(g, w)| g != w));
+        let mut out64 = gpu.alloc_zeros::<u64>(needles.len()).unwrap();
+        mergepath::sorted_search(gpu, &dn, &dh, bound, &mut out64, comp).unwrap();
+        assert!(gpu.download(&out64).unwrap() == want, "{ctx} {bound:?} u64");
+    }
+}
+
+fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
+    let tile = tuning::merge_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile();
+    let mut rng = Rng(0x5ea7c4 ^ tile as u64);
+    let mut sizes = vec![(0, 0), (0, 9), (9, 0), (1, 1), (tile - 1, 1), (1, tile + 1), (tile, tile), (3 * tile + 1, 2 * tile - 1)];
+    sizes.extend((0..3).map(|_| (rng.below(200_000) as usize, rng.below(200_000) as usize)));
+    if big {
+        sizes.extend([(1 << 24, tile), (1000, (1 << 24) + tile)]);
+    }
+    for (n, m) in sizes {
+        for dist in DISTS {
+            let seed = rng.next();
+            let (needles, haystack) = inputs::<K, C>(n, m, dist, comp, seed);
+            let ctx = format!("{} {} needles={n} haystack={m} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
+            check(gpu, &needles, &haystack, comp, &ctx);
+            if dist == Dist::Uniform {
+                // Identical inputs: every needle equals a run of the haystack.
+                check(gpu, &needles, &needles, comp, &format!("{ctx} identical"));
+            }
+        }
+    }
+}
+
+macro_rules! search_tests {
+    ($($t:ident $big:expr),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<sorted_search_ $t>]() {
+                let Some(gpu) = gpu() else { return };
+                check_type::<$t, Less>(gpu, Less, $big);
+                check_type::<$t, Greater>(gpu, Greater, false);
+            }
+        }
+    )*};
+}
+search_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+
+#[test]
+fn sorted_search_errors() {
+    let Some(gpu) = gpu() else { return };
+    let needles = gpu.upload(&[1u32, 2, 3]).unwrap();
+    let haystack = gpu.upload(&[2u32]).unwrap();
+    let mut short = gpu.alloc_zeros::<u32>(2).unwrap();
+    assert!(matches!(
+        mergepath::sorted_search(gpu, &needles, &haystack, Bound::Lower, &mut short, Less),
+        Err(Error::OutputTooSmall { .. })
+    ));
+}
