@@ -6,24 +6,14 @@
 //! Run: `cargo bench --bench merge` (on the GPU machine: `.gpu/run bench merge`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mergepath::cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use mergepath::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use mergepath::{Comparator, Gpu, Key, Less};
 use std::time::Duration;
 
 const LOG2_SIZES: [u32; 3] = [20, 24, 26];
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, Rng};
-
-fn sorted_halves<K: Key + DeviceRepr + Ord>(gpu: &Gpu, n: usize, from: fn(u64) -> K) -> (CudaSlice<K>, CudaSlice<K>) {
-    let mut rng = Rng(42);
-    let mut half = |len: usize| {
-        let mut v: Vec<K> = (0..len).map(|_| from(rng.next())).collect();
-        v.sort_unstable();
-        gpu.upload(&v).unwrap()
-    };
-    (half(n / 2), half(n - n / 2))
-}
+use support::{bench_gpu, event_median_ms, gpu_time, sorted_halves};
 
 fn bench_type<K: Key + DeviceRepr + ValidAsZeroBits + Ord>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K)
 where

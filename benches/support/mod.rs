@@ -51,3 +51,14 @@ pub fn gpu_time(gpu: &Gpu, iters: u64, mut f: impl FnMut()) -> Duration {
     end.synchronize().unwrap();
     Duration::from_secs_f64(start.elapsed_ms(&end).unwrap() as f64 / 1e3)
 }
+
+/// Two sorted halves of n random keys (the anchors' merge and search inputs).
+pub fn sorted_halves<K: mergepath::Key + mergepath::cudarc::driver::DeviceRepr + Ord>(gpu: &Gpu, n: usize, from: fn(u64) -> K) -> (mergepath::cudarc::driver::CudaSlice<K>, mergepath::cudarc::driver::CudaSlice<K>) {
+    let mut rng = Rng(42);
+    let mut half = |len: usize| {
+        let mut v: Vec<K> = (0..len).map(|_| from(rng.next())).collect();
+        v.sort_unstable();
+        gpu.upload(&v).unwrap()
+    };
+    (half(n / 2), half(n - n / 2))
+}
