@@ -57,6 +57,10 @@ pub(crate) struct Kernels {
     pub iota: [CudaFunction; 2],
     /// Sorted search: lower 4-byte, lower 8-byte, upper 4-byte, upper 8-byte indices.
     pub sorted_search: [CudaFunction; 4],
+    /// Equal counts from lower bounds: 4- and 8-byte indices.
+    pub sorted_search_count: [CudaFunction; 2],
+    /// Match flags from 8-byte lower bounds.
+    pub sorted_search_contains: CudaFunction,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -174,6 +178,11 @@ impl Gpu {
                 module.load_function("mergepath_sorted_search_upper_4")?,
                 module.load_function("mergepath_sorted_search_upper_8")?,
             ],
+            sorted_search_count: [
+                module.load_function("mergepath_sorted_search_count_4")?,
+                module.load_function("mergepath_sorted_search_count_8")?,
+            ],
+            sorted_search_contains: module.load_function("mergepath_sorted_search_contains")?,
             arch,
         });
         modules.insert(id, kernels.clone());

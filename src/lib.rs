@@ -48,5 +48,5 @@ pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_pairs};
 pub use partition::{merge_path, merge_path_partitions, partition_count};
-pub use search::{sorted_search, Bound};
+pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

@@ -9,12 +9,12 @@
 //! it), upper bounds the haystack first.
 
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, KernelArg};
+use crate::gpu::{BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
 use crate::sort::SortIndex;
-use crate::tuning::merge_shape;
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use crate::tuning::{merge_shape, LaunchShape};
+use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Which bound [`sorted_search`] finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,44 +42,178 @@ pub fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(
     out: &mut impl DevicePtrMut<I>,
     _comp: C,
 ) -> Result<()> {
+    let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
+    let out = gpu.output("out", out, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
+    if needles.len == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let slot = index_slot::<I>() + 2 * usize::from(bound == Bound::Upper);
+    let grid = SearchGrid::new::<K>(&kernels, &needles, &haystack)?;
+    let mut temp = gpu.temp(grid.partition_bytes())?;
+    let (parts, _guard) = temp.device_ptr_mut();
+    grid.launch(gpu, &kernels, &needles, &haystack, bound, &kernels.sorted_search[slot], parts, 0, out.ptr)
+}
+
+/// Both bounds of every needle: `lower[j]..upper[j]` is the range of haystack items equal to
+/// `needles[j]` (empty where there is none). Two searches; otherwise as [`sorted_search`].
+pub fn sorted_search_range<K: Key, I: SortIndex, C: Comparator<K>>(
+    gpu: &Gpu,
+    needles: &impl DevicePtr<K>,
+    haystack: &impl DevicePtr<K>,
+    lower: &mut impl DevicePtrMut<I>,
+    upper: &mut impl DevicePtrMut<I>,
+    comp: C,
+) -> Result<()> {
+    {
+        // Both outputs validated (lengths, overlaps) before the first launch.
+        let (n, h) = search_inputs::<K, I>(gpu, needles, haystack)?;
+        let word = std::mem::size_of::<I>();
+        let lo = gpu.output("lower", lower, word, n.len, &[&n, &h])?;
+        gpu.output("upper", upper, word, n.len, &[&n, &h, &lo])?;
+    }
+    sorted_search(gpu, needles, haystack, Bound::Lower, lower, comp)?;
+    sorted_search(gpu, needles, haystack, Bound::Upper, upper, comp)
+}
+
+/// Writes to `counts[j]` how many haystack items are equal to `needles[j]` (neither goes
+/// before the other), as Modern GPU's SortedEqualityCount: a lower-bound search into temporary
+/// storage, then an upper-bound search that writes the differences. Otherwise as
+/// [`sorted_search`].
+pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(
+    gpu: &Gpu,
+    needles: &impl DevicePtr<K>,
+    haystack: &impl DevicePtr<K>,
+    counts: &mut impl DevicePtrMut<I>,
+    _comp: C,
+) -> Result<()> {
+    let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
+    let out = gpu.output("counts", counts, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
+    let kernels = gpu.kernels::<K, C>()?;
+    let slot = index_slot::<I>();
+    let (lower, upper) = (&kernels.sorted_search[slot], &kernels.sorted_search_count[slot]);
+    launch_search_pair::<K>(gpu, &kernels, &needles, &haystack, std::mem::size_of::<I>(), lower, upper, out.ptr)
+}
+
+/// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0: a
+/// lower-bound search into temporary storage (8 bytes per needle), then an upper-bound search
+/// that compares. Otherwise as [`sorted_search`] (any haystack length).
+pub fn sorted_search_contains<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    needles: &impl DevicePtr<K>,
+    haystack: &impl DevicePtr<K>,
+    found: &mut impl DevicePtrMut<u8>,
+    _comp: C,
+) -> Result<()> {
+    let (needles, haystack) = search_inputs::<K, u64>(gpu, needles, haystack)?;
+    let out = gpu.output("found", found, 1, needles.len, &[&needles, &haystack])?;
+    let kernels = gpu.kernels::<K, C>()?;
+    let (lower, contains) = (&kernels.sorted_search[index_slot::<u64>()], &kernels.sorted_search_contains);
+    launch_search_pair::<K>(gpu, &kernels, &needles, &haystack, 8, lower, contains, out.ptr)
+}
+
+/// Validated needle and haystack buffers; a haystack too long for `I` is an error.
+fn search_inputs<'a, K: Key, I: SortIndex>(
+    gpu: &'a Gpu,
+    needles: &'a impl DevicePtr<K>,
+    haystack: &'a impl DevicePtr<K>,
+) -> Result<(BufArg<'a>, BufArg<'a>)> {
     let align = std::mem::align_of::<K>();
     let needles = gpu.input("needles", needles, align)?;
     let haystack = gpu.input("haystack", haystack, align)?;
     if haystack.len >= I::MAX_COUNT {
         return Err(Error::TooLarge { what: "u32 indices (a haystack of 2^32 items or more)" });
     }
-    let word = std::mem::size_of::<I>();
-    let out = gpu.output("out", out, word, needles.len, &[&needles, &haystack])?;
+    Ok((needles, haystack))
+}
+
+/// The kernel slot of index type `I`: 0 for 4-byte, 1 for 8-byte indices.
+fn index_slot<I: SortIndex>() -> usize {
+    usize::from(std::mem::size_of::<I>() == 8)
+}
+
+/// A lower-bound pass into temporary storage (`word`-byte indices), then `second`, an
+/// upper-bound pass that reads them and writes `out`. One temporary buffer: the lower bounds,
+/// then the partitions both passes use in turn.
+#[allow(clippy::too_many_arguments)]
+fn launch_search_pair<K: Key>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    needles: &BufArg<'_>,
+    haystack: &BufArg<'_>,
+    word: usize,
+    lower: &CudaFunction,
+    second: &CudaFunction,
+    out: u64,
+) -> Result<()> {
     if needles.len == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
-    let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
-    let tile = shape.tile();
-    let total = needles.len + haystack.len;
-    let tiles = u32::try_from(total.div_ceil(tile)).ok().filter(|&t| t <= i32::MAX as u32).ok_or(Error::TooLarge { what: "search grid" })?;
-    let (a, b) = match bound {
-        Bound::Lower => (&needles, &haystack),
-        Bound::Upper => (&haystack, &needles),
-    };
-    let parts = partition_count(total, tile);
-    let mut temp = gpu.temp(parts * 8)?;
-    let (parts_ptr, _parts_guard) = temp.device_ptr_mut();
-    launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
+    let grid = SearchGrid::new::<K>(kernels, needles, haystack)?;
+    let lower_bytes = (needles.len * word).div_ceil(256) * 256;
+    let mut temp = gpu.temp(lower_bytes + grid.partition_bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let parts = base + lower_bytes as u64;
+    grid.launch(gpu, kernels, needles, haystack, Bound::Lower, lower, parts, 0, base)?;
+    grid.launch(gpu, kernels, needles, haystack, Bound::Upper, second, parts, base, out)
+}
 
-    let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let args = [
-        KernelArg::Ptr(needles.ptr),
-        KernelArg::I64(needles.len as i64),
-        KernelArg::Ptr(haystack.ptr),
-        KernelArg::I64(haystack.len as i64),
-        KernelArg::Ptr(parts_ptr),
-        KernelArg::Ptr(out.ptr),
-    ];
-    let slot = usize::from(word == 8) + 2 * usize::from(bound == Bound::Upper);
-    // SAFETY: matches `mergepath_sorted_search_{lower,upper}_{4,8}`; the kernel's tile is the
-    // merge shape (same table row), the grid covers ceil(total / tile) tiles, the partitions
-    // (tiles + 1 entries) were computed over (A, B) in the order the bound's kernel merges them,
-    // and `out` holds at least needles.len indices of `word` bytes.
-    unsafe { gpu.launch(&kernels.sorted_search[slot], cfg, &args) }
+/// The launch of a search over `needles.len + haystack.len` merged items (at least one needle).
+struct SearchGrid {
+    shape: LaunchShape,
+    tiles: u32,
+    parts: usize,
+}
+
+impl SearchGrid {
+    fn new<K: Key>(kernels: &Kernels, needles: &BufArg<'_>, haystack: &BufArg<'_>) -> Result<Self> {
+        let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
+        let total = needles.len + haystack.len;
+        let tiles = u32::try_from(total.div_ceil(shape.tile())).ok().filter(|&t| t <= i32::MAX as u32).ok_or(Error::TooLarge { what: "search grid" })?;
+        Ok(SearchGrid { shape, tiles, parts: partition_count(total, shape.tile()) })
+    }
+
+    fn partition_bytes(&self) -> usize {
+        self.parts * 8
+    }
+
+    /// Enqueues the partitions (into `parts`, `partition_bytes` of device memory) and `func`,
+    /// a `mergepath_sorted_search_*` entry whose merge order is `bound`'s, reading `lower`
+    /// (null, or needles.len indices of the entry's width) and writing needles.len outputs to
+    /// `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        kernels: &Kernels,
+        needles: &BufArg<'_>,
+        haystack: &BufArg<'_>,
+        bound: Bound,
+        func: &CudaFunction,
+        parts: u64,
+        lower: u64,
+        out: u64,
+    ) -> Result<()> {
+        let (a, b) = match bound {
+            Bound::Lower => (needles, haystack),
+            Bound::Upper => (haystack, needles),
+        };
+        launch_partitions(gpu, kernels, a, b, self.shape.tile(), parts, self.parts)?;
+        let cfg = LaunchConfig { grid_dim: (self.tiles, 1, 1), block_dim: (self.shape.threads, 1, 1), shared_mem_bytes: 0 };
+        let args = [
+            KernelArg::Ptr(needles.ptr),
+            KernelArg::I64(needles.len as i64),
+            KernelArg::Ptr(haystack.ptr),
+            KernelArg::I64(haystack.len as i64),
+            KernelArg::Ptr(parts),
+            KernelArg::Ptr(lower),
+            KernelArg::Ptr(out),
+        ];
+        // SAFETY: `func` is a `mergepath_sorted_search_*` entry with these arguments whose
+        // merge order is `bound`'s; its tile is the merge shape (same table row), the grid
+        // covers ceil(total / tile) tiles, the partitions (tiles + 1) were just computed over
+        // (A, B) in that order, `lower` is null or holds needles.len indices of the entry's
+        // width, and `out` holds needles.len outputs (validated by the caller).
+        unsafe { gpu.launch(func, cfg, &args) }
+    }
 }

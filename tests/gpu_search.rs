@@ -1,5 +1,6 @@
 //! Sorted search on the GPU against the CPU oracle (a binary search per needle): every built-in
-//! key type and both comparators, lower and upper bounds, u32 and u64 indices, lengths from 0 to
+//! key type and both comparators, lower and upper bounds, u32 and u64 indices, the range, count
+//! and contains variants, lengths from 0 to
 //! 2^24 + tile, empty and one-sided inputs, heavy duplicates, disjoint ranges, identical inputs,
 //! NaN and signed zeros. Skips without a GPU (fails with MERGEPATH_REQUIRE_GPU=1).
 
@@ -21,6 +22,21 @@ fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, needles: &[K], haystack: &[K],
         mergepath::sorted_search(gpu, &dn, &dh, bound, &mut out64, comp).unwrap();
         assert!(gpu.download(&out64).unwrap() == want, "{ctx} {bound:?} u64");
     }
+    // The variants: both bounds at once, counts of equal items, match flags.
+    let lower = cpu::sorted_search(needles, haystack, Bound::Lower, comp);
+    let upper = cpu::sorted_search(needles, haystack, Bound::Upper, comp);
+    let (mut dl, mut du) = (gpu.alloc_zeros::<u64>(needles.len()).unwrap(), gpu.alloc_zeros::<u64>(needles.len()).unwrap());
+    mergepath::sorted_search_range(gpu, &dn, &dh, &mut dl, &mut du, comp).unwrap();
+    let as_u64 = |v: &[usize]| v.iter().map(|&i| i as u64).collect::<Vec<u64>>();
+    assert!(gpu.download(&dl).unwrap() == as_u64(&lower) && gpu.download(&du).unwrap() == as_u64(&upper), "{ctx}: range");
+    let counts: Vec<u32> = lower.iter().zip(&upper).map(|(l, u)| (u - l) as u32).collect();
+    let mut dc = gpu.upload(&vec![u32::MAX; needles.len()]).unwrap();
+    mergepath::sorted_search_count(gpu, &dn, &dh, &mut dc, comp).unwrap();
+    assert!(gpu.download(&dc).unwrap() == counts, "{ctx}: equal counts");
+    let found: Vec<u8> = counts.iter().map(|&c| u8::from(c > 0)).collect();
+    let mut df = gpu.upload(&vec![7u8; needles.len()]).unwrap();
+    mergepath::sorted_search_contains(gpu, &dn, &dh, &mut df, comp).unwrap();
+    assert!(gpu.download(&df).unwrap() == found, "{ctx}: contains");
 }
 
 fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
@@ -69,4 +85,12 @@ fn sorted_search_errors() {
         mergepath::sorted_search(gpu, &needles, &haystack, Bound::Lower, &mut short, Less),
         Err(Error::OutputTooSmall { .. })
     ));
+    let (mut lo, mut short_up) = (gpu.upload(&[9u32; 3]).unwrap(), gpu.alloc_zeros::<u32>(1).unwrap());
+    assert!(matches!(
+        mergepath::sorted_search_range(gpu, &needles, &haystack, &mut lo, &mut short_up, Less),
+        Err(Error::OutputTooSmall { .. })
+    ));
+    assert_eq!(gpu.download(&lo).unwrap(), [9, 9, 9], "nothing written when an output is too small");
+    let mut flags = gpu.alloc_zeros::<u8>(2).unwrap();
+    assert!(matches!(mergepath::sorted_search_contains(gpu, &needles, &haystack, &mut flags, Less), Err(Error::OutputTooSmall { .. })));
 }

@@ -128,22 +128,27 @@ MERGEPATH_SORT_PAIRS(8, uint2)
 MERGEPATH_SORT_PAIRS(16, uint4)
 #undef MERGEPATH_SORT_PAIRS
 
-// Vectorized sorted search: lower or upper bounds, 4- or 8-byte indices. Partitions as
-// mergepath_partitions over (needles, haystack) for lower bounds, (haystack, needles) for upper.
-#define MERGEPATH_SORTED_SEARCH(BOUND, UPPER, BYTES, INDEX)                                       \
+// Vectorized sorted search, 4- or 8-byte indices: lower or upper bounds; counts of equal
+// haystack items (an upper-bound pass given the lower bounds); match flags (bytes, given u64
+// lower bounds). Partitions as mergepath_partitions over (needles, haystack) for lower bounds,
+// (haystack, needles) for the upper-bound passes.
+#define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, INDEX, OUT)                                  \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)                     \
-  mergepath_sorted_search_##BOUND##_##BYTES(const mergepath_key_t* needles, int64_t needle_count, \
-                                            const mergepath_key_t* haystack,                     \
-                                            int64_t haystack_count, const int64_t* partitions,   \
-                                            INDEX* out) {                                        \
+  mergepath_sorted_search_##NAME(const mergepath_key_t* needles, int64_t needle_count,           \
+                                 const mergepath_key_t* haystack, int64_t haystack_count,        \
+                                 const int64_t* partitions, const INDEX* lower, OUT* out) {      \
     using namespace mergepath_instance;                                                          \
-    mergepath::sorted_search_tile<MERGE.nt, MERGE.vt, UPPER, K, INDEX>(                          \
-        needles, needle_count, haystack, haystack_count, partitions, out, Comp());               \
+    mergepath::sorted_search_tile<MERGE.nt, MERGE.vt, UPPER, mergepath::search_output::OUTPUT,   \
+                                  K, INDEX, OUT>(needles, needle_count, haystack,                \
+                                                 haystack_count, partitions, lower, out, Comp()); \
   }
-MERGEPATH_SORTED_SEARCH(lower, false, 4, uint32_t)
-MERGEPATH_SORTED_SEARCH(lower, false, 8, uint64_t)
-MERGEPATH_SORTED_SEARCH(upper, true, 4, uint32_t)
-MERGEPATH_SORTED_SEARCH(upper, true, 8, uint64_t)
+MERGEPATH_SORTED_SEARCH(lower_4, false, bound, uint32_t, uint32_t)
+MERGEPATH_SORTED_SEARCH(lower_8, false, bound, uint64_t, uint64_t)
+MERGEPATH_SORTED_SEARCH(upper_4, true, bound, uint32_t, uint32_t)
+MERGEPATH_SORTED_SEARCH(upper_8, true, bound, uint64_t, uint64_t)
+MERGEPATH_SORTED_SEARCH(count_4, true, equal_count, uint32_t, uint32_t)
+MERGEPATH_SORTED_SEARCH(count_8, true, equal_count, uint64_t, uint64_t)
+MERGEPATH_SORTED_SEARCH(contains, true, contains, uint64_t, uint8_t)
 #undef MERGEPATH_SORTED_SEARCH
 
 // out[i] = i for i in [0, count): the values of an index sort.

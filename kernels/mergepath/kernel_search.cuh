@@ -9,12 +9,18 @@
 
 namespace mergepath {
 
-// out[j] = bound of needles[j] in haystack, for the needles of output tile blockIdx.x of the
-// virtual merge (partitions as merge_path_partitions_body over A and B as above).
-template <int NT, int VT, bool Upper, class K, class I, class Comp>
+// What sorted_search_tile writes for needle j, given its bound b: b itself; with the needles'
+// lower bounds `lower` from an earlier pass and b the upper bound, the count of haystack items
+// equal to the needle (b - lower[j]); or whether there is one (b != lower[j]).
+enum class search_output { bound, equal_count, contains };
+
+// out[j] = what `Output` says for needles[j], for the needles of output tile blockIdx.x of the
+// virtual merge (partitions as merge_path_partitions_body over A and B as above). `lower` is
+// read only for equal_count and contains.
+template <int NT, int VT, bool Upper, search_output Output, class K, class I, class O, class Comp>
 __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t needle_count, const K* haystack,
-                                                   int64_t haystack_count, const int64_t* partitions, I* out,
-                                                   Comp comp) {
+                                                   int64_t haystack_count, const int64_t* partitions,
+                                                   const I* lower, O* out, Comp comp) {
   constexpr int NV = NT * VT;
   const K* a = Upper ? haystack : needles;
   const K* b = Upper ? needles : haystack;
@@ -47,7 +53,12 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int k = NT * i + (int)threadIdx.x;
-    if (k < needles_in_tile) out[needle_begin + k] = (I)(haystack_begin + shared.indices[k]);
+    if (k < needles_in_tile) {
+      const int64_t j = needle_begin + k, bound = haystack_begin + shared.indices[k];
+      if constexpr (Output == search_output::bound) out[j] = (O)bound;
+      else if constexpr (Output == search_output::equal_count) out[j] = (O)(bound - (int64_t)lower[j]);
+      else out[j] = (O)(bound != (int64_t)lower[j]);
+    }
   }
 }
 
