@@ -13,7 +13,7 @@ use crate::gpu::{BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
 use crate::sort::SortIndex;
-use crate::tuning::{merge_shape, LaunchShape};
+use crate::tuning::{search_shape, LaunchShape};
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Which bound [`sorted_search`] finds.
@@ -167,7 +167,7 @@ struct SearchGrid {
 
 impl SearchGrid {
     fn new<K: Key>(kernels: &Kernels, needles: &BufArg<'_>, haystack: &BufArg<'_>) -> Result<Self> {
-        let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
+        let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
         let total = needles.len + haystack.len;
         let tiles = u32::try_from(total.div_ceil(shape.tile())).ok().filter(|&t| t <= i32::MAX as u32).ok_or(Error::TooLarge { what: "search grid" })?;
         Ok(SearchGrid { shape, tiles, parts: partition_count(total, shape.tile()) })
@@ -210,7 +210,7 @@ impl SearchGrid {
             KernelArg::Ptr(out),
         ];
         // SAFETY: `func` is a `mergepath_sorted_search_*` entry with these arguments whose
-        // merge order is `bound`'s; its tile is the merge shape (same table row), the grid
+        // merge order is `bound`'s; its tile is the search shape (same table row), the grid
         // covers ceil(total / tile) tiles, the partitions (tiles + 1) were just computed over
         // (A, B) in that order, `lower` is null or holds needles.len indices of the entry's
         // width, and `out` holds needles.len outputs (validated by the caller).

@@ -40,7 +40,7 @@ fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, needles: &[K], haystack: &[K],
 }
 
 fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
-    let tile = tuning::merge_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile();
+    let tile = tuning::search_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile();
     let mut rng = Rng(0x5ea7c4 ^ tile as u64);
     let mut sizes = vec![(0, 0), (0, 9), (9, 0), (1, 1), (tile - 1, 1), (1, tile + 1), (tile, tile), (3 * tile + 1, 2 * tile - 1)];
     sizes.extend((0..3).map(|_| (rng.below(200_000) as usize, rng.below(200_000) as usize)));

@@ -19,6 +19,7 @@ namespace mergepath_instance {
 using K = mergepath_key_t;
 using Comp = mergepath_comp_t;
 constexpr mergepath::launch_shape MERGE = mergepath::merge_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+constexpr mergepath::launch_shape SEARCH = mergepath::search_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 // Mergesort: the blocksort's tile is a whole number of the merge passes' tiles, so runs are
 // whole tiles. Four-way passes run 2 * SORT.nt threads on segments of up to two SORT tiles
 // (SORT_PAIRS for the kernels that move values).
@@ -133,12 +134,12 @@ MERGEPATH_SORT_PAIRS(16, uint4)
 // lower bounds). Partitions as mergepath_partitions over (needles, haystack) for lower bounds,
 // (haystack, needles) for the upper-bound passes.
 #define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, INDEX, OUT)                                  \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)                     \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                     \
   mergepath_sorted_search_##NAME(const mergepath_key_t* needles, int64_t needle_count,           \
                                  const mergepath_key_t* haystack, int64_t haystack_count,        \
                                  const int64_t* partitions, const INDEX* lower, OUT* out) {      \
     using namespace mergepath_instance;                                                          \
-    mergepath::sorted_search_tile<MERGE.nt, MERGE.vt, UPPER, mergepath::search_output::OUTPUT,   \
+    mergepath::sorted_search_tile<SEARCH.nt, SEARCH.vt, UPPER, mergepath::search_output::OUTPUT,   \
                                   K, INDEX, OUT>(needles, needle_count, haystack,                \
                                                  haystack_count, partitions, lower, out, Comp()); \
   }
