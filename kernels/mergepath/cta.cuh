@@ -116,6 +116,17 @@ __device__ __forceinline__ void cta_merge_from_shared(const K* keys, int a_count
   serial_merge_at<VT>(keys, 0, a_count, count, VT * (int)threadIdx.x, results, indices, comp);
 }
 
+// Loads the tile of merge range `r` (A's slice of `a`, then B's of `b`) into `shared_keys` and
+// merges it: each thread's VT results and their tile-local source positions (< r.a_count():
+// from A). Ends with `shared_keys` still in use (synchronize before writing it).
+template <int NT, int VT, class K, class Comp>
+__device__ __forceinline__ void cta_load_merge(const K* a, const K* b, const merge_range& r, K* shared_keys,
+                                               K (&results)[VT], int (&indices)[VT], Comp comp) {
+  cta_load_two_ranges<NT, VT>(a + r.a_begin, r.a_count(), b + r.b_begin, r.count(), shared_keys);
+  __syncthreads();
+  cta_merge_from_shared<NT, VT>(shared_keys, r.a_count(), r.count(), results, indices, comp);
+}
+
 // Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts
 // its VT keys (odd_even_transposition_sort), then log2(NT) rounds merge sorted lists of VT,
 // 2 VT, ... NT/2 VT keys pairwise through shared memory, `coop` threads per merge. With

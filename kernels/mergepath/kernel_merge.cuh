@@ -42,11 +42,9 @@ __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_val
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   const int a_n = r.a_count(), count = r.count();
-  cta_load_two_ranges<NT, VT>(a_keys + r.a_begin, a_n, b_keys + r.b_begin, count, shared.keys);
-  __syncthreads();
   K results[VT];
   int indices[VT];
-  cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
+  cta_load_merge<NT, VT>(a_keys, b_keys, r, shared.keys, results, indices, comp);
   cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT>(indices, shared.indices,

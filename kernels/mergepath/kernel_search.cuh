@@ -29,11 +29,9 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
   const merge_range r = compute_merge_range(a_count, b_count, blockIdx.x, NV, partitions);
   __shared__ merge_shared<NV, K> shared;
   const int a_n = r.a_count(), count = r.count();
-  cta_load_two_ranges<NT, VT>(a + r.a_begin, a_n, b + r.b_begin, count, shared.keys);
-  __syncthreads();
   K results[VT];
   int indices[VT];
-  cta_merge_from_shared<NT, VT>(shared.keys, a_n, count, results, indices, comp);
+  cta_load_merge<NT, VT>(a, b, r, shared.keys, results, indices, comp);
   __syncthreads();  // every thread is done with the keys: shared.indices is free
   // Needle k of the tile, merged at tile position p, has p - k haystack items of the tile
   // before it.
