@@ -218,11 +218,11 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 
 /// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
 /// the merge kernel (one launch per pass); larger sorts use the partition kernel for two-way
-/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an H100: at 356 tiles (2^20
-/// u32 keys) the in-kernel search measured faster than the partition kernel and one-launch
-/// two-way passes faster than four-way ones, whose boundary searches are latency-bound there;
-/// at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of CTAs waiting on its
-/// own searches (BENCHMARKS.md).
+/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an
+/// H100: at 356 tiles (2^20 u32 keys) the in-kernel search measured faster than the partition
+/// kernel and one-launch two-way passes faster than four-way ones, whose boundary searches are
+/// latency-bound there; at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of
+/// CTAs waiting on its own searches (BENCHMARKS.md).
 const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
 /// Items of each of the four runs of frame `frame` of a four-way pass over `n` items with runs
@@ -238,15 +238,21 @@ fn mergesort4_frame(n: usize, run: usize, frame: usize) -> (usize, [usize; 4]) {
     (begin, counts)
 }
 
+/// Boundaries (and segments) of a frame with runs of `c` items: one every `tile` items, rounded
+/// up, of A + B, and of C + D.
+fn mergesort4_pair_boundaries(c: &[usize; 4], tile: usize) -> (usize, usize) {
+    ((c[0] + c[1]).div_ceil(tile), (c[2] + c[3]).div_ceil(tile))
+}
+
 /// Segments (CTAs) of a four-way pass over `n` items with runs of `run` and tiles of `tile`:
-/// per frame one for every `tile` items, rounded up, of A + B and of C + D.
+/// every frame before the last is full, with `4 * run / tile`.
 pub fn mergesort4_segment_count(n: usize, run: usize, tile: usize) -> usize {
     let frames = n.div_ceil(4 * run);
     if frames == 0 {
         return 0;
     }
-    let (_, c) = mergesort4_frame(n, run, frames - 1);
-    (frames - 1) * (4 * run / tile) + (c[0] + c[1]).div_ceil(tile) + (c[2] + c[3]).div_ceil(tile)
+    let (ab, cd) = mergesort4_pair_boundaries(&mergesort4_frame(n, run, frames - 1).1, tile);
+    (frames - 1) * (4 * run / tile) + ab + cd
 }
 
 /// The input ranges of the four runs (A, B, C, D, global indices) each segment of a four-way
@@ -277,10 +283,9 @@ pub fn mergesort4_segments<T>(keys: &[T], run: usize, tile: usize, is_less: impl
             let split = if p == 0 { [a, b, c0, c1] } else { [c0, c1, a, b] };
             (j + (c0 + c1).div_ceil(tile), split)
         };
-        let ab = (c[0] + c[1]).div_ceil(tile);
-        let count = ab + (c[2] + c[3]).div_ceil(tile);
-        let mut splits = vec![[0; 4]; count];
-        for j in 0..count {
+        let (ab, cd) = mergesort4_pair_boundaries(&c, tile);
+        let mut splits = vec![[0; 4]; ab + cd];
+        for j in 0..ab + cd {
             let (slot, split) = if j < ab { boundary(0, j) } else { boundary(1, j - ab) };
             splits[slot] = split;
         }
@@ -370,8 +375,9 @@ fn launch_sort<K: Key, C: Comparator<K>>(
     for (j, pass) in plan.iter().enumerate() {
         let run = KernelArg::I64(pass.run as i64);
         let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
-        // The pass's pair kernels, merge launch, and partitions (null: searched in the kernel).
-        let (pairs, merge_cfg, parts_arg) = if pass.ways == 2 {
+        // The pass's key and pair kernels, merge launch, and partitions (null: searched in the
+        // merge kernel).
+        let (keys_func, pairs_funcs, merge_cfg, parts_arg) = if pass.ways == 2 {
             let parts = tiles + 1;
             if !search_in_merge {
                 let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
@@ -380,7 +386,8 @@ fn launch_sort<K: Key, C: Comparator<K>>(
                 // blocks) is a multiple of the spacing `tile`.
                 unsafe { gpu.launch(&kernels.sort_partitions, partition_launch_config(parts)?, &args) }?;
             }
-            (&kernels.sort_merge_pairs, config(grid(tiles)?, shape.threads), if search_in_merge { 0 } else { parts_ptr })
+            let parts_arg = if search_in_merge { 0 } else { parts_ptr };
+            (&kernels.sort_merge_keys, &kernels.sort_merge_pairs, config(grid(tiles)?, shape.threads), parts_arg)
         } else {
             let segments = mergesort4_segment_count(n, pass.run, tile);
             let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(segments as i64), KernelArg::Ptr(parts_ptr)];
@@ -388,17 +395,16 @@ fn launch_sort<K: Key, C: Comparator<K>>(
             // buffer `segments` 32-byte splits, the grid covers `segments` threads, and run is
             // a multiple of the spacing `tile`, the kernel's segment spacing.
             unsafe { gpu.launch(&kernels.sort4_boundaries, partition_launch_config(segments)?, &args) }?;
-            (&kernels.sort4_merge_pairs, config(grid(segments)?, 2 * shape.threads), parts_ptr)
+            (&kernels.sort4_merge_keys, &kernels.sort4_merge_pairs, config(grid(segments)?, 2 * shape.threads), parts_ptr)
         };
         match values {
             None => {
                 let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
-                let func = if pass.ways == 2 { &kernels.sort_merge_keys } else { &kernels.sort4_merge_keys };
                 // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
                 // (whose CTAs are the shape's or twice its threads, as configured); src and
                 // dst are distinct n-key buffers (one is the temp); the partitions are null or
                 // were written just above for this pass's grid.
-                unsafe { gpu.launch(func, merge_cfg, &args) }?;
+                unsafe { gpu.launch(keys_func, merge_cfg, &args) }?;
             }
             Some((_, _, word)) => {
                 let args = [
@@ -411,7 +417,7 @@ fn launch_sort<K: Key, C: Comparator<K>>(
                     KernelArg::Ptr(dst_v.unwrap()),
                 ];
                 // SAFETY: as above for the `_pairs_{4,8,16}` kernels with n values.
-                unsafe { gpu.launch(&pairs[value_slot(word)], merge_cfg, &args) }?;
+                unsafe { gpu.launch(&pairs_funcs[value_slot(word)], merge_cfg, &args) }?;
             }
         }
     }

@@ -46,7 +46,8 @@ pub fn derive_key(input: TokenStream) -> TokenStream {
 struct Field {
     ident: Ident,
     cuda_type: &'static str,
-    size: usize,
+    /// Byte offset in the repr(C) layout (no padding, so the sum of the sizes before it).
+    offset: usize,
 }
 
 /// One comparator to instantiate.
@@ -118,7 +119,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         if offset % size != 0 {
             return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
         }
-        fields.push(Field { ident, cuda_type, size });
+        fields.push(Field { ident, cuda_type, offset });
         offset += size;
         align = align.max(size);
     }
@@ -166,7 +167,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     }
     let (order, order_span) = order.unwrap_or_else(|| ((0..fields.len()).map(|i| (i, false)).collect(), name.span()));
 
-    let cuda_struct = format!("{name}");
     let mut comparators = Vec::new();
     // Field order, lexicographic; floats through order_key (the total order).
     let mut less_body = String::new();
@@ -191,7 +191,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
-        cuda_def: format!("struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{\n{less_body}    return false;\n  }}\n}};\n"),
+        cuda_def: format!("struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}    return false;\n  }}\n}};\n"),
         cuda_name: format!("mergepath_user::{name}_less"),
         is_less: quote! { #(#rust_less)* false },
         span: order_span,
@@ -200,7 +200,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Greater),
         name: "greater".into(),
-        cuda_def: format!("{}struct {name}_greater {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{ return {name}_less()(b, a); }}\n}};\n", comparators[0].cuda_def),
+        cuda_def: format!("{}struct {name}_greater {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{ return {name}_less()(b, a); }}\n}};\n", comparators[0].cuda_def),
         cuda_name: format!("mergepath_user::{name}_greater"),
         is_less: quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) },
         span: order_span,
@@ -212,7 +212,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             rust_type: quote!(#ident),
             name: ident.to_string(),
             cuda_def: format!(
-                "struct {name}_{ident} {{\n  __device__ __forceinline__ bool operator()(const {cuda_struct}& a, const {cuda_struct}& b) const {{\n    return ({});\n  }}\n}};\n",
+                "struct {name}_{ident} {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n    return ({});\n  }}\n}};\n",
                 cuda.value()
             ),
             cuda_name: format!("mergepath_user::{name}_{ident}"),
@@ -227,25 +227,18 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     }
 
     // The CUDA struct, checked against the Rust layout on both sides.
-    let mut decl = format!("struct {cuda_struct} {{\n");
-    let mut checks = format!("static_assert(sizeof({cuda_struct}) == {size} && alignof({cuda_struct}) == {align}, \"layout of {name}\");\n");
-    let mut at = 0;
-    for f in &fields {
-        decl += &format!("  {} {};\n", f.cuda_type, f.ident);
-        checks += &format!("static_assert(offsetof({cuda_struct}, {}) == {at}, \"offset of {name}::{}\");\n", f.ident, f.ident);
-        at += f.size;
+    let mut decl = format!("struct {name} {{\n");
+    let mut checks = format!("static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \"layout of {name}\");\n");
+    for Field { ident, cuda_type, offset } in &fields {
+        decl += &format!("  {cuda_type} {ident};\n");
+        checks += &format!("static_assert(offsetof({name}, {ident}) == {offset}, \"offset of {name}::{ident}\");\n");
     }
     decl += &format!("}};\n{checks}");
-    let offsets = fields.iter().scan(0usize, |at, f| {
-        let here = *at;
-        *at += f.size;
-        Some((f.ident.clone(), here))
-    });
-    let offset_checks = offsets.map(|(ident, at)| quote! { assert!(::core::mem::offset_of!(#name, #ident) == #at); });
+    let offset_checks = fields.iter().map(|Field { ident, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #ident) == #offset); });
 
     let fatbins = compile(name, &decl, &comparators)?;
     let vis = &input.vis;
-    let cuda_type = format!("mergepath_user::{cuda_struct}");
+    let cuda_type = format!("mergepath_user::{name}");
     let impls = comparators.iter().zip(&fatbins).map(|(c, fatbin)| {
         let (rust_type, cname, body) = (&c.rust_type, &c.name, &c.is_less);
         let kernels = match fatbin {
