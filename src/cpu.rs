@@ -79,3 +79,71 @@ pub fn sorted_search<K: Key, C: Comparator<K>>(needles: &[K], haystack: &[K], bo
         })
         .collect()
 }
+
+/// Where an item of a multiset operation's result comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetSource {
+    /// `a[i]`.
+    A(usize),
+    /// `b[j]`.
+    B(usize),
+}
+
+/// The sources of `op`'s result on `a` and `b` (sorted by `is_less`), in order: C++'s
+/// sequential `std::set_*` loop, where equal keys met at the heads of both inputs are a pair.
+pub fn set_operation_by<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> Vec<SetSource> {
+    let emit = op.emit();
+    let (mut out, mut i, mut j) = (Vec::new(), 0, 0);
+    while i < a.len() || j < b.len() {
+        if j == b.len() || (i < a.len() && is_less(&a[i], &b[j])) {
+            if emit & crate::sets::EMIT_A_ONLY != 0 {
+                out.push(SetSource::A(i));
+            }
+            i += 1;
+        } else if i == a.len() || is_less(&b[j], &a[i]) {
+            if emit & crate::sets::EMIT_B_ONLY != 0 {
+                out.push(SetSource::B(j));
+            }
+            j += 1;
+        } else {
+            if emit & crate::sets::EMIT_MATCHED != 0 {
+                out.push(SetSource::A(i));
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    out
+}
+
+/// `op`'s result on keys `a` and `b` sorted by `comp` (the oracle of
+/// [`crate::set_operation_keys`]).
+pub fn set_operation_keys<K: Key, C: Comparator<K>>(op: crate::SetOperation, a: &[K], b: &[K], comp: C) -> Vec<K> {
+    set_operation_by(op, a, b, |x, y| comp.is_less(x, y))
+        .into_iter()
+        .map(|s| match s {
+            SetSource::A(i) => a[i],
+            SetSource::B(j) => b[j],
+        })
+        .collect()
+}
+
+/// `op`'s result on key/value pairs (the oracle of [`crate::set_operation_pairs`]).
+pub fn set_operation_pairs<K: Key, V: Copy, C: Comparator<K>>(
+    op: crate::SetOperation,
+    a_keys: &[K],
+    a_values: &[V],
+    b_keys: &[K],
+    b_values: &[V],
+    comp: C,
+) -> (Vec<K>, Vec<V>) {
+    assert_eq!(a_keys.len(), a_values.len(), "a_values must have a_keys' length");
+    assert_eq!(b_keys.len(), b_values.len(), "b_values must have b_keys' length");
+    set_operation_by(op, a_keys, b_keys, |x, y| comp.is_less(x, y))
+        .into_iter()
+        .map(|s| match s {
+            SetSource::A(i) => (a_keys[i], a_values[i]),
+            SetSource::B(j) => (b_keys[j], b_values[j]),
+        })
+        .unzip()
+}

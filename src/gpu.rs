@@ -61,6 +61,11 @@ pub(crate) struct Kernels {
     pub sorted_search_count: [CudaFunction; 2],
     /// Match flags from 8-byte lower bounds.
     pub sorted_search_contains: CudaFunction,
+    pub set_partitions: CudaFunction,
+    pub set_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub set_pairs: [CudaFunction; 3],
+    pub set_count: CudaFunction,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -183,6 +188,10 @@ impl Gpu {
                 module.load_function("mergepath_sorted_search_count_8")?,
             ],
             sorted_search_contains: module.load_function("mergepath_sorted_search_contains")?,
+            set_partitions: module.load_function("mergepath_set_partitions")?,
+            set_keys: module.load_function("mergepath_set_keys")?,
+            set_pairs: by_word("mergepath_set_pairs")?,
+            set_count: module.load_function("mergepath_set_count")?,
             arch,
         });
         modules.insert(id, kernels.clone());

@@ -1,9 +1,10 @@
 //! # mergepath
 //!
 //! GPU Merge Path algorithms on CUDA through [`cudarc`]: stable merge of keys and key/value
-//! pairs and stable mergesort of keys, pairs and indices, built on a public two-phase scheduling layer (coarse Merge Path partitions over global
-//! memory, then per-thread partitions in shared memory and an unrolled serial merge in
-//! registers, after Baxter's Modern GPU).
+//! pairs, stable mergesort of keys, pairs and indices, vectorized sorted search and multiset
+//! operations (Balanced Path), built on a public two-phase scheduling layer (coarse Merge Path
+//! partitions over global memory, then per-thread partitions in shared memory and an unrolled
+//! serial loop in registers, after Baxter's Modern GPU).
 //!
 //! ```no_run
 //! use mergepath::{Gpu, Less};
@@ -35,6 +36,7 @@ mod key;
 pub mod merge;
 pub mod partition;
 pub mod search;
+pub mod sets;
 pub mod sort;
 pub mod tuning;
 
@@ -47,6 +49,7 @@ pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_pairs};
-pub use partition::{merge_path, merge_path_partitions, partition_count};
+pub use partition::{balanced_path, merge_path, merge_path_partitions, partition_count};
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
+pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

@@ -43,6 +43,33 @@ pub fn merge_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) -> 
     begin
 }
 
+/// Where the Balanced Path of `a` and `b` crosses cross-diagonal `diag` (`balanced_path` in
+/// `kernels/mergepath/search.cuh`, mirrored exactly): `(a_split, b_split)` with
+/// `a_split + b_split` equal to `diag`, or `diag + 1` where `diag` would separate a pair. The
+/// k-th key equal to x in `a` and the k-th equal to x in `b` are a pair, adjacent in the
+/// balanced merge (a's first); at a split, every key before it on one side has its partner
+/// (if any) before it on the other. The partitions of [`crate::sets`].
+pub fn balanced_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) -> bool) -> (usize, usize) {
+    let ai = merge_path(a, b, diag, &is_less);
+    let bi = diag - ai;
+    let Some(x) = b.get(bi) else { return (ai, bi) };
+    // The merge path took keys equal to x only if the last taken one of a or b equals x.
+    let a_tail = ai > 0 && !is_less(&a[ai - 1], x);
+    let b_tail = bi > 0 && !is_less(&b[bi - 1], x);
+    if !a_tail && !b_tail {
+        return (ai, bi);
+    }
+    let a_start = a[..ai].partition_point(|k| is_less(k, x));
+    let b_start = b[..bi].partition_point(|k| is_less(k, x));
+    let (a_run, b_run) = (ai - a_start, bi - b_start);
+    let t = a_run + b_run;
+    // a's keys equal to x (only "at least t" matters when b has taken none), b's capped at t.
+    let i = if b_run > 0 { a_run } else { t };
+    let j = b_run + b[bi..(b_start + t).min(b.len())].partition_point(|k| !is_less(x, k));
+    let half = t.div_ceil(2);
+    (a_start + t.saturating_sub(j).max(i.min(half)), b_start + t.saturating_sub(i).max(j.min(half)))
+}
+
 /// The partitions [`merge_path_partitions`] computes, on the CPU.
 pub fn merge_path_partitions_cpu<T>(a: &[T], b: &[T], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
     assert!(spacing > 0, "spacing must be positive");

@@ -14,6 +14,11 @@ pub fn search_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::SEARCH_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has search rows")
 }
 
+/// The launch shape of the multiset operations (a tile takes up to one item more).
+pub fn sets_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::SETS_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sets rows")
+}
+
 /// The launch shape of the merge passes of a key sort: two-way passes use it as it is,
 /// four-way passes with twice the threads (segments of up to two tiles); `ways` says which
 /// (large sorts only: small ones always merge two ways).

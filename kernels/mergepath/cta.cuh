@@ -177,17 +177,13 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
   }
 }
 
-// Writes out[j] = src[indices'[j]] for j in [0, count): the values that follow the keys,
-// gathered through the merge's source positions. `indices` is in thread order and goes
-// through `shared_indices` (NT * VT ints) so the stores are coalesced. With InPlace, `out` may
-// overlap `src`: a barrier separates all the CTA's loads from its stores.
+// Writes out[j] = src[shared_indices[j]] for j in [0, count), coalesced: values gathered
+// through source positions already in shared memory (the caller synchronized after writing
+// them). With InPlace, `out` may overlap `src`: a barrier separates all the CTA's loads from its
+// stores.
 template <int NT, int VT, class V, bool InPlace = false, int N>
-__device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int* shared_indices,
-                                                  const tile_ranges<N, V>& src, V* out, int count) {
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < VT; ++i) shared_indices[VT * (int)threadIdx.x + i] = indices[i];
-  __syncthreads();
+__device__ __forceinline__ void cta_gather_shared(const int* shared_indices, const tile_ranges<N, V>& src,
+                                                  V* out, int count) {
   V x[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -200,6 +196,20 @@ __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int*
     int idx = NT * i + (int)threadIdx.x;
     if (idx < count) out[idx] = x[i];
   }
+}
+
+// Writes out[j] = src[indices'[j]] for j in [0, count): the values that follow the keys,
+// gathered through the merge's source positions. `indices` is in thread order and goes
+// through `shared_indices` (NT * VT ints) so the stores are coalesced. InPlace as in
+// cta_gather_shared.
+template <int NT, int VT, class V, bool InPlace = false, int N>
+__device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int* shared_indices,
+                                                  const tile_ranges<N, V>& src, V* out, int count) {
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) shared_indices[VT * (int)threadIdx.x + i] = indices[i];
+  __syncthreads();
+  cta_gather_shared<NT, VT, V, InPlace>(shared_indices, src, out, count);
 }
 
 }  // namespace mergepath

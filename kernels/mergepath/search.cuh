@@ -75,4 +75,58 @@ __device__ __forceinline__ void sorted_bound2(Keys keys0, Index count0, Keys key
   bound1 = b1;
 }
 
+
+// The number of the sorted keys[0..count) that go before `key` where `key` comes later (Upper:
+// the keys not after it) or earlier (lower bound: the keys strictly before it).
+template <bool Upper, class Index, class Keys, class K, class Comp>
+__device__ __forceinline__ Index sorted_bound(Keys keys, Index count, K key, Comp comp) {
+  Index begin = 0, end = count;
+  while (begin < end) {
+    const Index mid = begin + (end - begin) / 2;
+    if (Upper ? !comp(key, keys[mid]) : comp(keys[mid], key)) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
+// Balanced Path (Baxter, Modern GPU): the merge path of A and B in the order where the k-th of
+// the keys equal to x in A and the k-th equal to x in B are a "pair", adjacent (A's first).
+// Items keep their merge order otherwise. Pairs are what multiset operations match, so a split
+// must not separate them: where cross-diagonal `diag` falls inside a pair, the split moves one
+// past it. Returns the split (a_split, b_split): a_split + b_split is diag or diag + 1, and
+// every key equal to x before it on one side has its partner before it on the other (or none).
+//
+// Found from the stable merge path at `diag` (which takes all of A's x before B's), then, only
+// where that crossing is inside a run of equal keys x spanning both inputs, by rebalancing the
+// run's t taken items between A (i keys equal to x) and B (j keys): A takes
+// max(t - j, min(i, ceil(t / 2))), B max(t - i, min(j, ceil(t / 2))).
+template <class Index, class Keys, class Comp>
+__device__ __forceinline__ void balanced_path(Keys a, Index a_count, Keys b, Index b_count, Index diag,
+                                              Index& a_split, Index& b_split, Comp comp) {
+  const Index ai = merge_path(a, a_count, b, b_count, diag, comp);
+  const Index bi = diag - ai;
+  a_split = ai;
+  b_split = bi;
+  if (bi >= b_count) return;  // B is all taken, so is every run it shares with A
+  const auto x = b[bi];
+  // The merge path took keys equal to x only if the last taken one of A or B equals x (all
+  // taken keys go before or tie with x).
+  const bool a_tail = ai > 0 && !comp(a[ai - 1], x);
+  const bool b_tail = bi > 0 && !comp(b[bi - 1], x);
+  if (!a_tail && !b_tail) return;
+  Index a_start, b_start;
+  sorted_bound2<false>(a, ai, b, bi, x, a_start, b_start, comp);
+  const Index a_run = ai - a_start, b_run = bi - b_start, t = a_run + b_run;
+  // i: A's keys equal to x; all are taken if B's are (b_run > 0), else only i >= t matters.
+  const Index i = b_run > 0 ? a_run : t;
+  // j, capped at t (only min(j, t) matters): B's taken ones and those after bi, up to b_start + t.
+  const Index window_end = b_start + t < b_count ? b_start + t : b_count;
+  const Index j = b_run + sorted_bound<true>(b + bi, window_end - bi, x, comp);
+  const Index half = (t + 1) / 2;
+  const Index a_take = t - j > (i < half ? i : half) ? t - j : (i < half ? i : half);
+  const Index b_take = t - i > (j < half ? j : half) ? t - i : (j < half ? j : half);
+  a_split = a_start + a_take;
+  b_split = b_start + b_take;
+}
+
 }  // namespace mergepath

@@ -40,4 +40,46 @@ __device__ __forceinline__ void serial_merge_at(const K* keys, int a_begin, int 
   serial_merge<VT>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
 }
 
+
+// Which items a multiset operation outputs, as a bit set over the three kinds of step of
+// serial_set_op: an A item with no partner in B, a B item with no partner in A, and a matched
+// pair (whose A item goes out). Intersection: SET_MATCHED; union: all three; difference
+// (A - B): SET_A_ONLY; symmetric difference: SET_A_ONLY | SET_B_ONLY. These are C++'s
+// std::set_* multiset semantics (see balanced_path for the pairing).
+enum set_emit : int { SET_A_ONLY = 1, SET_B_ONLY = 2, SET_MATCHED = 4 };
+
+// One thread's share of a multiset operation on a tile in shared memory: A is
+// keys[a..a_end), B keys[b..b_end), both starting and ending at balanced-path splits, in at
+// most VT steps (a step takes one unmatched item or one matched pair). Step i's candidate
+// output goes to results[i] with its tile-local position in indices[i]; bit i of the returned
+// mask says whether `emit` outputs it.
+template <int VT, class K, class Comp>
+__device__ __forceinline__ unsigned serial_set_op(const K* keys, int a, int a_end, int b, int b_end, int emit,
+                                                  K (&results)[VT], int (&indices)[VT], Comp comp) {
+  static_assert(VT <= 32, "serial_set_op returns a 32-bit mask");
+  unsigned mask = 0;
+  K a_key = a < a_end ? keys[a] : K();
+  K b_key = b < b_end ? keys[b] : K();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const bool has_a = a < a_end, has_b = b < b_end;
+    // Inside balanced splits, keys that compare equal are a pair (see balanced_path).
+    const bool a_first = has_a && (!has_b || comp(a_key, b_key));
+    const bool b_first = has_b && (!has_a || comp(b_key, a_key));
+    const bool matched = has_a && has_b && !a_first && !b_first;
+    results[i] = b_first ? b_key : a_key;
+    indices[i] = b_first ? b : a;
+    const bool out = (a_first && (emit & SET_A_ONLY)) || (b_first && (emit & SET_B_ONLY)) ||
+                     (matched && (emit & SET_MATCHED));
+    mask |= (unsigned)out << i;
+    if (a_first || matched) {
+      if (++a < a_end) a_key = keys[a];
+    }
+    if (b_first || matched) {
+      if (++b < b_end) b_key = keys[b];
+    }
+  }
+  return mask;
+}
+
 }  // namespace mergepath
