@@ -70,6 +70,11 @@ fn build() -> Result<(), String> {
         None => install_toolkit(&target_dir, |msg| println!("cargo:warning={msg}"))?,
     };
     let build = KernelBuild::new(nvcc, &archs, &kernels_dir, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
+    // For crates that compile kernels of their own against these headers (`links = "mergepath"`:
+    // their build scripts read DEP_MERGEPATH_NVCC and DEP_MERGEPATH_NVCC_FLAGS, tab-separated).
+    let (nvcc, flags) = build.command();
+    println!("cargo:nvcc={}", nvcc.display());
+    println!("cargo:nvcc_flags={}", flags.join("\t"));
     let mut units = Vec::new();
     for (key, cuda_key) in KEYS {
         for (comp, functor) in COMPARATORS {

@@ -5,6 +5,7 @@
 //! one TSV line per case in the anchors' format: op impl type n ms gkeys_s gbytes_s.
 //!
 //! Run: `cargo bench --bench search` (on the GPU machine: `.gpu/run bench search`).
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes, e.g. for a profiler.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mergepath::cudarc::driver::DeviceRepr;
@@ -12,9 +13,7 @@ use mergepath::{Bound, Comparator, Gpu, Key, Less};
 use std::time::Duration;
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, sorted_halves};
-
-const LOG2_SIZES: [u32; 3] = [20, 24, 26];
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, sorted_halves};
 
 fn bench_type<K: Key + DeviceRepr + Ord>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K)
 where
@@ -22,7 +21,7 @@ where
 {
     let mut group = c.benchmark_group(format!("sorted_search_{name}"));
     group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for log2 in LOG2_SIZES {
+    for log2 in log2_sizes() {
         let n = 1usize << log2;
         let (haystack, needles) = sorted_halves(gpu, n, from);
         let mut out = gpu.alloc_zeros::<u32>(needles.len()).unwrap();

@@ -5,6 +5,7 @@
 //! anchors' format: op impl type n ms gkeys_s gbytes_s (`set_*_len`: the length-only variant).
 //!
 //! Run: `cargo bench --bench sets` (on the GPU machine: `.gpu/run bench sets`).
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes, e.g. for a profiler.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mergepath::cudarc::driver::DeviceRepr;
@@ -12,9 +13,7 @@ use mergepath::{Comparator, Gpu, Key, Less, SetOperation};
 use std::time::Duration;
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, sorted_halves};
-
-const LOG2_SIZES: [u32; 3] = [20, 24, 26];
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, sorted_halves};
 
 fn op_name(op: SetOperation) -> &'static str {
     match op {
@@ -40,7 +39,7 @@ where
 {
     let mut group = c.benchmark_group(format!("sets_{name}"));
     group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for log2 in LOG2_SIZES {
+    for log2 in log2_sizes() {
         let n = 1usize << log2;
         let (a, b) = sorted_halves(gpu, n, from);
         let mut out = gpu.alloc_zeros::<K>(n).unwrap();

@@ -14,17 +14,8 @@ use mergepath::{Comparator, Gpu, Key, Less};
 use std::time::Duration;
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, Rng};
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, Rng};
 
-const LOG2_SIZES: [u32; 3] = [20, 24, 26];
-
-/// The sizes to run: `MERGEPATH_BENCH_LOG2` if set, else [`LOG2_SIZES`].
-fn log2_sizes() -> Vec<u32> {
-    match std::env::var("MERGEPATH_BENCH_LOG2") {
-        Ok(s) => s.split(',').map(|x| x.trim().parse().expect("MERGEPATH_BENCH_LOG2: comma-separated integers")).collect(),
-        Err(_) => LOG2_SIZES.to_vec(),
-    }
-}
 
 fn bench_type<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, name: &str, from: fn(u64) -> K, pairs: bool)
 where

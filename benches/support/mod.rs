@@ -62,3 +62,11 @@ pub fn sorted_halves<K: mergepath::Key + mergepath::cudarc::driver::DeviceRepr +
     };
     (half(n / 2), half(n - n / 2))
 }
+
+/// The log2 sizes to run: `MERGEPATH_BENCH_LOG2` (comma-separated) if set, else 20, 24, 26.
+pub fn log2_sizes() -> Vec<u32> {
+    match std::env::var("MERGEPATH_BENCH_LOG2") {
+        Ok(s) => s.split(',').map(|x| x.trim().parse().expect("MERGEPATH_BENCH_LOG2: comma-separated integers")).collect(),
+        Err(_) => vec![20, 24, 26],
+    }
+}

@@ -235,6 +235,12 @@ impl KernelBuild {
         Ok(KernelBuild { nvcc, flags, common, cache_dir, gen_dir })
     }
 
+    /// The compiler and its flags (fatbin, architectures, include directories), for crates that
+    /// compile their own kernels against the same headers (build.rs exports them).
+    pub fn command(&self) -> (&Path, &[String]) {
+        (&self.nvcc, &self.flags)
+    }
+
     /// Where the fatbin of `source` (named `name`) is cached.
     pub fn fatbin_path(&self, name: &str, source: &str) -> PathBuf {
         let mut h = self.common.clone();

@@ -14,9 +14,9 @@ constexpr int PARTITION_THREADS = 128;
 constexpr int PARTITION_PROBES = 1;
 
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
-// p in [0, num_partitions).
-template <class K, class Comp>
-__device__ __forceinline__ void merge_path_partitions_body(const K* a, int64_t a_count, const K* b,
+// p in [0, num_partitions). A and B are pointers or anything indexable (counting_iterator).
+template <class KeysA, class KeysB, class Comp>
+__device__ __forceinline__ void merge_path_partitions_body(KeysA a, int64_t a_count, KeysB b,
                                                            int64_t b_count, int64_t spacing,
                                                            int64_t num_partitions,
                                                            int64_t* partitions, Comp comp) {

@@ -34,7 +34,7 @@ __device__ __forceinline__ void set_partitions_body(const K* a, int64_t a_count,
 
 template <int NT, int VT, class K> struct set_shared {
   union {
-    K keys[NT * VT + 1];  // a tile holds up to NT * VT + 1 items
+    K keys[NT * VT + 2];  // a tile holds up to NT * VT + 1 items; serial_set_op reads one past
     int indices[NT * VT];  // source positions of the outputs (at most NT * VT)
   };
   int a_starts[NT + 1], b_starts[NT + 1];

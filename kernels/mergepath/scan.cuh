@@ -10,32 +10,32 @@ constexpr int WARP_THREADS = 32;
 
 // Shared memory of cta_exclusive_scan and cta_tile_offset.
 template <int NT> struct scan_shared {
-  int warp_totals[NT / WARP_THREADS];
+  int64_t warp_totals[NT / WARP_THREADS];
   int64_t tile_offset;
 };
 
-// Exclusive prefix sum of `value` over the CTA's threads in thread order; `total` gets the sum
-// of all. Called by all NT threads (a multiple of 32); starts and ends with a barrier, so
-// `shared` may be reused right before and after.
-template <int NT>
-__device__ __forceinline__ int cta_exclusive_scan(int value, int& total, scan_shared<NT>& shared) {
+// Exclusive prefix sum of `value` (int or int64_t) over the CTA's threads in thread order;
+// `total` gets the sum of all. Called by all NT threads (a multiple of 32); starts and ends
+// with a barrier, so `shared` may be reused right before and after.
+template <int NT, class T>
+__device__ __forceinline__ T cta_exclusive_scan(T value, T& total, scan_shared<NT>& shared) {
   static_assert(NT % WARP_THREADS == 0 && NT / WARP_THREADS <= WARP_THREADS, "NT: 32 to 1024 threads, whole warps");
   constexpr int WARPS = NT / WARP_THREADS;
   const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
-  int inclusive = value;
+  T inclusive = value;
 #pragma unroll
   for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const int x = __shfl_up_sync(0xffffffffu, inclusive, d);
+    const T x = __shfl_up_sync(0xffffffffu, inclusive, d);
     if (lane >= d) inclusive += x;
   }
   __syncthreads();
   if (lane == WARP_THREADS - 1) shared.warp_totals[warp] = inclusive;
   __syncthreads();
-  int warp_offset = 0;
+  T warp_offset = 0;
   total = 0;
 #pragma unroll
   for (int w = 0; w < WARPS; ++w) {
-    const int t = shared.warp_totals[w];
+    const T t = (T)shared.warp_totals[w];
     if (w < warp) warp_offset += t;
     total += t;
   }

@@ -9,6 +9,13 @@
 
 namespace mergepath {
 
+// The sorted sequence base, base + 1, ...: an implicit input of the searches and merges (output
+// positions in a load-balancing search, array positions in a bulk insert).
+struct counting_iterator {
+  int64_t base;
+  __device__ __forceinline__ int64_t operator[](int64_t i) const { return base + i; }
+};
+
 // Does A[i] go out before B[j] in a stable merge? (A wins ties.)
 template <class K, class Comp>
 __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {

@@ -52,32 +52,31 @@ enum set_emit : int { SET_A_ONLY = 1, SET_B_ONLY = 2, SET_MATCHED = 4 };
 // keys[a..a_end), B keys[b..b_end), both starting and ending at balanced-path splits, in at
 // most VT steps (a step takes one unmatched item or one matched pair). Step i's candidate
 // output goes to results[i] with its tile-local position in indices[i]; bit i of the returned
-// mask says whether `emit` outputs it.
+// mask says whether `emit` outputs it. keys[a_end] and keys[b_end] must be readable (their
+// values are not used): the loop loads both heads every step instead of branching, since
+// threads of a warp advance A and B differently.
 template <int VT, class K, class Comp>
 __device__ __forceinline__ unsigned serial_set_op(const K* keys, int a, int a_end, int b, int b_end, int emit,
                                                   K (&results)[VT], int (&indices)[VT], Comp comp) {
   static_assert(VT <= 32, "serial_set_op returns a 32-bit mask");
   unsigned mask = 0;
-  K a_key = a < a_end ? keys[a] : K();
-  K b_key = b < b_end ? keys[b] : K();
+  const bool emit_a = emit & SET_A_ONLY, emit_b = emit & SET_B_ONLY, emit_matched = emit & SET_MATCHED;
+  K a_key = keys[a], b_key = keys[b];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const bool has_a = a < a_end, has_b = b < b_end;
-    // Inside balanced splits, keys that compare equal are a pair (see balanced_path).
-    const bool a_first = has_a && (!has_b || comp(a_key, b_key));
-    const bool b_first = has_b && (!has_a || comp(b_key, a_key));
-    const bool matched = has_a && has_b && !a_first && !b_first;
-    results[i] = b_first ? b_key : a_key;
-    indices[i] = b_first ? b : a;
-    const bool out = (a_first && (emit & SET_A_ONLY)) || (b_first && (emit & SET_B_ONLY)) ||
-                     (matched && (emit & SET_MATCHED));
+    // Inside balanced splits, heads that compare equal are a pair (see balanced_path): a step
+    // takes the head that goes first, or both.
+    const bool take_a = has_a && (!has_b || !comp(b_key, a_key));
+    const bool take_b = has_b && (!has_a || !comp(a_key, b_key));
+    results[i] = take_a ? a_key : b_key;
+    indices[i] = take_a ? a : b;
+    const bool out = take_a ? (take_b ? emit_matched : emit_a) : (take_b && emit_b);
     mask |= (unsigned)out << i;
-    if (a_first || matched) {
-      if (++a < a_end) a_key = keys[a];
-    }
-    if (b_first || matched) {
-      if (++b < b_end) b_key = keys[b];
-    }
+    a += (int)take_a;
+    b += (int)take_b;
+    a_key = keys[a];
+    b_key = keys[b];
   }
   return mask;
 }
