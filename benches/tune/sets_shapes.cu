@@ -5,8 +5,9 @@
 // Inputs: the anchors' (two sorted halves of n random u32 keys). Prints TSV:
 // variant op nt vt ms pct_of_copy(read n + write result) partition_ms ok. Variants: `ticket`
 // (the library's kernel: tiles in ticket order, decoupled look-back), `block` (tile =
-// blockIdx.x, no ticket), `nolookback` (tile = blockIdx.x, each tile writes at tile * NV: the
-// placement's cost, result not checked), `count` (length only).
+// blockIdx.x, no ticket), `nolookback` (tile =
+// blockIdx.x, each tile writes at tile * NV: the placement's cost, result not checked),
+// `count` (length only).
 #include <mergepath/kernel_sets.cuh>
 #include <mergepath/keys.cuh>
 #include "timing.cuh"
@@ -34,19 +35,26 @@ ticket(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int
                                               count, Comp());
 }
 
-// Tile = blockIdx.x; placed by look-back (`Lookback`) or at tile * NV.
-template <int NT, int VT, bool Lookback>
+// Tile = blockIdx.x (or a ticket, with Ticket); placed by look-back or, without Lookback, at
+// tile * NV.
+template <int NT, int VT, bool Lookback, bool Ticket = false>
 __global__ void __launch_bounds__(NT)
 by_block(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int emit, uint64_t* states, K* out,
          uint64_t* count) {
   __shared__ mergepath::set_shared<NT, VT, K> shared;
-  const int64_t tile = blockIdx.x;
+  int64_t tile = blockIdx.x;
+  if constexpr (Ticket) {
+    if (threadIdx.x == 0) shared.tile = (int64_t)atomicAdd((unsigned long long*)&states[tiles], 1ull);
+    __syncthreads();
+    tile = shared.tile;
+  }
   K results[VT];
   int indices[VT];
   const unsigned mask = mergepath::cta_set_op<NT, VT>(a, b, s[tile], s[tile + 1], emit, shared, results, indices, Comp());
   int tile_count;
   const int first = mergepath::cta_exclusive_scan<NT>(__popc(mask), tile_count, shared.scan);
-  const int64_t offset = Lookback ? mergepath::cta_tile_offset<NT>(tile, tile_count, states, shared.scan) : tile * NT * VT;
+  int64_t offset = tile * NT * VT;
+  if constexpr (Lookback) offset = mergepath::cta_tile_offset<NT>(tile, tile_count, states, shared.scan);
   if (tile == tiles - 1 && threadIdx.x == 0) *count = offset + tile_count;
   int k = first;
 #pragma unroll
@@ -125,7 +133,10 @@ struct Bench {
         fflush(stdout);
       };
       report("ticket", median_ms([&] { part(); ticket<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
-      report("block", median_ms([&] { part(); by_block<NT, VT, true><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+      auto variant = [&](const char* name, auto kernel) {
+        report(name, median_ms([&] { part(); kernel<<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+      };
+      variant("block", by_block<NT, VT, true>);
       report("nolookback", median_ms([&] { part(); by_block<NT, VT, false><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 0);
       report("count", median_ms([&] { part(); CK(cudaMemsetAsync(count, 0, 8)); count_only<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, emit, (unsigned long long*)count); }), 1);
     }
@@ -141,6 +152,4 @@ int main(int argc, char** argv) {
   bench.run<128, 31>();
   bench.run<256, 15>();
   bench.run<256, 23>();
-  bench.run<512, 15>();
-  bench.run<64, 31>();
 }
