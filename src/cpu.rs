@@ -16,11 +16,16 @@ pub fn merge_pairs<K: Key, V: Copy, C: Comparator<K>>(
     b_values: &[V],
     comp: C,
 ) -> (Vec<K>, Vec<V>) {
-    assert_eq!(a_keys.len(), a_values.len(), "a_values must have a_keys' length");
-    assert_eq!(b_keys.len(), b_values.len(), "b_values must have b_keys' length");
+    check_pair_lengths(a_keys, a_values, b_keys, b_values);
     let a: Vec<(K, V)> = a_keys.iter().copied().zip(a_values.iter().copied()).collect();
     let b: Vec<(K, V)> = b_keys.iter().copied().zip(b_values.iter().copied()).collect();
     merge_by(&a, &b, |x, y| comp.is_less(&x.0, &y.0)).into_iter().unzip()
+}
+
+/// Panics unless each value slice has its keys' length.
+fn check_pair_lengths<K, V>(a_keys: &[K], a_values: &[V], b_keys: &[K], b_values: &[V]) {
+    assert_eq!(a_keys.len(), a_values.len(), "a_values must have a_keys' length");
+    assert_eq!(b_keys.len(), b_values.len(), "b_values must have b_keys' length");
 }
 
 /// Stable sequential merge by a strict-weak-order predicate (`is_less(x, y)`: x goes strictly
@@ -137,8 +142,7 @@ pub fn set_operation_pairs<K: Key, V: Copy, C: Comparator<K>>(
     b_values: &[V],
     comp: C,
 ) -> (Vec<K>, Vec<V>) {
-    assert_eq!(a_keys.len(), a_values.len(), "a_values must have a_keys' length");
-    assert_eq!(b_keys.len(), b_values.len(), "b_values must have b_keys' length");
+    check_pair_lengths(a_keys, a_values, b_keys, b_values);
     set_operation_by(op, a_keys, b_keys, |x, y| comp.is_less(x, y))
         .into_iter()
         .map(|s| match s {

@@ -298,6 +298,29 @@ impl Gpu {
         Ok(BufArg { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
     }
 
+    /// Validates the keys and values of two inputs (`a_keys`, `a_values`, `b_keys`, `b_values`,
+    /// in that order): values in `word`-byte words, each value buffer its keys' length.
+    pub(crate) fn pair_inputs<'a, K, V>(
+        &'a self,
+        a_keys: &'a impl DevicePtr<K>,
+        a_values: &'a impl DevicePtr<V>,
+        b_keys: &'a impl DevicePtr<K>,
+        b_values: &'a impl DevicePtr<V>,
+        word: usize,
+    ) -> Result<[BufArg<'a>; 4]> {
+        let align = std::mem::align_of::<K>();
+        let a = self.input("a_keys", a_keys, align)?;
+        let b = self.input("b_keys", b_keys, align)?;
+        let av = self.input("a_values", a_values, word)?;
+        let bv = self.input("b_values", b_values, word)?;
+        for (what, keys, values) in [("a_values", &a, &av), ("b_values", &b, &bv)] {
+            if values.len != keys.len {
+                return Err(Error::LengthMismatch { what, expected: keys.len, got: values.len });
+            }
+        }
+        Ok([a, b, av, bv])
+    }
+
     /// Validates an output buffer that must hold at least `needed` elements and must not
     /// overlap any of `inputs`.
     pub(crate) fn output<'a, T, S: DevicePtrMut<T>>(

@@ -140,15 +140,7 @@ pub fn set_operation_pairs<K: Key, V: Value, C: Comparator<K>>(
 ) -> Result<SetLen> {
     let word = const { value_word::<V>() };
     let align = std::mem::align_of::<K>();
-    let a = gpu.input("a_keys", a_keys, align)?;
-    let b = gpu.input("b_keys", b_keys, align)?;
-    let av = gpu.input("a_values", a_values, word)?;
-    let bv = gpu.input("b_values", b_values, word)?;
-    for (what, keys, values) in [("a_values", &a, &av), ("b_values", &b, &bv)] {
-        if values.len != keys.len {
-            return Err(Error::LengthMismatch { what, expected: keys.len, got: values.len });
-        }
-    }
+    let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, word)?;
     let ok = gpu.output("out_keys", out_keys, align, 0, &[&a, &b, &av, &bv])?;
     let ov = gpu.output("out_values", out_values, word, 0, &[&a, &b, &av, &bv, &ok])?;
     let kernels = gpu.kernels::<K, C>()?;
