@@ -40,6 +40,8 @@ impl std::fmt::Debug for Gpu {
 pub(crate) struct Kernels {
     pub partitions: CudaFunction,
     pub merge_keys: CudaFunction,
+    /// The co-rank ladder: basic, tiled, circular.
+    pub merge_ladder: [CudaFunction; 3],
     /// Indexed by [`value_slot`]: 4-, 8- and 16-byte values.
     pub merge_pairs: [CudaFunction; 3],
     pub sort_partitions: CudaFunction,
@@ -167,6 +169,11 @@ impl Gpu {
         let kernels = Arc::new(Kernels {
             partitions: module.load_function("mergepath_partitions")?,
             merge_keys,
+            merge_ladder: [
+                module.load_function("mergepath_merge_basic")?,
+                module.load_function("mergepath_merge_tiled")?,
+                module.load_function("mergepath_merge_circular")?,
+            ],
             merge_pairs: by_word("mergepath_merge_pairs")?,
             sort_partitions: module.load_function("mergepath_sort_partitions")?,
             blocksort_keys: module.load_function("mergepath_blocksort_keys")?,

@@ -48,7 +48,7 @@ pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 /// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
-pub use merge::{merge_keys, merge_pairs};
+pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
 pub use partition::{balanced_path, merge_path, merge_path_partitions, partition_count};
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};

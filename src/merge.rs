@@ -4,12 +4,15 @@
 //! boundary meets the merge path; then each CTA loads its slices of A and B into shared memory,
 //! each thread searches its own start and merges VT items in registers, and the tile is stored
 //! with coalesced writes. Values are gathered through the merge's source indices.
+//!
+//! [`merge_keys_with`] also runs the co-rank "ladder" of Kirk & Hwu's merge chapter
+//! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
 
 use crate::error::{Error, Result};
 use crate::gpu::{value_slot, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{launch_partitions, partition_count};
-use crate::tuning::merge_shape;
+use crate::tuning::{ladder_shape, ladder_tile, merge_shape, LADDER_BLOCK_TILES};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Merges `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`.
@@ -27,11 +30,67 @@ pub fn merge_keys<K: Key, C: Comparator<K>>(
     out: &mut impl DevicePtrMut<K>,
     comp: C,
 ) -> Result<()> {
+    merge_keys_with(gpu, a, b, out, comp, MergeStrategy::TwoPhase)
+}
+
+/// How [`merge_keys_with`] merges: the two-phase register merge ([`merge_keys`]), or one of the
+/// three kernels of Kirk & Hwu's merge chapter (Programming Massively Parallel Processors,
+/// ch. 12), each a step up the ladder the book narrates. All give the same stable result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MergeStrategy {
+    /// Merge Path partitions per tile, per-thread splits in shared memory, VT items merged in
+    /// registers, coalesced stores (Baxter's Modern GPU). The default.
+    #[default]
+    TwoPhase,
+    /// Every thread co-ranks its output range in global memory and merges it sequentially,
+    /// reading and writing global memory directly (the book's merge_basic_kernel).
+    Basic,
+    /// One co-rank pair per CTA; tiles of A and B loaded into shared memory, each thread
+    /// co-ranking and merging its share there, the unused rest of each tile loaded again
+    /// (merge_tiled_kernel).
+    Tiled,
+    /// The tiled kernel with circular tiles: each iteration loads only what the previous one
+    /// consumed (merge_circular_buffer_kernel, with the lecture's corrections).
+    Circular,
+}
+
+impl MergeStrategy {
+    /// All four, the default first.
+    pub const ALL: [MergeStrategy; 4] = [Self::TwoPhase, Self::Basic, Self::Tiled, Self::Circular];
+}
+
+/// [`merge_keys`] with the kernel `strategy` chooses; the result is the same for every one.
+pub fn merge_keys_with<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    out: &mut impl DevicePtrMut<K>,
+    comp: C,
+    strategy: MergeStrategy,
+) -> Result<()> {
     let align = std::mem::align_of::<K>();
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
-    launch_merge::<K, C>(gpu, &a, &b, &out, None, comp)
+    let total = a.len + b.len;
+    if strategy == MergeStrategy::TwoPhase || total == 0 {
+        return launch_merge::<K, C>(gpu, &a, &b, &out, None, comp);
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let key_bytes = std::mem::size_of::<K>();
+    let shape = ladder_shape(kernels.arch, key_bytes);
+    let (slot, per_cta) = match strategy {
+        MergeStrategy::Basic => (0, shape.tile()),
+        MergeStrategy::Tiled => (1, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
+        _ => (2, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
+    };
+    let ctas = u32::try_from(total.div_ceil(per_cta)).map_err(|_| Error::TooLarge { what: "merge ladder grid" })?;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let args = [KernelArg::Ptr(a.ptr), KernelArg::I64(a.len as i64), KernelArg::Ptr(b.ptr), KernelArg::I64(b.len as i64), KernelArg::Ptr(out.ptr)];
+    // SAFETY: the arguments match `mergepath_merge_{basic,tiled,circular}`; each CTA covers
+    // `per_cta` outputs (the kernels' compile-time shape from the same table row and tile
+    // rule), the grid covers all of them, and `out` holds a.len + b.len keys.
+    unsafe { gpu.launch(&kernels.merge_ladder[slot], cfg, &args) }
 }
 
 /// Merges key/value pairs: keys as [`merge_keys`], each value following its key.

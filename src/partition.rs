@@ -70,6 +70,33 @@ pub fn balanced_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) 
     (a_start + t.saturating_sub(j).max(i.min(half)), b_start + t.saturating_sub(i).max(j.min(half)))
 }
 
+/// Kirk & Hwu's co-rank (`co_rank` in `kernels/mergepath/search.cuh`, mirrored exactly): the
+/// same answer as [`merge_path`]`(a, b, k)` by the book's halving-step search, which the merge
+/// ladder ([`crate::MergeStrategy`]) uses.
+pub fn co_rank<T>(k: usize, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> usize {
+    assert!(k <= a.len() + b.len(), "output rank past the end of the merge");
+    let (m, n) = (a.len(), b.len());
+    let mut i = k.min(m);
+    let mut j = k - i;
+    let mut i_low = k.saturating_sub(n);
+    let mut j_low = k.saturating_sub(m);
+    loop {
+        if i > 0 && j < n && is_less(&b[j], &a[i - 1]) {
+            let delta = (i - i_low).div_ceil(2);
+            j_low = j;
+            j += delta;
+            i -= delta;
+        } else if j > 0 && i < m && !is_less(&b[j - 1], &a[i]) {
+            let delta = (j - j_low).div_ceil(2);
+            i_low = i;
+            i += delta;
+            j -= delta;
+        } else {
+            return i;
+        }
+    }
+}
+
 /// The partitions [`merge_path_partitions`] computes, on the CPU.
 pub fn merge_path_partitions_cpu<T>(a: &[T], b: &[T], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
     assert!(spacing > 0, "spacing must be positive");

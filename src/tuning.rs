@@ -19,6 +19,26 @@ pub fn sets_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::SETS_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sets rows")
 }
 
+/// The launch shape of the co-rank merge ladder ([`crate::merge::MergeStrategy`]): threads
+/// and outputs per thread of `Basic`; threads of `Tiled` and `Circular`, whose tile is
+/// [`ladder_tile`].
+pub fn ladder_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(crate::kernels::LADDER_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has ladder rows")
+}
+
+/// The tile of the `Tiled` and `Circular` ladder kernels: the shape's tile, shrunk (in whole
+/// threads' worth) so the A and B tiles fit 40 KB of shared memory (`LADDER_TILE` in
+/// kernels/mergepath/instantiate.cuh).
+pub fn ladder_tile(arch: u32, key_bytes: usize) -> usize {
+    let shape = ladder_shape(arch, key_bytes);
+    let nt = shape.threads as usize;
+    let fit = 20480 / key_bytes / nt * nt;
+    shape.tile().min(fit).max(nt)
+}
+
+/// Tiles per CTA of the `Tiled` and `Circular` ladder kernels.
+pub const LADDER_BLOCK_TILES: usize = 8;
+
 /// The launch shape of the merge passes of a key sort: two-way passes use it as it is,
 /// four-way passes with twice the threads (segments of up to two tiles); `ways` says which
 /// (large sorts only: small ones always merge two ways).

@@ -1,7 +1,7 @@
 //! CPU-side properties, run in CI without a GPU: the oracle, and a Rust model of the two-phase
 //! merge (coarse partitions, per-thread partitions, the serial loop) checked against it.
 
-use mergepath::partition::{merge_path, merge_path_partitions_cpu, partition_count};
+use mergepath::partition::{co_rank, merge_path, merge_path_partitions_cpu, partition_count};
 use mergepath::tuning::{select_shape, LaunchShape, TuningRow};
 use mergepath::{cpu, Comparator, Greater, Less};
 use proptest::prelude::*;
@@ -58,6 +58,16 @@ fn two_phase_model<T: Copy>(a: &[T], b: &[T], nt: usize, vt: usize, less: impl F
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The book's co-rank search (the merge ladder's) finds the merge path at every rank.
+    #[test]
+    fn co_rank_is_the_merge_path(mut a in proptest::collection::vec(0u8..6, 0..80), mut b in proptest::collection::vec(0u8..6, 0..80)) {
+        a.sort_unstable();
+        b.sort_unstable();
+        for k in 0..=a.len() + b.len() {
+            prop_assert_eq!(co_rank(k, &a, &b, |x, y| x < y), merge_path(&a, &b, k, |x, y| x < y), "rank {}", k);
+        }
+    }
 
     /// The oracle equals a stable sort of A followed by B (A's equal keys first).
     #[test]

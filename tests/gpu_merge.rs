@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_same, gpu, inputs, Dist, Rng, TestKey, DISTS};
-use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less};
+use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less, MergeStrategy};
 
 /// (a_len, b_len) pairs: empty, single, around the tile size, and random larger ones.
 fn lengths(tile: usize, rng: &mut Rng) -> Vec<(usize, usize)> {
@@ -27,21 +27,32 @@ fn tile_of<K: TestKey>(gpu: &Gpu) -> usize {
     tuning::merge_shape(gpu.compute_capability().unwrap(), std::mem::size_of::<K>()).tile()
 }
 
+/// Every strategy: the two-phase merge and the co-rank ladder, over lengths around the two-phase
+/// tile and around the ladder's tile and per-CTA block.
 fn check_merge_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
     let tile = tile_of::<K>(gpu);
+    let arch = gpu.compute_capability().unwrap();
+    let ladder_tile = tuning::ladder_tile(arch, std::mem::size_of::<K>());
+    let ladder_block = ladder_tile * tuning::LADDER_BLOCK_TILES;
     let mut rng = Rng(0x5eed ^ tile as u64);
-    for (a_len, b_len) in lengths(tile, &mut rng) {
+    let mut sizes = lengths(tile, &mut rng);
+    for total in [ladder_tile - 1, ladder_tile + 1, ladder_block - 1, ladder_block + 1, 3 * ladder_block + 7] {
+        sizes.extend([(total / 3, total - total / 3), (total - 1, 1), (1, total - 1)]);
+    }
+    for (a_len, b_len) in sizes {
         for dist in DISTS {
             let seed = rng.next();
             let (a, b) = inputs::<K, C>(a_len, b_len, dist, comp, seed);
             let want = cpu::merge_keys(&a, &b, comp);
             let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
-            // Poison the output so unwritten elements show.
-            let mut out = gpu.upload(&vec![K::from_bits(0xdead_beef); a_len + b_len]).unwrap();
-            mergepath::merge_keys(gpu, &da, &db, &mut out, comp).unwrap();
-            let got = gpu.download(&out).unwrap();
-            let ctx = format!("merge_keys {} {} a={a_len} b={b_len} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
-            assert_same(&got, &want, &ctx);
+            for strategy in MergeStrategy::ALL {
+                // Poison the output so unwritten elements show.
+                let mut out = gpu.upload(&vec![K::from_bits(0xdead_beef); a_len + b_len]).unwrap();
+                mergepath::merge_keys_with(gpu, &da, &db, &mut out, comp, strategy).unwrap();
+                let got = gpu.download(&out).unwrap();
+                let ctx = format!("merge_keys {strategy:?} {} {} a={a_len} b={b_len} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
+                assert_same(&got, &want, &ctx);
+            }
         }
     }
 }

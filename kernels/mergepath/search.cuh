@@ -136,4 +136,59 @@ __device__ __forceinline__ void balanced_path(Keys a, Index a_count, Keys b, Ind
   b_split = b_start + b_take;
 }
 
+
+// Kirk & Hwu's co-rank (Programming Massively Parallel Processors, ch. 12): the i for which
+// the first k outputs of the stable merge of A and B are A[0..i) and B[0..k - i). The same
+// answer as merge_path(a, m, b, n, k), by the book's search, which moves i and j = k - i by
+// halving steps from i = min(k, m) until A[i - 1] goes before B[j] (or ties it: A first) and
+// B[j - 1] goes before A[i]. Used by the merge "ladder" (kernel_ladder.cuh); A and B are
+// pointers or any indexable input (circular_buffer).
+template <class Index, class KeysA, class KeysB, class Comp>
+__device__ __forceinline__ Index co_rank(Index k, KeysA a, Index m, KeysB b, Index n, Comp comp) {
+  Index i = k < m ? k : m;
+  Index j = k - i;
+  Index i_low = k - n > 0 ? k - n : 0;
+  Index j_low = k - m > 0 ? k - m : 0;
+  for (;;) {
+    if (i > 0 && j < n && comp(b[j], a[i - 1])) {
+      // A[i - 1] goes after B[j]: too many from A.
+      const Index delta = (i - i_low + 1) / 2;
+      j_low = j;
+      j += delta;
+      i -= delta;
+    } else if (j > 0 && i < m && !comp(b[j - 1], a[i])) {
+      // A[i] goes before (or ties) B[j - 1]: too few from A.
+      const Index delta = (j - j_low + 1) / 2;
+      i_low = i;
+      i += delta;
+      j -= delta;
+    } else {
+      return i;
+    }
+  }
+}
+
+// A circular view of a shared-memory tile of SIZE items starting at `start`: item i is at
+// buf[(start + i) mod SIZE] (the circular tiles of the book's merge_circular_buffer_kernel).
+template <int SIZE, class K>
+struct circular_buffer {
+  const K* buf;
+  int start;
+  __device__ __forceinline__ K operator[](int i) const {
+    const int at = start + i;
+    return buf[at >= SIZE ? at - SIZE : at];
+  }
+};
+
+// The view of an input from item i on (0 <= i <= SIZE for circular buffers).
+template <class T>
+__device__ __forceinline__ T* advance(T* p, int i) {
+  return p + i;
+}
+template <int SIZE, class K>
+__device__ __forceinline__ circular_buffer<SIZE, K> advance(circular_buffer<SIZE, K> c, int i) {
+  const int at = c.start + i;
+  return {c.buf, at >= SIZE ? at - SIZE : at};
+}
+
 }  // namespace mergepath

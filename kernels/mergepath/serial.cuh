@@ -6,25 +6,29 @@ namespace mergepath {
 
 // Merges exactly VT items from shared memory into registers, starting at (a, b) on the
 // thread's merge path. A is keys[a..a_end), B is keys[b..b_end), both in one shared array
-// (B placed after A). Reads stay inside [a, a_end) and [b, b_end); past the end of both
-// ranges (the tail of a partial tile) the results are unspecified and must not be stored.
-// Unrolled so `results` and `indices` stay in registers. `indices[i]` is the tile-local
-// position the i-th result came from (< a_end: from A).
+// (B placed after A, so b_end is the end of both). Reads stay inside [a, b_end); past the end
+// of both ranges (the tail of a partial tile) the results are unspecified and must not be
+// stored. Unrolled so `results` and `indices` stay in registers, and branch-free: each step
+// loads the next head of whichever side it took (clamped to the array), since threads of a
+// warp take A and B in different orders. `indices[i]` is the tile-local position the i-th
+// result came from (< a_end: from A).
 template <int VT, class K, class Comp>
 __device__ __forceinline__ void serial_merge(const K* keys, int a, int a_end, int b, int b_end,
                                              K (&results)[VT], int (&indices)[VT], Comp comp) {
-  K a_key = a < a_end ? keys[a] : keys[0];
-  K b_key = b < b_end ? keys[b] : keys[0];
+  const int last = b_end > 0 ? b_end - 1 : 0;  // an empty merge reads keys[0], unused
+  K a_key = keys[a < last ? a : last];
+  K b_key = keys[b < last ? b : last];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    bool take_a = (b >= b_end) || ((a < a_end) && a_goes_first(a_key, b_key, comp));
+    const bool take_a = (b >= b_end) || ((a < a_end) && a_goes_first(a_key, b_key, comp));
     results[i] = take_a ? a_key : b_key;
     indices[i] = take_a ? a : b;
-    if (take_a) {
-      if (++a < a_end) a_key = keys[a];
-    } else {
-      if (++b < b_end) b_key = keys[b];
-    }
+    a += (int)take_a;
+    b += (int)!take_a;
+    const int next = take_a ? a : b;
+    const K key = keys[next < last ? next : last];
+    a_key = take_a ? key : a_key;
+    b_key = take_a ? b_key : key;
   }
 }
 
@@ -79,6 +83,20 @@ __device__ __forceinline__ unsigned serial_set_op(const K* keys, int a, int a_en
     b_key = keys[b];
   }
   return mask;
+}
+
+
+// The book's merge_sequential: merges A[0..m) and B[0..n) (pointers or indexable inputs) into
+// out[0..m + n), stably (ties: A first), one item at a time, writing straight to `out`.
+template <class Index, class KeysA, class KeysB, class K, class Comp>
+__device__ __forceinline__ void merge_sequential(KeysA a, Index m, KeysB b, Index n, K* out, Comp comp) {
+  Index i = 0, j = 0, k = 0;
+  while (i < m && j < n) {
+    if (!comp(b[j], a[i])) out[k++] = a[i++];
+    else out[k++] = b[j++];
+  }
+  while (i < m) out[k++] = a[i++];
+  while (j < n) out[k++] = b[j++];
 }
 
 }  // namespace mergepath
