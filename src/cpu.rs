@@ -151,3 +151,23 @@ pub fn set_operation_pairs<K: Key, V: Copy, C: Comparator<K>>(
         })
         .unzip()
 }
+
+/// Each segment `keys[offsets[s]..offsets[s + 1]]` sorted stably by `comp` (the oracle of
+/// [`crate::sort_segments_keys`]); the rest of `keys` as it is.
+pub fn sort_segments_keys<K: Key, C: Comparator<K>>(keys: &[K], offsets: &[usize], comp: C) -> Vec<K> {
+    let mut out = keys.to_vec();
+    for w in offsets.windows(2) {
+        out[w[0]..w[1]].sort_by(|x, y| ordering(&comp, x, y));
+    }
+    out
+}
+
+/// [`sort_segments_keys`] with values following their keys.
+pub fn sort_segments_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V], offsets: &[usize], comp: C) -> (Vec<K>, Vec<V>) {
+    assert_eq!(keys.len(), values.len(), "values must have the keys' length");
+    let mut pairs: Vec<(K, V)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    for w in offsets.windows(2) {
+        pairs[w[0]..w[1]].sort_by(|x, y| ordering(&comp, &x.0, &y.0));
+    }
+    pairs.into_iter().unzip()
+}

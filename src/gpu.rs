@@ -52,6 +52,9 @@ pub(crate) struct Kernels {
     /// Indexed by [`value_slot`].
     pub sort_merge_pairs: [CudaFunction; 3],
     pub sort4_boundaries: CudaFunction,
+    pub segmented_blocksort_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub segmented_blocksort_pairs: [CudaFunction; 3],
     pub sort4_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub sort4_merge_pairs: [CudaFunction; 3],
@@ -181,6 +184,8 @@ impl Gpu {
             sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
             sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
+            segmented_blocksort_keys: module.load_function("mergepath_segmented_blocksort_keys")?,
+            segmented_blocksort_pairs: by_word("mergepath_segmented_blocksort_pairs")?,
             sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
             sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
             iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],

@@ -299,7 +299,7 @@ pub fn mergesort4_segments<T>(keys: &[T], run: usize, tile: usize, is_less: impl
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.
-fn launch_sort<K: Key, C: Comparator<K>>(
+pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     keys_in: u64,
     keys_out: u64,

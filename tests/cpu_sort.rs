@@ -188,3 +188,14 @@ fn cpu_oracle_sort_is_stable_and_total_for_floats() {
     let (k, v) = cpu::sort_pairs(&[3u32, 1, 3, 1], &[0u32, 1, 2, 3], mergepath::Greater);
     assert_eq!((k, v), (vec![3, 3, 1, 1], vec![0, 2, 1, 3]));
 }
+
+#[test]
+fn segment_offsets_are_validated() {
+    use mergepath::segmented::validate_segment_offsets;
+    assert_eq!(validate_segment_offsets(&[], 0), Ok(()));
+    assert_eq!(validate_segment_offsets(&[3, 3, 9], 9), Ok(()));
+    assert!(validate_segment_offsets(&[3, 2], 9).is_err());
+    assert!(validate_segment_offsets(&[0, 10], 9).is_err());
+    // The oracle leaves what is outside the segments alone.
+    assert_eq!(mergepath::cpu::sort_segments_keys(&[9u32, 3, 2, 1, 0], &[1, 3, 4], mergepath::Less), [9, 2, 3, 1, 0]);
+}

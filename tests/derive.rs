@@ -85,6 +85,33 @@ fn sort_derived_keys() {
     check_sort(ByX);
 }
 
+/// Segmented sort with a derived comparator (CUB's segmented sort has no custom comparators):
+/// small segments, tile-crossing ones, pairs carrying positions for stability.
+#[test]
+fn sort_segments_of_derived_keys() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x5e);
+    let mut offsets = vec![0usize];
+    for i in 0..3000 {
+        let len = if i % 500 == 7 { 20_000 + rng.below(5000) as usize } else { rng.below(90) as usize };
+        offsets.push(offsets.last().unwrap() + len);
+    }
+    let keys = hits(*offsets.last().unwrap(), &mut rng);
+    let positions: Vec<u32> = (0..keys.len() as u32).collect();
+    for comp_name in ["ByX", "Less"] {
+        let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&positions).unwrap());
+        let (want_k, want_v) = if comp_name == "ByX" {
+            mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &offsets, ByX).unwrap();
+            cpu::sort_segments_pairs(&keys, &positions, &offsets, ByX)
+        } else {
+            mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &offsets, Less).unwrap();
+            cpu::sort_segments_pairs(&keys, &positions, &offsets, Less)
+        };
+        assert_same(&gpu.download(&dk).unwrap(), &want_k, &format!("segments of Hit by {comp_name}"));
+        assert_eq!(gpu.download(&dv).unwrap(), want_v, "segments of Hit by {comp_name}: positions");
+    }
+}
+
 #[test]
 fn merge_derived_keys() {
     let Some(gpu) = gpu() else { return };

@@ -70,3 +70,43 @@ pub fn log2_sizes() -> Vec<u32> {
         Err(_) => vec![20, 24, 26],
     }
 }
+
+/// std::mt19937_64 (the C++ standard's 64-bit Mersenne Twister), so a bench can draw the
+/// anchors' exact random sequences (e.g. `anchors.cu`'s segment sizes).
+pub struct Mt19937_64 {
+    state: [u64; 312],
+    index: usize,
+}
+
+impl Mt19937_64 {
+    pub fn new(seed: u64) -> Self {
+        let mut state = [0u64; 312];
+        state[0] = seed;
+        for i in 1..312 {
+            state[i] = 6364136223846793005u64.wrapping_mul(state[i - 1] ^ (state[i - 1] >> 62)).wrapping_add(i as u64);
+        }
+        Mt19937_64 { state, index: 312 }
+    }
+
+    pub fn next(&mut self) -> u64 {
+        const UPPER: u64 = 0xffff_ffff_8000_0000;
+        const LOWER: u64 = 0x7fff_ffff;
+        if self.index >= 312 {
+            for i in 0..312 {
+                let x = (self.state[i] & UPPER) | (self.state[(i + 1) % 312] & LOWER);
+                let mut y = x >> 1;
+                if x & 1 != 0 {
+                    y ^= 0xb502_6f5a_a966_19e9;
+                }
+                self.state[i] = self.state[(i + 156) % 312] ^ y;
+            }
+            self.index = 0;
+        }
+        let mut x = self.state[self.index];
+        self.index += 1;
+        x ^= (x >> 29) & 0x5555_5555_5555_5555;
+        x ^= (x << 17) & 0x71d6_7fff_eda6_0000;
+        x ^= (x << 37) & 0xfff7_eee0_0000_0000;
+        x ^ (x >> 43)
+    }
+}

@@ -140,6 +140,27 @@ MERGEPATH_SORT_PAIRS(8, uint2)
 MERGEPATH_SORT_PAIRS(16, uint4)
 #undef MERGEPATH_SORT_PAIRS
 
+// Segmented sort: each tile's segments (or pieces of longer ones) sorted in place, on the merge
+// passes' tiles (SORT, or SORT_PAIRS with values), whose (key, segment) items fit shared memory.
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments) {
+  using namespace mergepath_instance;
+  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments, Comp());
+}
+
+#define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                     \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                  \
+  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, int64_t count,  \
+                                              const int64_t* offsets, int64_t num_segments) {      \
+    using namespace mergepath_instance;                                                            \
+    mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(              \
+        keys, values, count, offsets, num_segments, Comp());                                       \
+  }
+MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
+MERGEPATH_SEGMENTED_PAIRS(8, uint2)
+MERGEPATH_SEGMENTED_PAIRS(16, uint4)
+#undef MERGEPATH_SEGMENTED_PAIRS
+
 // Vectorized sorted search, 4- or 8-byte indices: lower or upper bounds; counts of equal
 // haystack items (an upper-bound pass given the lower bounds); match flags (bytes, given u64
 // lower bounds). Partitions as mergepath_partitions over (needles, haystack) for lower bounds,

@@ -88,6 +88,61 @@ __device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values
   }
 }
 
+// Segmented sort: an item and the segment it is in (numbered from the tile's first segment),
+// ordered by segment, then by key, so a tile sorted by segment_order keeps every segment in
+// its place and sorts each one.
+template <class K> struct segment_item {
+  K key;
+  int segment;
+};
+template <class Comp> struct segment_order {
+  Comp comp;
+  template <class T>
+  __device__ __forceinline__ bool operator()(const T& a, const T& b) const {
+    return a.segment < b.segment || (a.segment == b.segment && comp(a.key, b.key));
+  }
+};
+
+// Sorts each segment's part in tile blockIdx.x of keys[0..count) in place: segment s is
+// keys[offsets[s] - base .. offsets[s + 1] - base) for s < num_segments (offsets
+// non-decreasing, offsets[0] == base, offsets[num_segments] == base + count). A segment inside
+// one tile is then sorted; a longer one is sorted piecewise (its merge passes come after).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
+                                                         int64_t num_segments, Comp comp) {
+  constexpr int NV = NT * VT;
+  using item = segment_item<K>;
+  __shared__ item shared_items[NV];
+  __shared__ int shared_positions[HasValues ? NV : 1];
+  const int64_t base = offsets[0];
+  const int64_t first = (int64_t)blockIdx.x * NV;
+  const int n = count - first < NV ? (int)(count - first) : NV;
+  // The segment of a position: the last offset not after it (empty segments are skipped).
+  auto segment_of = [&](int64_t p) { return sorted_bound<true>(offsets, num_segments + 1, base + p, less_t<int64_t>()) - 1; };
+  const int64_t tile_segment = segment_of(first);
+  K loaded[VT];
+  cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared_items), loaded);
+  __syncthreads();
+  item items[VT];
+  int positions[VT];
+  int64_t segment = segment_of(first + (VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1));
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
+    while (segment + 1 < num_segments && offsets[segment + 1] <= base + first + at) ++segment;
+    items[i] = item{loaded[i], (int)(segment - tile_segment)};
+    positions[i] = VT * (int)threadIdx.x + i;
+  }
+  cta_blocksort<NT, VT, HasValues>(items, positions, n, shared_items, shared_positions, segment_order<Comp>{comp});
+#pragma unroll
+  for (int i = 0; i < VT; ++i) loaded[i] = items[i].key;
+  cta_store_thread_order<NT, VT>(loaded, reinterpret_cast<K*>(shared_items), keys + first, n);
+  if constexpr (HasValues) {
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values + first}, {0, n}},
+                                        values + first, n);
+  }
+}
+
 // One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
 // `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
 // of two: faster while the passes are small, see BENCHMARKS.md).

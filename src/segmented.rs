@@ -1,0 +1,127 @@
+//! Segmented sort: many independent arrays sorted in one call. Segment `s` is
+//! `keys[offsets[s]..offsets[s + 1]]`; each is sorted stably by the comparator (any, derived
+//! ones included), and nothing moves across a segment boundary.
+//!
+//! One kernel sorts every tile of the segmented range in place by (segment, key)
+//! (`segmented_blocksort_tile`: each CTA sorts its tile in shared memory and registers, as
+//! mergesort's first pass, with the segment of each item as the leading key), so every segment
+//! that fits in a tile — the batch of small arrays the HPCA "Batch Sort" project sorts one
+//! block per batch — is done in that one launch, however many there are. A segment longer than
+//! a tile is then sorted on its own by mergesort's passes (blocksort and merge passes over that
+//! segment only, so no merge crosses its boundaries).
+//!
+//! The offsets are a host slice: which segments need merge passes is decided on the host, so
+//! nothing waits for the GPU. Run independent batches concurrently by calling this on
+//! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
+//! storage).
+
+use crate::error::{Error, Result};
+use crate::gpu::{value_slot, Gpu, KernelArg};
+use crate::key::{value_word, Comparator, Key, Value};
+use crate::sort::launch_sort;
+use crate::tuning::{sort_pairs_shape, sort_shape};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+
+/// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably. `offsets`
+/// must be non-decreasing and end at most at `keys.len()` ([`Error::InvalidArgument`]);
+/// items before `offsets[0]` and after the last offset are left as they are. Empty segments,
+/// one segment, and fewer than 2 offsets (no segments) all work; at most 2^31 - 1 segments.
+/// Returns without waiting for the GPU.
+pub fn sort_segments_keys<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut impl DevicePtrMut<K>,
+    offsets: &[usize],
+    comp: C,
+) -> Result<()> {
+    let n = keys.len();
+    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    launch_segmented::<K, C>(gpu, keys.ptr, None, n, offsets, comp)
+}
+
+/// [`sort_segments_keys`] moving `values` (the keys' length, any [`Value`]) with their keys.
+pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut impl DevicePtrMut<K>,
+    values: &mut impl DevicePtrMut<V>,
+    offsets: &[usize],
+    comp: C,
+) -> Result<()> {
+    let word = const { value_word::<V>() };
+    let n = keys.len();
+    if values.len() != n {
+        return Err(Error::LengthMismatch { what: "values", expected: n, got: values.len() });
+    }
+    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    let values = gpu.output("values", values, word, n, &[&keys])?;
+    launch_segmented::<K, C>(gpu, keys.ptr, Some((values.ptr, word)), n, offsets, comp)
+}
+
+/// Checks the offsets against a buffer of `len` items: non-decreasing, within it, fewer than
+/// 2^31 segments.
+pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
+    if offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::InvalidArgument("segment offsets must be non-decreasing"));
+    }
+    if offsets.last().is_some_and(|&last| last > len) {
+        return Err(Error::InvalidArgument("segment offsets past the end of the keys"));
+    }
+    if offsets.len() > i32::MAX as usize {
+        return Err(Error::TooLarge { what: "segments (at most 2^31 - 1)" });
+    }
+    Ok(())
+}
+
+/// Enqueues the segmented blocksort over `offsets[0]..offsets[last]`, then a whole sort of each
+/// segment longer than a tile.
+fn launch_segmented<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: u64,
+    values: Option<(u64, usize)>,
+    n: usize,
+    offsets: &[usize],
+    comp: C,
+) -> Result<()> {
+    validate_segment_offsets(offsets, n)?;
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
+    let count = last - first;
+    if count == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let key_bytes = std::mem::size_of::<K>();
+    let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
+    let tile = shape.tile();
+    let ctas = u32::try_from(count.div_ceil(tile)).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "segmented sort grid" })?;
+    let device_offsets: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+    let device_offsets = gpu.upload(&device_offsets)?;
+    let (offsets_ptr, offsets_guard) = device_offsets.device_ptr(gpu.stream());
+    let at = |base: u64, index: usize, size: usize| base + (index * size) as u64;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (count_arg, segments_arg) = (KernelArg::I64(count as i64), KernelArg::I64(offsets.len() as i64 - 1));
+    let keys_arg = KernelArg::Ptr(at(keys, first, key_bytes));
+    match values {
+        None => {
+            let args = [keys_arg, count_arg, KernelArg::Ptr(offsets_ptr), segments_arg];
+            // SAFETY: the arguments match `mergepath_segmented_blocksort_keys`; its tile is
+            // `shape` (the same table row), the grid covers `count` keys from `first`, all inside
+            // the validated buffer, and the offsets (validated, on the device) bound the segments.
+            unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
+        }
+        Some((vals, word)) => {
+            let args = [keys_arg, KernelArg::Ptr(at(vals, first, word)), count_arg, KernelArg::Ptr(offsets_ptr), segments_arg];
+            // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the values
+            // have the keys' length and the word alignment.
+            unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
+        }
+    }
+    drop(offsets_guard);
+    for w in offsets.windows(2) {
+        let (start, len) = (w[0], w[1] - w[0]);
+        if len > tile {
+            let seg_keys = at(keys, start, key_bytes);
+            let seg_values = values.map(|(v, word)| (at(v, start, word), at(v, start, word), word));
+            launch_sort::<K, C>(gpu, seg_keys, seg_keys, seg_values, len, comp)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! Segmented sort on the GPU against per-segment `sort_by`: 10^6 segments of 0..=64 keys, 1000
+//! of 0..=100k, one segment, all empty, sizes at the tile sizes, offsets not starting at 0,
+//! every built-in key type and both comparators, pairs (values are positions, so stability
+//! shows), and two sorts on two streams at once. Skips without a GPU (fails with
+//! MERGEPATH_REQUIRE_GPU=1).
+
+mod common;
+use common::{assert_same, gpu, Rng, TestKey};
+use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less};
+
+/// Offsets of segments with lengths drawn by `len`, from `start`, `count` segments.
+fn offsets(start: usize, count: usize, mut len: impl FnMut() -> usize) -> Vec<usize> {
+    let mut v = vec![start];
+    for _ in 0..count {
+        v.push(v.last().unwrap() + len());
+    }
+    v
+}
+
+/// Keys with many repeats (so stability matters) and the type's special values.
+fn keys<K: TestKey>(n: usize, seed: u64) -> Vec<K> {
+    let mut rng = Rng(seed);
+    let specials = K::specials();
+    (0..n)
+        .map(|_| if !specials.is_empty() && rng.below(16) == 0 { specials[rng.below(specials.len() as u64) as usize] } else { K::from_bits(rng.below(500)) })
+        .collect()
+}
+
+fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, offs: &[usize], tail: usize, comp: C, pairs: bool, ctx: &str) {
+    let n = offs.last().copied().unwrap_or(0) + tail;
+    let k = keys::<K>(n, n as u64 ^ 0x5e6);
+    let mut dk = gpu.upload(&k).unwrap();
+    if pairs {
+        let v: Vec<u32> = (0..n as u32).collect();
+        let mut dv = gpu.upload(&v).unwrap();
+        mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, offs, comp).unwrap();
+        let (wk, wv) = cpu::sort_segments_pairs(&k, &v, offs, comp);
+        assert_same(&gpu.download(&dk).unwrap(), &wk, &format!("{ctx}: pair keys"));
+        assert!(gpu.download(&dv).unwrap() == wv, "{ctx}: pair values (stability)");
+    } else {
+        mergepath::sort_segments_keys(gpu, &mut dk, offs, comp).unwrap();
+        assert_same(&gpu.download(&dk).unwrap(), &cpu::sort_segments_keys(&k, offs, comp), ctx);
+    }
+}
+
+fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool) {
+    let arch = gpu.compute_capability().unwrap();
+    let tile = tuning::sort_shape(arch, std::mem::size_of::<K>()).tile();
+    let pair_tile = tuning::sort_pairs_shape(arch, std::mem::size_of::<K>()).tile();
+    let block = tuning::blocksort_shape(arch, std::mem::size_of::<K>()).tile();
+    let name = format!("{} {}", std::any::type_name::<K>(), C::NAME);
+    let mut rng = Rng(0x5e9 ^ tile as u64);
+    // Tile-sized segments, and ones around the blocksort block and a few merge passes.
+    let sizes = [0, 1, tile - 1, tile, tile + 1, pair_tile - 1, pair_tile + 1, block - 1, block, block + 1, 2 * tile, 5 * block + 3];
+    let mut i = 0;
+    let offs = offsets(3, 3 * sizes.len(), || {
+        i += 1;
+        sizes[i % sizes.len()]
+    });
+    check(gpu, &offs, 5, comp, pairs, &format!("{name} tile-sized segments from 3"));
+    check(gpu, &offsets(0, 20_000, || rng.below(65) as usize), 0, comp, pairs, &format!("{name} 20k segments of 0..=64"));
+    check(gpu, &offsets(7, 30, || rng.below(100_001) as usize), 2, comp, pairs, &format!("{name} 30 segments of 0..=100k"));
+}
+
+macro_rules! segment_tests {
+    ($($t:ident $pairs:expr),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<sort_segments_ $t>]() {
+                let Some(gpu) = gpu() else { return };
+                check_type::<$t, Less>(gpu, Less, $pairs);
+                check_type::<$t, Greater>(gpu, Greater, false);
+            }
+        }
+    )*};
+}
+segment_tests!(u8 false, u16 true, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+
+#[test]
+fn sort_segments_issue_cases() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(6);
+    check::<u32, Less>(gpu, &offsets(0, 1_000_000, || rng.below(65) as usize), 0, Less, false, "10^6 segments of 0..=64");
+    check::<u32, Less>(gpu, &offsets(0, 1_000_000, || rng.below(65) as usize), 0, Less, true, "10^6 segments of 0..=64, pairs");
+    check::<u32, Less>(gpu, &offsets(0, 1000, || rng.below(100_001) as usize), 0, Less, false, "1000 segments of 0..=100k");
+    check::<u64, Greater>(gpu, &offsets(0, 1000, || rng.below(100_001) as usize), 0, Greater, true, "1000 segments of 0..=100k, u64 pairs");
+    check::<u32, Less>(gpu, &[0, 3_000_000], 0, Less, true, "one segment");
+    check::<u32, Less>(gpu, &[5, 5, 5, 5], 9, Less, false, "all empty");
+    check::<u32, Less>(gpu, &[0; 1000], 100, Less, false, "all empty at 0");
+    check::<u32, Less>(gpu, &[2], 10, Less, false, "one offset: no segments");
+}
+
+/// Two sorts on two streams of one context, enqueued before either is waited for: each Gpu
+/// handle has its own temporary storage, so neither corrupts the other.
+#[test]
+fn sort_segments_on_two_streams() {
+    let Some(gpu) = gpu() else { return };
+    let (s1, s2) = (gpu.context().new_stream().unwrap(), gpu.context().new_stream().unwrap());
+    let (g1, g2) = (Gpu::with_stream(s1), Gpu::with_stream(s2));
+    let mut rng = Rng(2);
+    let (o1, o2) = (offsets(0, 300, || rng.below(40_000) as usize), offsets(0, 200_000, || rng.below(70) as usize));
+    let (k1, k2) = (keys::<u32>(*o1.last().unwrap(), 1), keys::<u32>(*o2.last().unwrap(), 2));
+    let (mut d1, mut d2) = (g1.upload(&k1).unwrap(), g2.upload(&k2).unwrap());
+    for _ in 0..3 {
+        // Repeated sorts of sorted data keep it; both streams stay busy together.
+        mergepath::sort_segments_keys(&g1, &mut d1, &o1, Less).unwrap();
+        mergepath::sort_segments_keys(&g2, &mut d2, &o2, Less).unwrap();
+    }
+    assert!(g1.download(&d1).unwrap() == cpu::sort_segments_keys(&k1, &o1, Less), "stream 1");
+    assert!(g2.download(&d2).unwrap() == cpu::sort_segments_keys(&k2, &o2, Less), "stream 2");
+}
+
+#[test]
+fn sort_segments_errors() {
+    let Some(gpu) = gpu() else { return };
+    let mut k = gpu.upload(&[3u32, 2, 1, 0]).unwrap();
+    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 3, 2], Less), Err(Error::InvalidArgument("segment offsets must be non-decreasing")));
+    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 5], Less), Err(Error::InvalidArgument("segment offsets past the end of the keys")));
+    let mut v = gpu.upload(&[0u32; 3]).unwrap();
+    assert_eq!(mergepath::sort_segments_pairs(gpu, &mut k, &mut v, &[0, 4], Less), Err(Error::LengthMismatch { what: "values", expected: 4, got: 3 }));
+    assert_eq!(gpu.download(&k).unwrap(), [3, 2, 1, 0], "nothing sorted on bad input");
+}
