@@ -2,13 +2,14 @@
 //! `keys[offsets[s]..offsets[s + 1]]`; each is sorted stably by the comparator (any, derived
 //! ones included), and nothing moves across a segment boundary.
 //!
-//! One kernel sorts every tile of the segmented range in place by (segment, key)
-//! (`segmented_blocksort_tile`: each CTA sorts its tile in shared memory and registers, as
-//! mergesort's first pass, with the segment of each item as the leading key), so every segment
-//! that fits in a tile — the batch of small arrays the HPCA "Batch Sort" project sorts one
-//! block per batch — is done in that one launch, however many there are. A segment longer than
-//! a tile is then sorted on its own by mergesort's passes (blocksort and merge passes over that
-//! segment only, so no merge crosses its boundaries).
+//! Segments that fit a tile are packed, whole, into units of at most a tile ([`segment_units`],
+//! on the host), and one kernel sorts every unit in place by (segment, key)
+//! (`segmented_blocksort_tile`: one CTA per unit, in shared memory and registers, as
+//! mergesort's first pass, with each item's segment as the leading key) — the HPCA "Batch
+//! Sort" project's one block per batch of small arrays — so all of them take one launch,
+//! however many there are. A segment longer than a tile is sorted on its own by mergesort's
+//! passes (blocksort and merge passes over that segment only, so no merge crosses its
+//! boundaries): a few launches per long segment.
 //!
 //! The offsets are a host slice: which segments need merge passes is decided on the host, so
 //! nothing waits for the GPU. Run independent batches concurrently by calling this on
@@ -71,8 +72,34 @@ pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
     Ok(())
 }
 
-/// Enqueues the segmented blocksort over `offsets[0]..offsets[last]`, then a whole sort of each
-/// segment longer than a tile.
+/// How [`sort_segments_keys`] splits the work: `units`, runs of whole segments of at most
+/// `tile` items in all (start, end), packed greedily in order, one CTA each; and `long`, the
+/// segments longer than `tile` (start, end), each sorted by its own mergesort. Empty segments
+/// are in neither.
+pub fn segment_units(offsets: &[usize], tile: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    let (mut units, mut long) = (Vec::new(), Vec::new());
+    let mut unit: Option<(usize, usize)> = None;
+    for w in offsets.windows(2) {
+        let (start, end) = (w[0], w[1]);
+        if end - start > tile {
+            long.push((start, end));
+            units.extend(unit.take());
+        } else if end > start {
+            unit = match unit {
+                Some((s, e)) if e == start && end - s <= tile => Some((s, end)),
+                other => {
+                    units.extend(other);
+                    Some((start, end))
+                }
+            };
+        }
+    }
+    units.extend(unit);
+    (units, long)
+}
+
+/// Enqueues the unit kernel over the segments that fit a tile, then a whole sort of each
+/// longer segment.
 fn launch_segmented<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     keys: u64,
@@ -83,45 +110,45 @@ fn launch_segmented<K: Key, C: Comparator<K>>(
 ) -> Result<()> {
     validate_segment_offsets(offsets, n)?;
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
-    let count = last - first;
-    if count == 0 {
+    if last == first {
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
-    let tile = shape.tile();
-    let ctas = u32::try_from(count.div_ceil(tile)).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "segmented sort grid" })?;
-    let device_offsets: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
-    let device_offsets = gpu.upload(&device_offsets)?;
-    let (offsets_ptr, offsets_guard) = device_offsets.device_ptr(gpu.stream());
+    let (units, long) = segment_units(offsets, shape.tile());
     let at = |base: u64, index: usize, size: usize| base + (index * size) as u64;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let (count_arg, segments_arg) = (KernelArg::I64(count as i64), KernelArg::I64(offsets.len() as i64 - 1));
-    let keys_arg = KernelArg::Ptr(at(keys, first, key_bytes));
-    match values {
-        None => {
-            let args = [keys_arg, count_arg, KernelArg::Ptr(offsets_ptr), segments_arg];
-            // SAFETY: the arguments match `mergepath_segmented_blocksort_keys`; its tile is
-            // `shape` (the same table row), the grid covers `count` keys from `first`, all inside
-            // the validated buffer, and the offsets (validated, on the device) bound the segments.
-            unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
+    if !units.is_empty() {
+        let ctas = u32::try_from(units.len()).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "segmented sort grid" })?;
+        // One upload: the offsets, then the units' (start, end) pairs.
+        let mut table: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+        table.extend(units.iter().flat_map(|&(s, e)| [s as i64, e as i64]));
+        let table = gpu.upload(&table)?;
+        let (offsets_ptr, table_guard) = table.device_ptr(gpu.stream());
+        let units_ptr = offsets_ptr + (offsets.len() * 8) as u64;
+        let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+        let segments_arg = KernelArg::I64(offsets.len() as i64 - 1);
+        match values {
+            None => {
+                let args = [KernelArg::Ptr(keys), KernelArg::Ptr(units_ptr), KernelArg::Ptr(offsets_ptr), segments_arg];
+                // SAFETY: the arguments match `mergepath_segmented_blocksort_keys`; one CTA per
+                // unit, each of at most the kernel's tile (`shape`, the same table row), inside
+                // the validated buffer, and the offsets (validated) bound the segments.
+                unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
+            }
+            Some((vals, word)) => {
+                let args = [KernelArg::Ptr(keys), KernelArg::Ptr(vals), KernelArg::Ptr(units_ptr), KernelArg::Ptr(offsets_ptr), segments_arg];
+                // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the
+                // values have the keys' length and the word alignment.
+                unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
+            }
         }
-        Some((vals, word)) => {
-            let args = [keys_arg, KernelArg::Ptr(at(vals, first, word)), count_arg, KernelArg::Ptr(offsets_ptr), segments_arg];
-            // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the values
-            // have the keys' length and the word alignment.
-            unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
-        }
+        drop(table_guard);
     }
-    drop(offsets_guard);
-    for w in offsets.windows(2) {
-        let (start, len) = (w[0], w[1] - w[0]);
-        if len > tile {
-            let seg_keys = at(keys, start, key_bytes);
-            let seg_values = values.map(|(v, word)| (at(v, start, word), at(v, start, word), word));
-            launch_sort::<K, C>(gpu, seg_keys, seg_keys, seg_values, len, comp)?;
-        }
+    for (start, end) in long {
+        let seg_keys = at(keys, start, key_bytes);
+        let seg_values = values.map(|(v, word)| (at(v, start, word), at(v, start, word), word));
+        launch_sort::<K, C>(gpu, seg_keys, seg_keys, seg_values, end - start, comp)?;
     }
     Ok(())
 }

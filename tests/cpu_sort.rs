@@ -199,3 +199,29 @@ fn segment_offsets_are_validated() {
     // The oracle leaves what is outside the segments alone.
     assert_eq!(mergepath::cpu::sort_segments_keys(&[9u32, 3, 2, 1, 0], &[1, 3, 4], mergepath::Less), [9, 2, 3, 1, 0]);
 }
+
+proptest! {
+    /// Units hold whole segments of at most a tile, in order, and with the long segments they
+    /// cover every non-empty segment exactly once.
+    #[test]
+    fn segment_units_cover_every_segment(lens in proptest::collection::vec(0usize..40, 0..60), start in 0usize..5, tile in 1usize..30) {
+        let mut offsets = vec![start];
+        for l in &lens {
+            offsets.push(offsets.last().unwrap() + l);
+        }
+        let (units, long) = mergepath::segmented::segment_units(&offsets, tile);
+        let mut covered: Vec<(usize, usize)> = units.iter().chain(&long).copied().collect();
+        covered.sort_unstable();
+        let segments: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).filter(|(s, e)| e > s).collect();
+        let mut pos = 0;
+        for &(s, e) in &covered {
+            prop_assert!(e - s <= tile || long.contains(&(s, e)), "a unit holds at most a tile");
+            // The covered range is a run of whole segments.
+            let run: Vec<&(usize, usize)> = segments.iter().filter(|(a, b)| *a >= s && *b <= e).collect();
+            prop_assert!(!run.is_empty() && run[0].0 == s && run.last().unwrap().1 == e);
+            prop_assert!(run.windows(2).all(|w| w[0].1 == w[1].0));
+            pos += run.len();
+        }
+        prop_assert_eq!(pos, segments.len(), "every non-empty segment in exactly one unit or long");
+    }
+}

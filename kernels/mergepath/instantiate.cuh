@@ -140,21 +140,22 @@ MERGEPATH_SORT_PAIRS(8, uint2)
 MERGEPATH_SORT_PAIRS(16, uint4)
 #undef MERGEPATH_SORT_PAIRS
 
-// Segmented sort: each tile's segments (or pieces of longer ones) sorted in place, on the merge
-// passes' tiles (SORT, or SORT_PAIRS with values), whose (key, segment) items fit shared memory.
+// Segmented sort: units of whole segments, each at most a tile of the merge passes (SORT, or
+// SORT_PAIRS with values, whose (key, segment) items fit shared memory), sorted in place.
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments) {
+mergepath_segmented_blocksort_keys(mergepath_key_t* keys, const int64_t* units, const int64_t* offsets,
+                                   int64_t num_segments) {
   using namespace mergepath_instance;
-  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments, Comp());
+  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, units, offsets, num_segments, Comp());
 }
 
 #define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                     \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                  \
-  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, int64_t count,  \
+  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, const int64_t* units, \
                                               const int64_t* offsets, int64_t num_segments) {      \
     using namespace mergepath_instance;                                                            \
     mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(              \
-        keys, values, count, offsets, num_segments, Comp());                                       \
+        keys, values, units, offsets, num_segments, Comp());                                       \
   }
 MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
 MERGEPATH_SEGMENTED_PAIRS(8, uint2)

@@ -103,23 +103,23 @@ template <class Comp> struct segment_order {
   }
 };
 
-// Sorts each segment's part in tile blockIdx.x of keys[0..count) in place: segment s is
-// keys[offsets[s] - base .. offsets[s + 1] - base) for s < num_segments (offsets
-// non-decreasing, offsets[0] == base, offsets[num_segments] == base + count). A segment inside
-// one tile is then sorted; a longer one is sorted piecewise (its merge passes come after).
+// Sorts the whole segments of unit blockIdx.x of keys in place: the unit is
+// keys[units[2 u] .. units[2 u + 1]) (at most NT * VT items), segment s is
+// keys[offsets[s] .. offsets[s + 1]) for s < num_segments (offsets non-decreasing), and a
+// unit holds whole segments only, so sorting it by (segment, key) sorts each of them.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
+__device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, const int64_t* units, const int64_t* offsets,
                                                          int64_t num_segments, Comp comp) {
   constexpr int NV = NT * VT;
   using item = segment_item<K>;
   __shared__ item shared_items[NV];
   __shared__ int shared_positions[HasValues ? NV : 1];
-  const int64_t base = offsets[0];
-  const int64_t first = (int64_t)blockIdx.x * NV;
-  const int n = count - first < NV ? (int)(count - first) : NV;
+  const int64_t first = units[2 * blockIdx.x];
+  const int n = (int)(units[2 * blockIdx.x + 1] - first);
+  if (n <= 0) return;
   // The segment of a position: the last offset not after it (empty segments are skipped).
-  auto segment_of = [&](int64_t p) { return sorted_bound<true>(offsets, num_segments + 1, base + p, less_t<int64_t>()) - 1; };
-  const int64_t tile_segment = segment_of(first);
+  auto segment_of = [&](int64_t p) { return sorted_bound<true>(offsets, num_segments + 1, p, less_t<int64_t>()) - 1; };
+  const int64_t unit_segment = segment_of(first);
   K loaded[VT];
   cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared_items), loaded);
   __syncthreads();
@@ -129,8 +129,8 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
-    while (segment + 1 < num_segments && offsets[segment + 1] <= base + first + at) ++segment;
-    items[i] = item{loaded[i], (int)(segment - tile_segment)};
+    while (segment + 1 < num_segments && offsets[segment + 1] <= first + at) ++segment;
+    items[i] = item{loaded[i], (int)(segment - unit_segment)};
     positions[i] = VT * (int)threadIdx.x + i;
   }
   cta_blocksort<NT, VT, HasValues>(items, positions, n, shared_items, shared_positions, segment_order<Comp>{comp});
