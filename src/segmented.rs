@@ -72,11 +72,14 @@ pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
     Ok(())
 }
 
+/// A range of items, (start, end).
+pub type Span = (usize, usize);
+
 /// How [`sort_segments_keys`] splits the work: `units`, runs of whole segments of at most
 /// `tile` items in all (start, end), packed greedily in order, one CTA each; and `long`, the
 /// segments longer than `tile` (start, end), each sorted by its own mergesort. Empty segments
 /// are in neither.
-pub fn segment_units(offsets: &[usize], tile: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+pub fn segment_units(offsets: &[usize], tile: usize) -> (Vec<Span>, Vec<Span>) {
     let (mut units, mut long) = (Vec::new(), Vec::new());
     let mut unit: Option<(usize, usize)> = None;
     for w in offsets.windows(2) {
@@ -120,12 +123,16 @@ fn launch_segmented<K: Key, C: Comparator<K>>(
     let at = |base: u64, index: usize, size: usize| base + (index * size) as u64;
     if !units.is_empty() {
         let ctas = u32::try_from(units.len()).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "segmented sort grid" })?;
-        // One upload: the offsets, then the units' (start, end) pairs.
-        let mut table: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
-        table.extend(units.iter().flat_map(|&(s, e)| [s as i64, e as i64]));
-        let table = gpu.upload(&table)?;
-        let (offsets_ptr, table_guard) = table.device_ptr(gpu.stream());
-        let units_ptr = offsets_ptr + (offsets.len() * 8) as u64;
+        // The offsets as they are (usize is u64 on 64-bit hosts: no copy), the units' (start,
+        // end) pairs after them in a second buffer.
+        let offsets_u64: std::borrow::Cow<[u64]> = match bytemuck::try_cast_slice(offsets) {
+            Ok(same) => std::borrow::Cow::Borrowed(same),
+            Err(_) => std::borrow::Cow::Owned(offsets.iter().map(|&o| o as u64).collect()),
+        };
+        let offsets_dev = gpu.upload(&offsets_u64)?;
+        let units_dev = gpu.upload(&units.iter().flat_map(|&(s, e)| [s as u64, e as u64]).collect::<Vec<u64>>())?;
+        let (offsets_ptr, offsets_guard) = offsets_dev.device_ptr(gpu.stream());
+        let (units_ptr, units_guard) = units_dev.device_ptr(gpu.stream());
         let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
         let segments_arg = KernelArg::I64(offsets.len() as i64 - 1);
         match values {
@@ -143,7 +150,7 @@ fn launch_segmented<K: Key, C: Comparator<K>>(
                 unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
             }
         }
-        drop(table_guard);
+        drop((offsets_guard, units_guard));
     }
     for (start, end) in long {
         let seg_keys = at(keys, start, key_bytes);
