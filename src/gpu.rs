@@ -310,6 +310,24 @@ impl Gpu {
         Ok(BufArg { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
     }
 
+    /// Validates keys and the values (`what`, in `word`-byte words) that move with them in
+    /// place: the same length, not overlapping.
+    pub(crate) fn inplace_pairs<'a, K, V>(
+        &'a self,
+        keys: &'a mut impl DevicePtrMut<K>,
+        values: &'a mut impl DevicePtrMut<V>,
+        what: &'static str,
+        word: usize,
+    ) -> Result<(BufArg<'a>, BufArg<'a>)> {
+        let n = keys.len();
+        if values.len() != n {
+            return Err(Error::LengthMismatch { what, expected: n, got: values.len() });
+        }
+        let keys = self.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+        let values = self.output(what, values, word, n, &[&keys])?;
+        Ok((keys, values))
+    }
+
     /// Validates the keys and values of two inputs (`a_keys`, `a_values`, `b_keys`, `b_values`,
     /// in that order): values in `word`-byte words, each value buffer its keys' length.
     pub(crate) fn pair_inputs<'a, K, V>(

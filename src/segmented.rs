@@ -48,13 +48,8 @@ pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(
     comp: C,
 ) -> Result<()> {
     let word = const { value_word::<V>() };
-    let n = keys.len();
-    if values.len() != n {
-        return Err(Error::LengthMismatch { what: "values", expected: n, got: values.len() });
-    }
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
-    let values = gpu.output("values", values, word, n, &[&keys])?;
-    launch_segmented::<K, C>(gpu, keys.ptr, Some((values.ptr, word)), n, offsets, comp)
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
+    launch_segmented::<K, C>(gpu, keys.ptr, Some((values.ptr, word)), keys.len, offsets, comp)
 }
 
 /// Checks the offsets against a buffer of `len` items: non-decreasing, within it, fewer than

@@ -66,13 +66,8 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     comp: C,
 ) -> Result<()> {
     let word = const { value_word::<V>() };
-    let n = keys.len();
-    if values.len() != n {
-        return Err(Error::LengthMismatch { what: "values", expected: n, got: values.len() });
-    }
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
-    let values = gpu.output("values", values, word, n, &[&keys])?;
-    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), n, comp)
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
+    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
 }
 
 /// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
@@ -123,16 +118,12 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
     indices: &mut impl DevicePtrMut<I>,
     comp: C,
 ) -> Result<()> {
-    let n = keys.len();
-    if indices.len() != n {
-        return Err(Error::LengthMismatch { what: "indices", expected: n, got: indices.len() });
-    }
+    let word = std::mem::size_of::<I>();
+    let (keys, indices) = gpu.inplace_pairs(keys, indices, "indices", word)?;
+    let n = keys.len;
     if n > I::MAX_COUNT {
         return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
     }
-    let word = std::mem::size_of::<I>();
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
-    let indices = gpu.output("indices", indices, word, n, &[&keys])?;
     if n > 0 {
         let kernels = gpu.kernels::<K, C>()?;
         launch_iota(gpu, &kernels, &indices, word)?;
