@@ -10,6 +10,10 @@ fn derive_key_errors() {
     if std::env::var_os("NVCC").is_none() && cached.is_file() {
         std::env::set_var("NVCC", &cached);
     }
+    // And this build's kernel cache (content-hashed), so it does not compile them again.
+    if std::env::var_os("MERGEPATH_KERNEL_CACHE").is_none() {
+        std::env::set_var("MERGEPATH_KERNEL_CACHE", target.join("mergepath-kernel-cache"));
+    }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
 }

@@ -27,7 +27,7 @@ pub const TOOLKIT_CACHE: &str = "mergepath-cuda-13.0.88";
 const DEFAULT_ARCHS: &[u32] = &[80, 90];
 
 /// The environment variables that change what is compiled.
-pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_NO_TOOLKIT_DOWNLOAD", "DOCS_RS"];
+pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_NO_TOOLKIT_DOWNLOAD", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
 
 /// `<target>` (or `<target>/<triple>`) from `<...>/<profile>/build/<pkg>-<hash>/out`.
 pub fn target_dir(out_dir: &Path) -> PathBuf {
@@ -229,7 +229,9 @@ impl KernelBuild {
         header.hash(&mut common);
         archs.hash(&mut common);
         nvcc_version.hash(&mut common);
-        let cache_dir = target_dir.join("mergepath-kernel-cache");
+        // Fatbins are named by a hash of everything that goes into them (not paths), so builds in
+        // other target directories (trybuild's) can share one cache: MERGEPATH_KERNEL_CACHE.
+        let cache_dir = env::var_os("MERGEPATH_KERNEL_CACHE").map(PathBuf::from).unwrap_or_else(|| target_dir.join("mergepath-kernel-cache"));
         fs::create_dir_all(&cache_dir).map_err(io)?;
         fs::create_dir_all(&gen_dir).map_err(io)?;
         Ok(KernelBuild { nvcc, flags, common, cache_dir, gen_dir })
