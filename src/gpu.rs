@@ -245,6 +245,12 @@ impl Gpu {
     }
 }
 
+/// A grid of `ctas` CTAs, checked against CUDA's limit on grid x (2^31 - 1):
+/// [`Error::TooLarge`] naming `what` past it.
+pub(crate) fn grid_ctas(ctas: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what })
+}
+
 /// One kernel argument.
 #[derive(Clone, Copy)]
 pub(crate) enum KernelArg {

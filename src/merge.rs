@@ -8,8 +8,8 @@
 //! [`merge_keys_with`] also runs the co-rank "ladder" of Kirk & Hwu's merge chapter
 //! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
 
-use crate::error::{Error, Result};
-use crate::gpu::{value_slot, BufArg, Gpu, KernelArg};
+use crate::error::Result;
+use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{launch_partitions, partition_count};
 use crate::tuning::{ladder_shape, ladder_tile, merge_shape, LADDER_BLOCK_TILES};
@@ -84,7 +84,7 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
         MergeStrategy::Tiled => (1, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
         _ => (2, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
     };
-    let ctas = u32::try_from(total.div_ceil(per_cta)).map_err(|_| Error::TooLarge { what: "merge ladder grid" })?;
+    let ctas = grid_ctas(total.div_ceil(per_cta), "merge ladder grid")?;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let args = [KernelArg::Ptr(a.ptr), KernelArg::I64(a.len as i64), KernelArg::Ptr(b.ptr), KernelArg::I64(b.len as i64), KernelArg::Ptr(out.ptr)];
     // SAFETY: the arguments match `mergepath_merge_{basic,tiled,circular}`; each CTA covers
@@ -134,10 +134,7 @@ fn launch_merge<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
     let tile = shape.tile();
-    let tiles = u32::try_from(total.div_ceil(tile))
-        .ok()
-        .filter(|&t| t <= i32::MAX as u32)
-        .ok_or(Error::TooLarge { what: "merge grid" })?;
+    let tiles = grid_ctas(total.div_ceil(tile), "merge grid")?;
     let parts = partition_count(total, tile);
     let mut temp = gpu.temp(parts * 8)?;
     let (parts_ptr, _parts_guard) = temp.device_ptr_mut();

@@ -11,7 +11,7 @@
 //! results and the tiling math against them.
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{Comparator, Key};
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 
@@ -139,7 +139,7 @@ pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
 /// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
 /// thread each.
 pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
-    let ctas = u32::try_from(count.div_ceil(PARTITION_THREADS as usize)).map_err(|_| Error::TooLarge { what: "partition grid" })?;
+    let ctas = grid_ctas(count.div_ceil(PARTITION_THREADS as usize), "partition grid")?;
     Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 })
 }
 

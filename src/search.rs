@@ -9,7 +9,7 @@
 //! it), upper bounds the haystack first.
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
 use crate::sort::SortIndex;
@@ -169,7 +169,7 @@ impl SearchGrid {
     fn new<K: Key>(kernels: &Kernels, needles: &BufArg<'_>, haystack: &BufArg<'_>) -> Result<Self> {
         let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
         let total = needles.len + haystack.len;
-        let tiles = u32::try_from(total.div_ceil(shape.tile())).ok().filter(|&t| t <= i32::MAX as u32).ok_or(Error::TooLarge { what: "search grid" })?;
+        let tiles = grid_ctas(total.div_ceil(shape.tile()), "search grid")?;
         Ok(SearchGrid { shape, tiles, parts: partition_count(total, shape.tile()) })
     }
 

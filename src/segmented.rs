@@ -17,7 +17,7 @@
 //! storage).
 
 use crate::error::{Error, Result};
-use crate::gpu::{value_slot, Gpu, KernelArg};
+use crate::gpu::{grid_ctas, value_slot, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::sort::launch_sort;
 use crate::tuning::{sort_pairs_shape, sort_shape};
@@ -117,7 +117,7 @@ fn launch_segmented<K: Key, C: Comparator<K>>(
     let (units, long) = segment_units(offsets, shape.tile());
     let at = |base: u64, index: usize, size: usize| base + (index * size) as u64;
     if !units.is_empty() {
-        let ctas = u32::try_from(units.len()).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "segmented sort grid" })?;
+        let ctas = grid_ctas(units.len(), "segmented sort grid")?;
         // The offsets as they are (usize is u64 on 64-bit hosts: no copy), the units' (start,
         // end) pairs after them in a second buffer.
         let offsets_u64: std::borrow::Cow<[u64]> = match bytemuck::try_cast_slice(offsets) {

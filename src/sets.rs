@@ -15,7 +15,7 @@
 //! written once. The result's length stays in device memory ([`SetLen`]) until asked for.
 
 use crate::error::{Error, Result};
-use crate::gpu::{value_slot, BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{partition_count, partition_launch_config};
 use crate::tuning::{sets_shape, LaunchShape};
@@ -184,10 +184,7 @@ fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &Buf
         return Ok(SetLen { len, capacity });
     }
     let shape: LaunchShape = sets_shape(kernels.arch, std::mem::size_of::<K>());
-    let tiles = u32::try_from(total.div_ceil(shape.tile()))
-        .ok()
-        .filter(|&t| t <= i32::MAX as u32)
-        .ok_or(Error::TooLarge { what: "set operation grid" })?;
+    let tiles = grid_ctas(total.div_ceil(shape.tile()), "set operation grid")?;
     // Splits (16 bytes each), then the tiles' scan states and the ticket counter (8 bytes each).
     let num_splits = partition_count(total, shape.tile());
     let split_bytes = (num_splits * 16).div_ceil(256) * 256;

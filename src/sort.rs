@@ -28,7 +28,7 @@
 //! keys keep their input order.
 
 use crate::error::{Error, Result};
-use crate::gpu::{value_slot, BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
@@ -306,7 +306,7 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
     let (tile, block) = (shape.tile(), block_shape.tile());
-    let grid = |ctas: usize| u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what: "sort grid" });
+    let grid = |ctas: usize| grid_ctas(ctas, "sort grid");
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
     // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
