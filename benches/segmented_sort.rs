@@ -2,7 +2,9 @@
 //! [0, 2 * avg], avg = 16, 256, 65,536 — the segment sizes of `anchors.cu` (std::mt19937_64
 //! seeded with avg), which prints CUB's DeviceSegmentedSort::StableSortKeys as
 //! `segmented_sort_avgN`. Each timed call sorts a fresh copy of the random keys (the copy is not
-//! timed); medians of 20 event-timed calls. GB/s: n keys read and written. Prints one TSV line
+//! timed); medians of 20 event-timed calls. `mergepath` takes the offsets in device memory, as
+//! CUB does (uploaded once, not timed); `mergepath_host_offsets` takes the host slice (validated
+//! and uploaded in every call, timed). GB/s: n keys read and written. Prints one TSV line
 //! per case in the anchors' format: op impl type n ms gkeys_s gbytes_s.
 //!
 //! Run: `cargo bench --bench segmented_sort` (on the GPU machine: `.gpu/run bench segmented_sort`).
@@ -28,32 +30,39 @@ fn anchor_offsets(n: usize, avg: u64) -> Vec<usize> {
 
 fn bench(gpu: &Gpu, n: usize, avg: u64) {
     let offsets = anchor_offsets(n, avg);
+    let device_offsets = gpu.upload(&offsets.iter().map(|&o| o as u64).collect::<Vec<u64>>()).unwrap();
     let mut rng = Rng(42);
     let host: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
     let input = gpu.upload(&host).unwrap();
     let mut keys = gpu.alloc_zeros::<u32>(n).unwrap();
     let stream = gpu.stream();
-    let mut times = Vec::new();
-    for rep in 0..21 {
-        stream.memcpy_dtod(&input, &mut keys).unwrap();
-        let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-        mergepath::sort_segments_keys(gpu, &mut keys, &offsets, Less).unwrap();
-        let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-        end.synchronize().unwrap();
-        if rep > 0 {
-            times.push(start.elapsed_ms(&end).unwrap() as f64);
+    for name in ["mergepath", "mergepath_host_offsets"] {
+        let mut times = Vec::new();
+        for rep in 0..21 {
+            stream.memcpy_dtod(&input, &mut keys).unwrap();
+            let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+            if name == "mergepath" {
+                mergepath::sort_segments_keys(gpu, &mut keys, &device_offsets, Less).unwrap();
+            } else {
+                mergepath::sort_segments_keys(gpu, &mut keys, &offsets, Less).unwrap();
+            }
+            let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+            end.synchronize().unwrap();
+            if rep > 0 {
+                times.push(start.elapsed_ms(&end).unwrap() as f64);
+            }
         }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        let got = gpu.download(&keys).unwrap();
+        let ok = offsets.windows(2).all(|w| got[w[0]..w[1]].windows(2).all(|p| p[0] <= p[1]));
+        println!(
+            "segmented_sort_avg{avg}\t{name}\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}\t{}",
+            n as f64 / ms / 1e6,
+            2.0 * (n * 4) as f64 / ms / 1e6,
+            if ok { "ok" } else { "WRONG" }
+        );
     }
-    times.sort_by(f64::total_cmp);
-    let ms = times[times.len() / 2];
-    let got = gpu.download(&keys).unwrap();
-    let ok = offsets.windows(2).all(|w| got[w[0]..w[1]].windows(2).all(|p| p[0] <= p[1]));
-    println!(
-        "segmented_sort_avg{avg}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}\t{}",
-        n as f64 / ms / 1e6,
-        2.0 * (n * 4) as f64 / ms / 1e6,
-        if ok { "ok" } else { "WRONG" }
-    );
 }
 
 fn segmented_sort(_c: &mut Criterion) {

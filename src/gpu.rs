@@ -55,6 +55,12 @@ pub(crate) struct Kernels {
     pub segmented_blocksort_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub segmented_blocksort_pairs: [CudaFunction; 3],
+    pub segmented_merge_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub segmented_merge_pairs: [CudaFunction; 3],
+    pub segmented_copy_keys: CudaFunction,
+    /// Indexed by [`value_slot`].
+    pub segmented_copy_pairs: [CudaFunction; 3],
     pub sort4_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub sort4_merge_pairs: [CudaFunction; 3],
@@ -186,6 +192,10 @@ impl Gpu {
             sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
             segmented_blocksort_keys: module.load_function("mergepath_segmented_blocksort_keys")?,
             segmented_blocksort_pairs: by_word("mergepath_segmented_blocksort_pairs")?,
+            segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,
+            segmented_merge_pairs: by_word("mergepath_segmented_merge_pairs")?,
+            segmented_copy_keys: module.load_function("mergepath_segmented_copy_keys")?,
+            segmented_copy_pairs: by_word("mergepath_segmented_copy_pairs")?,
             sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
             sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
             iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],

@@ -52,6 +52,6 @@ pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
 pub use partition::{balanced_path, merge_path, merge_path_partitions, partition_count};
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
-pub use segmented::{sort_segments_keys, sort_segments_pairs};
+pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

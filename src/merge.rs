@@ -21,8 +21,8 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 /// be longer than needed (the rest is left as it is) and must not overlap `a` or `b`. Any
 /// lengths work, including 0 and more than 2^31 items. Returns without waiting for the GPU.
 ///
-/// Unsorted inputs give an unspecified order of the same multiset of keys, never an
-/// out-of-bounds access.
+/// Unsorted inputs give unspecified output (keys from the inputs, possibly some repeated and
+/// some missing), never an out-of-bounds access.
 pub fn merge_keys<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,

@@ -2,57 +2,146 @@
 //! `keys[offsets[s]..offsets[s + 1]]`; each is sorted stably by the comparator (any, derived
 //! ones included), and nothing moves across a segment boundary.
 //!
-//! Segments that fit a tile are packed, whole, into units of at most a tile ([`segment_units`],
-//! on the host), and one kernel sorts every unit in place by (segment, key)
-//! (`segmented_blocksort_tile`: one CTA per unit, in shared memory and registers, as
-//! mergesort's first pass, with each item's segment as the leading key) — the HPCA "Batch
-//! Sort" project's one block per batch of small arrays — so all of them take one launch,
-//! however many there are. A segment longer than a tile is sorted on its own by mergesort's
-//! passes (blocksort and merge passes over that segment only, so no merge crosses its
-//! boundaries): a few launches per long segment.
+//! Everything is planned on the device, so the offsets may stay in device memory and nothing
+//! is done per segment on the host:
 //!
-//! The offsets are a host slice: which segments need merge passes is decided on the host, so
-//! nothing waits for the GPU. Run independent batches concurrently by calling this on
-//! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
-//! storage).
+//! 1. The keys are cut into tiles of the merge passes' size, and one CTA per tile sorts its
+//!    tile in place by (segment, key) (`segmented_blocksort_tile`, as mergesort's first pass
+//!    with each item's segment as the leading key — the HPCA "Batch Sort" project's one block
+//!    per batch of small arrays). Every segment inside a tile is then sorted, however many
+//!    there are; a segment crossing tiles is sorted piecewise, one piece per tile.
+//! 2. Merge levels finish the crossing segments: level k merges pairs of runs of 2^k pieces
+//!    of each segment still needing it ([`segment_levels`], [`segment_level_merge`]), one CTA
+//!    per tile, runs counted from the segment's first tile, so no merge crosses a segment
+//!    boundary. They ping-pong with a temporary buffer; segments that needed an odd number of
+//!    levels are copied back at the end.
+//!
+//! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
+//! device offsets ([`CudaSlice<u64>`], [`CudaView<u64>`]) are used as they are, with as many
+//! levels as the longest possible segment needs (a level with nothing to do costs a launch of
+//! CTAs that return at once). Run independent batches concurrently by calling this on [`Gpu`]s
+//! made with [`Gpu::with_stream`] on different streams (each has its own temporary storage).
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, value_slot, Gpu, KernelArg};
+use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::sort::launch_sort;
 use crate::tuning::{sort_pairs_shape, sort_shape};
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig};
+use std::ops::Range;
 
-/// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably. `offsets`
-/// must be non-decreasing and end at most at `keys.len()` ([`Error::InvalidArgument`]);
-/// items before `offsets[0]` and after the last offset are left as they are. Empty segments,
-/// one segment, and fewer than 2 offsets (no segments) all work; at most 2^31 - 1 segments.
-/// Returns without waiting for the GPU.
-pub fn sort_segments_keys<K: Key, C: Comparator<K>>(
+/// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably; items
+/// before `offsets[0]` and after the last offset are left as they are. Empty segments, one
+/// segment, and fewer than 2 offsets (no segments) all work; at most 2^31 - 1 segments
+/// ([`Error::TooLarge`]). Returns without waiting for the GPU.
+///
+/// `offsets` is a host slice of `usize` or device memory of `u64` (see [`SegmentOffsets`]).
+/// Host offsets must be non-decreasing and end at most at `keys.len()`
+/// ([`Error::InvalidArgument`]). Device offsets are not checked (that would wait for the
+/// GPU): ones that decrease or pass the end give unspecified contents of the keys, never an
+/// out-of-bounds access (every segment is clamped into the keys).
+pub fn sort_segments_keys<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: &mut impl DevicePtrMut<K>,
-    offsets: &[usize],
+    offsets: &O,
     comp: C,
 ) -> Result<()> {
     let n = keys.len();
     let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
-    launch_segmented::<K, C>(gpu, keys.ptr, None, n, offsets, comp)
+    launch_segmented::<K, C, O>(gpu, keys.ptr, None, n, offsets, comp)
 }
 
 /// [`sort_segments_keys`] moving `values` (the keys' length, any [`Value`]) with their keys.
-pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(
+pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: &mut impl DevicePtrMut<K>,
     values: &mut impl DevicePtrMut<V>,
-    offsets: &[usize],
+    offsets: &O,
     comp: C,
 ) -> Result<()> {
     let word = const { value_word::<V>() };
     let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
-    launch_segmented::<K, C>(gpu, keys.ptr, Some((values.ptr, word)), keys.len, offsets, comp)
+    launch_segmented::<K, C, O>(gpu, keys.ptr, Some((values.ptr, word)), keys.len, offsets, comp)
 }
 
-/// Checks the offsets against a buffer of `len` items: non-decreasing, within it, fewer than
+/// Where a segmented sort's offsets are: a host slice of `usize` (`[usize]`, `[usize; N]`,
+/// `Vec<usize>`: validated, then uploaded) or device memory of `u64` ([`CudaSlice<u64>`],
+/// [`CudaView<u64>`], [`CudaViewMut<u64>`]: used in place, not validated). Sealed.
+pub trait SegmentOffsets: sealed::Sealed {}
+
+mod sealed {
+    use super::*;
+
+    /// Offsets ready for the kernels. (Named only inside the crate: the module is private.)
+    #[allow(private_interfaces)]
+    pub enum Resolved<'a> {
+        /// Uploaded host offsets and the most merge levels a segment needs.
+        Host(CudaSlice<u64>, u32),
+        /// Device offsets as they are.
+        Device(BufArg<'a>),
+    }
+
+    pub trait Sealed {
+        /// Checks and readies the offsets of a sort of `len` keys in tiles of `tile`.
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>>;
+    }
+
+    impl Sealed for [usize] {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>> {
+            validate_segment_offsets(self, len)?;
+            let levels = self.windows(2).map(|w| segment_levels(w[0], w[1], tile)).max().unwrap_or(0);
+            // usize is u64 on 64-bit hosts: no copy.
+            let offsets: std::borrow::Cow<[u64]> = match bytemuck::try_cast_slice(self) {
+                Ok(same) => std::borrow::Cow::Borrowed(same),
+                Err(_) => std::borrow::Cow::Owned(self.iter().map(|&o| o as u64).collect()),
+            };
+            Ok(Resolved::Host(gpu.upload(&offsets)?, levels))
+        }
+    }
+
+    impl<const N: usize> Sealed for [usize; N] {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>> {
+            self.as_slice().resolve(gpu, len, tile)
+        }
+    }
+
+    impl Sealed for Vec<usize> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>> {
+            self.as_slice().resolve(gpu, len, tile)
+        }
+    }
+
+    /// Device offsets: the context checked, nothing else.
+    fn device<'a>(gpu: &'a Gpu, offsets: &'a impl DevicePtr<u64>) -> Result<Resolved<'a>> {
+        Ok(Resolved::Device(gpu.input("offsets", offsets, 8)?))
+    }
+
+    impl Sealed for CudaSlice<u64> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+            device(gpu, self)
+        }
+    }
+
+    impl Sealed for CudaView<'_, u64> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+            device(gpu, self)
+        }
+    }
+
+    impl Sealed for CudaViewMut<'_, u64> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+            device(gpu, self)
+        }
+    }
+}
+
+impl SegmentOffsets for [usize] {}
+impl<const N: usize> SegmentOffsets for [usize; N] {}
+impl SegmentOffsets for Vec<usize> {}
+impl SegmentOffsets for CudaSlice<u64> {}
+impl SegmentOffsets for CudaView<'_, u64> {}
+impl SegmentOffsets for CudaViewMut<'_, u64> {}
+
+/// Checks host offsets against a buffer of `len` items: non-decreasing, within it, fewer than
 /// 2^31 segments.
 pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
     if offsets.windows(2).any(|w| w[0] > w[1]) {
@@ -61,96 +150,133 @@ pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
     if offsets.last().is_some_and(|&last| last > len) {
         return Err(Error::InvalidArgument("segment offsets past the end of the keys"));
     }
-    if offsets.len() > i32::MAX as usize {
+    check_segment_count(offsets.len())
+}
+
+fn check_segment_count(offsets: usize) -> Result<()> {
+    if offsets > i32::MAX as usize {
         return Err(Error::TooLarge { what: "segments (at most 2^31 - 1)" });
     }
     Ok(())
 }
 
-/// A range of items, (start, end).
-pub type Span = (usize, usize);
-
-/// How [`sort_segments_keys`] splits the work: `units`, runs of whole segments of at most
-/// `tile` items in all (start, end), packed greedily in order, one CTA each; and `long`, the
-/// segments longer than `tile` (start, end), each sorted by its own mergesort. Empty segments
-/// are in neither.
-pub fn segment_units(offsets: &[usize], tile: usize) -> (Vec<Span>, Vec<Span>) {
-    let (mut units, mut long) = (Vec::new(), Vec::new());
-    let mut unit: Option<(usize, usize)> = None;
-    for w in offsets.windows(2) {
-        let (start, end) = (w[0], w[1]);
-        if end - start > tile {
-            long.push((start, end));
-            units.extend(unit.take());
-        } else if end > start {
-            unit = match unit {
-                Some((s, e)) if e == start && end - s <= tile => Some((s, end)),
-                other => {
-                    units.extend(other);
-                    Some((start, end))
-                }
-            };
-        }
+/// The merge levels segment `begin..end` needs after the tiles of `tile` items are sorted
+/// (`segment_levels` in the kernels): its pieces are the tiles it touches and level k merges
+/// pairs of runs of 2^k pieces, so ceil(log2(pieces)); 0 for a segment inside one tile.
+pub fn segment_levels(begin: usize, end: usize, tile: usize) -> u32 {
+    if end <= begin + 1 {
+        return 0;
     }
-    units.extend(unit);
-    (units, long)
+    let pieces = (end - 1) / tile - begin / tile + 1;
+    pieces.next_power_of_two().trailing_zeros()
 }
 
-/// Enqueues the unit kernel over the segments that fit a tile, then a whole sort of each
-/// longer segment.
-fn launch_segmented<K: Key, C: Comparator<K>>(
+/// What tile `tile_index` (positions `tile_index * tile ..`) does for segment `begin..end` at
+/// merge level `level` (`segmented_merge_level_tile` in the kernels): the two sorted runs
+/// merged (A, then B; B may be empty) and the output range in the tile that it writes, where
+/// the merge of A and B is laid out from A's start. `None` where the segment needs no merge at
+/// that level or has no items in the tile.
+pub fn segment_level_merge(
+    begin: usize,
+    end: usize,
+    tile: usize,
+    tile_index: usize,
+    level: u32,
+) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
+    let t0 = tile_index * tile;
+    if segment_levels(begin, end, tile) <= level || t0 >= end || t0 + tile <= begin {
+        return None;
+    }
+    let first_tile = begin / tile;
+    let pair = (tile_index - first_tile) >> (level + 1);
+    let pair_begin = (first_tile + (pair << (level + 1))) * tile;
+    let mid = pair_begin + (tile << level);
+    let (a_begin, b_begin, b_end) = (pair_begin.max(begin), mid.min(end), (mid + (tile << level)).min(end));
+    Some((a_begin..b_begin, b_begin..b_end, t0.max(begin)..(t0 + tile).min(end)))
+}
+
+/// Enqueues the tile sorts, the merge levels and the copy back.
+fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: u64,
     values: Option<(u64, usize)>,
     n: usize,
-    offsets: &[usize],
-    comp: C,
+    offsets: &O,
+    _comp: C,
 ) -> Result<()> {
-    validate_segment_offsets(offsets, n)?;
-    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
-    if last == first {
-        return Ok(());
-    }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
-    let (units, long) = segment_units(offsets, shape.tile());
-    let at = |base: u64, index: usize, size: usize| base + (index * size) as u64;
-    if !units.is_empty() {
-        let ctas = grid_ctas(units.len(), "segmented sort grid")?;
-        // The offsets as they are (usize is u64 on 64-bit hosts: no copy), the units' (start,
-        // end) pairs after them in a second buffer.
-        let offsets_u64: std::borrow::Cow<[u64]> = match bytemuck::try_cast_slice(offsets) {
-            Ok(same) => std::borrow::Cow::Borrowed(same),
-            Err(_) => std::borrow::Cow::Owned(offsets.iter().map(|&o| o as u64).collect()),
-        };
-        let offsets_dev = gpu.upload(&offsets_u64)?;
-        let units_dev = gpu.upload(&units.iter().flat_map(|&(s, e)| [s as u64, e as u64]).collect::<Vec<u64>>())?;
-        let (offsets_ptr, offsets_guard) = offsets_dev.device_ptr(gpu.stream());
-        let (units_ptr, units_guard) = units_dev.device_ptr(gpu.stream());
-        let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-        let segments_arg = KernelArg::I64(offsets.len() as i64 - 1);
-        match values {
-            None => {
-                let args = [KernelArg::Ptr(keys), KernelArg::Ptr(units_ptr), KernelArg::Ptr(offsets_ptr), segments_arg];
-                // SAFETY: the arguments match `mergepath_segmented_blocksort_keys`; one CTA per
-                // unit, each of at most the kernel's tile (`shape`, the same table row), inside
-                // the validated buffer, and the offsets (validated) bound the segments.
-                unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
-            }
-            Some((vals, word)) => {
-                let args = [KernelArg::Ptr(keys), KernelArg::Ptr(vals), KernelArg::Ptr(units_ptr), KernelArg::Ptr(offsets_ptr), segments_arg];
-                // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the
-                // values have the keys' length and the word alignment.
-                unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
-            }
+    let tile = shape.tile();
+    let resolved = offsets.resolve(gpu, n, tile)?;
+    let (offsets_ptr, offsets_len, levels, _guard) = match &resolved {
+        sealed::Resolved::Host(buf, levels) => {
+            let (ptr, guard) = buf.device_ptr(gpu.stream());
+            (ptr, buf.len(), *levels, Some(guard))
         }
-        drop((offsets_guard, units_guard));
+        // As many levels as a segment of all the keys would need.
+        sealed::Resolved::Device(arg) => (arg.ptr, arg.len, segment_levels(0, n, tile), None),
+    };
+    check_segment_count(offsets_len)?;
+    if offsets_len < 2 || n == 0 {
+        return Ok(());
     }
-    for (start, end) in long {
-        let seg_keys = at(keys, start, key_bytes);
-        let seg_values = values.map(|(v, word)| (at(v, start, word), at(v, start, word), word));
-        launch_sort::<K, C>(gpu, seg_keys, seg_keys, seg_values, end - start, comp)?;
+    let segments = KernelArg::I64(offsets_len as i64 - 1);
+    let tiles = n.div_ceil(tile);
+    let grid = grid_ctas(tiles, "segmented sort grid")?;
+    let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "segmented sort length" })?);
+
+    // Temp: the tiles' jobs (3 i64 each), then, where there are levels, keys and values.
+    let round = |b: usize| b.div_ceil(256) * 256;
+    let jobs_bytes = round(tiles * 24);
+    let (tmp_keys_bytes, tmp_values_bytes) = if levels > 0 { (round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w))) } else { (0, 0) };
+    let mut temp = gpu.temp(jobs_bytes + tmp_keys_bytes + tmp_values_bytes)?;
+    let (base, _temp_guard) = temp.device_ptr_mut();
+    let (jobs, tmp_keys, tmp_values) = (base, base + jobs_bytes as u64, base + (jobs_bytes + tmp_keys_bytes) as u64);
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (offsets_arg, jobs_arg) = (KernelArg::Ptr(offsets_ptr), KernelArg::Ptr(jobs));
+
+    match values {
+        None => {
+            let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, jobs_arg];
+            // SAFETY: matches `mergepath_segmented_blocksort_keys`; one CTA per tile of the
+            // kernel's shape (`shape`, the same table row) over the n keys, `offsets_len`
+            // offsets (each segment clamped into the keys by the kernel), a job per tile.
+            unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
+        }
+        Some((vals, word)) => {
+            let args = [KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, jobs_arg];
+            // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the values
+            // have the keys' length and the word alignment.
+            unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
+        }
+    }
+    if levels == 0 {
+        return Ok(());
+    }
+    // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
+    // odd); the copy back reads the temporary buffer, where odd-level segments ended.
+    let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
+    for step in 0..=levels {
+        let ((src_k, src_v), (dst_k, dst_v)) = if step < levels { (buffer(step), buffer(step + 1)) } else { (buffer(1), buffer(0)) };
+        let level = (step < levels).then_some(KernelArg::I64(step as i64));
+        let mut args = vec![KernelArg::Ptr(src_k)];
+        args.extend(src_v.map(KernelArg::Ptr));
+        args.extend([count, offsets_arg, jobs_arg]);
+        args.extend(level);
+        args.push(KernelArg::Ptr(dst_k));
+        args.extend(dst_v.map(KernelArg::Ptr));
+        let func = match (values, level.is_some()) {
+            (None, true) => &kernels.segmented_merge_keys,
+            (None, false) => &kernels.segmented_copy_keys,
+            (Some((_, word)), true) => &kernels.segmented_merge_pairs[value_slot(word)],
+            (Some((_, word)), false) => &kernels.segmented_copy_pairs[value_slot(word)],
+        };
+        // SAFETY: the arguments match `mergepath_segmented_{merge,copy}_{keys,pairs_4,8,16}`
+        // (keys in, [values in], count, offsets, jobs, [level], keys out, [values out]); the
+        // same tiles, offsets and jobs as the blocksort; both buffers hold n keys (and n values
+        // of `word` bytes) at the same positions.
+        unsafe { gpu.launch(func, cfg, &args) }?;
     }
     Ok(())
 }

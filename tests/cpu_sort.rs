@@ -201,27 +201,69 @@ fn segment_offsets_are_validated() {
 }
 
 proptest! {
-    /// Units hold whole segments of at most a tile, in order, and with the long segments they
-    /// cover every non-empty segment exactly once.
+    /// The segmented sort's plan, run on the CPU exactly as the kernels cut it (tiles sorted by
+    /// (segment, key), then each level's merges per tile from `segment_level_merge`, ping-pong,
+    /// odd-level segments copied back), sorts every segment like the oracle.
     #[test]
-    fn segment_units_cover_every_segment(lens in proptest::collection::vec(0usize..40, 0..60), start in 0usize..5, tile in 1usize..30) {
+    fn segmented_sort_plan_sorts_every_segment(
+        lens in proptest::collection::vec(prop_oneof![0usize..6, 0usize..40, 30usize..200], 0..40),
+        start in 0usize..5,
+        tail in 0usize..5,
+        tile in 1usize..24,
+        seed in any::<u64>(),
+    ) {
+        use mergepath::segmented::{segment_level_merge, segment_levels};
         let mut offsets = vec![start];
         for l in &lens {
             offsets.push(offsets.last().unwrap() + l);
         }
-        let (units, long) = mergepath::segmented::segment_units(&offsets, tile);
-        let mut covered: Vec<(usize, usize)> = units.iter().chain(&long).copied().collect();
-        covered.sort_unstable();
-        let segments: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).filter(|(s, e)| e > s).collect();
-        let mut pos = 0;
-        for &(s, e) in &covered {
-            prop_assert!(e - s <= tile || long.contains(&(s, e)), "a unit holds at most a tile");
-            // The covered range is a run of whole segments.
-            let run: Vec<&(usize, usize)> = segments.iter().filter(|(a, b)| *a >= s && *b <= e).collect();
-            prop_assert!(!run.is_empty() && run[0].0 == s && run.last().unwrap().1 == e);
-            prop_assert!(run.windows(2).all(|w| w[0].1 == w[1].0));
-            pos += run.len();
+        let n = offsets.last().unwrap() + tail;
+        let mut state = seed;
+        let keys: Vec<(u32, usize)> = (0..n)
+            .map(|i| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((state >> 60) as u32, i)
+            })
+            .collect();
+        let segments: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+        // Tiles: each segment's piece in each tile sorted (stable, by key only).
+        let mut buf = [keys.clone(), keys.clone()];
+        for &(b, e) in &segments {
+            let mut p = b;
+            while p < e {
+                let q = ((p / tile + 1) * tile).min(e);
+                buf[0][p..q].sort_by_key(|x| x.0);
+                p = q;
+            }
         }
-        prop_assert_eq!(pos, segments.len(), "every non-empty segment in exactly one unit or long");
+        let levels = segments.iter().map(|&(b, e)| segment_levels(b, e, tile)).max().unwrap_or(0);
+        for level in 0..levels {
+            let (src, dst) = if level % 2 == 0 { (0, 1) } else { (1, 0) };
+            for &(b, e) in &segments {
+                for t in b / tile..n.div_ceil(tile) {
+                    let Some((ra, rb, out)) = segment_level_merge(b, e, tile, t, level) else { continue };
+                    prop_assert!(out.end - out.start <= tile && out.start >= b && out.end <= e);
+                    let (a, bb) = (&buf[src][ra.clone()], &buf[src][rb.clone()]);
+                    let less = |x: &(u32, usize), y: &(u32, usize)| x.0 < y.0;
+                    let (d0, d1) = (out.start - ra.start, out.end - ra.start);
+                    let (a0, a1) = (mergepath::merge_path(a, bb, d0, less), mergepath::merge_path(a, bb, d1, less));
+                    let merged = mergepath::cpu::merge_by(&a[a0..a1], &bb[d0 - a0..d1 - a1], less);
+                    let [b0, b1] = &mut buf;
+                    let dst_buf = if dst == 0 { b0 } else { b1 };
+                    dst_buf[out].copy_from_slice(&merged);
+                }
+            }
+        }
+        let mut got = buf[0].clone();
+        for &(b, e) in &segments {
+            if segment_levels(b, e, tile) % 2 == 1 {
+                got[b..e].copy_from_slice(&buf[1][b..e]);
+            }
+        }
+        let mut want = keys.clone();
+        for &(b, e) in &segments {
+            want[b..e].sort_by_key(|x| x.0);
+        }
+        prop_assert_eq!(got, want);
     }
 }

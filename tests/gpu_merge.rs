@@ -235,3 +235,39 @@ fn huge_merge_beyond_2_pow_31() {
     }
     assert_eq!(pos, a_len + b_len);
 }
+
+/// Unsorted inputs (a caller's mistake) give unspecified results but stay inside every buffer:
+/// merges of all four strategies, pairs, sorted search and the set operations succeed and
+/// produce only input keys or in-range indices. Run under compute-sanitizer to see no access
+/// goes out of bounds (the merge path searches of two diagonals can cross on unsorted data).
+#[test]
+fn unsorted_inputs_stay_in_bounds() {
+    let Some(gpu) = gpu() else { return };
+    let tile = tile_of::<u32>(gpu);
+    let mut rng = Rng(77);
+    for (na, nb) in [(tile + 5, 3 * tile - 1), (100_000, 37_000), (1, 2 * tile), (5 * tile, 0)] {
+        let a: Vec<u32> = (0..na).map(|_| rng.below(1000) as u32).collect();
+        let b: Vec<u32> = (0..nb).map(|_| rng.below(1000) as u32).collect();
+        let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+        let from_inputs = |got: &[u32]| got.iter().all(|k| a.contains(k) || b.contains(k));
+        for strategy in MergeStrategy::ALL {
+            let mut out = gpu.alloc_zeros::<u32>(na + nb).unwrap();
+            mergepath::merge_keys_with(gpu, &da, &db, &mut out, Less, strategy).unwrap();
+            assert!(from_inputs(&gpu.download(&out).unwrap()), "{strategy:?} {na} {nb}");
+        }
+        let (va, vb) = (gpu.upload(&vec![1u64; na]).unwrap(), gpu.upload(&vec![2u64; nb]).unwrap());
+        let (mut ok, mut ov) = (gpu.alloc_zeros::<u32>(na + nb).unwrap(), gpu.alloc_zeros::<u64>(na + nb).unwrap());
+        mergepath::merge_pairs(gpu, &da, &va, &db, &vb, &mut ok, &mut ov, Less).unwrap();
+        assert!(gpu.download(&ov).unwrap().iter().all(|&v| v == 1 || v == 2), "pairs {na} {nb}");
+        let mut idx = gpu.alloc_zeros::<u32>(na).unwrap();
+        for bound in [mergepath::Bound::Lower, mergepath::Bound::Upper] {
+            mergepath::sorted_search(gpu, &da, &db, bound, &mut idx, Less).unwrap();
+            assert!(gpu.download(&idx).unwrap().iter().all(|&i| i as usize <= nb), "search {na} {nb}");
+        }
+        for op in mergepath::SetOperation::ALL {
+            let mut out = gpu.alloc_zeros::<u32>(op.max_len(na, nb)).unwrap();
+            let len = mergepath::set_operation_keys(gpu, op, &da, &db, &mut out, Less).unwrap().read(gpu).unwrap();
+            assert!(len <= op.max_len(na, nb) && from_inputs(&gpu.download(&out).unwrap()[..len]), "{op:?} {na} {nb}");
+        }
+    }
+}

@@ -29,17 +29,30 @@ fn keys<K: TestKey>(n: usize, seed: u64) -> Vec<K> {
 fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, offs: &[usize], tail: usize, comp: C, pairs: bool, ctx: &str) {
     let n = offs.last().copied().unwrap_or(0) + tail;
     let k = keys::<K>(n, n as u64 ^ 0x5e6);
-    let mut dk = gpu.upload(&k).unwrap();
-    if pairs {
-        let v: Vec<u32> = (0..n as u32).collect();
-        let mut dv = gpu.upload(&v).unwrap();
-        mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, offs, comp).unwrap();
-        let (wk, wv) = cpu::sort_segments_pairs(&k, &v, offs, comp);
-        assert_same(&gpu.download(&dk).unwrap(), &wk, &format!("{ctx}: pair keys"));
-        assert!(gpu.download(&dv).unwrap() == wv, "{ctx}: pair values (stability)");
-    } else {
-        mergepath::sort_segments_keys(gpu, &mut dk, offs, comp).unwrap();
-        assert_same(&gpu.download(&dk).unwrap(), &cpu::sort_segments_keys(&k, offs, comp), ctx);
+    let device_offsets = gpu.upload(&offs.iter().map(|&o| o as u64).collect::<Vec<u64>>()).unwrap();
+    // Host offsets, then the same offsets in device memory.
+    for on_device in [false, true] {
+        let ctx = format!("{ctx} ({} offsets)", if on_device { "device" } else { "host" });
+        let mut dk = gpu.upload(&k).unwrap();
+        if pairs {
+            let v: Vec<u32> = (0..n as u32).collect();
+            let mut dv = gpu.upload(&v).unwrap();
+            if on_device {
+                mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &device_offsets, comp).unwrap();
+            } else {
+                mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, offs, comp).unwrap();
+            }
+            let (wk, wv) = cpu::sort_segments_pairs(&k, &v, offs, comp);
+            assert_same(&gpu.download(&dk).unwrap(), &wk, &format!("{ctx}: pair keys"));
+            assert!(gpu.download(&dv).unwrap() == wv, "{ctx}: pair values (stability)");
+        } else {
+            if on_device {
+                mergepath::sort_segments_keys(gpu, &mut dk, &device_offsets, comp).unwrap();
+            } else {
+                mergepath::sort_segments_keys(gpu, &mut dk, offs, comp).unwrap();
+            }
+            assert_same(&gpu.download(&dk).unwrap(), &cpu::sort_segments_keys(&k, offs, comp), &ctx);
+        }
     }
 }
 
@@ -119,4 +132,26 @@ fn sort_segments_errors() {
     let mut v = gpu.upload(&[0u32; 3]).unwrap();
     assert_eq!(mergepath::sort_segments_pairs(gpu, &mut k, &mut v, &[0, 4], Less), Err(Error::LengthMismatch { what: "values", expected: 4, got: 3 }));
     assert_eq!(gpu.download(&k).unwrap(), [3, 2, 1, 0], "nothing sorted on bad input");
+}
+
+/// Device offsets are not validated (that would wait for the GPU): offsets that decrease or
+/// pass the end give unspecified contents but are clamped into the keys (compute-sanitizer
+/// checks that no access goes out of bounds), and the call succeeds.
+#[test]
+fn sort_segments_bad_device_offsets_stay_in_bounds() {
+    let Some(gpu) = gpu() else { return };
+    let n = 50_000;
+    let k = keys::<u32>(n, 9);
+    for bad in [vec![0u64, 30_000, 10_000, 50_000], vec![0, 20_000, u64::MAX], vec![u64::MAX, 0, 40_000], vec![45_000, 60_000, 70_000]] {
+        let mut dk = gpu.upload(&k).unwrap();
+        let mut dv = gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
+        let offs = gpu.upload(&bad).unwrap();
+        mergepath::sort_segments_keys(gpu, &mut dk, &offs, Less).unwrap();
+        mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &offs, Less).unwrap();
+        assert_eq!(gpu.download(&dk).unwrap().len(), n, "{bad:?}");
+    }
+    // Past the end but monotone: every segment clamped to the keys, so sorted as if cut there.
+    let mut dk = gpu.upload(&k).unwrap();
+    mergepath::sort_segments_keys(gpu, &mut dk, &gpu.upload(&[40_000u64, 60_000]).unwrap(), Less).unwrap();
+    assert!(gpu.download(&dk).unwrap() == cpu::sort_segments_keys(&k, &[40_000, n], Less), "clamped to the end");
 }

@@ -16,18 +16,27 @@ struct merge_range {
   __device__ __forceinline__ int count() const { return a_count() + b_count(); }
 };
 
+// The range of a tile that outputs diagonals [diag0, diag1) of the merge of A = a[0, a_count)
+// and B = b[0, b_count) (at a_base, b_base), given the merge path's A positions at both
+// diagonals. On sorted inputs the range is exact. On unsorted ones two searches can cross
+// (the predicate is not monotone), so the end is clamped to a range that stays inside both
+// inputs with diag1 - diag0 items in all: unspecified output, never an out-of-bounds access.
+__device__ __forceinline__ merge_range merge_range_between(int64_t a_base, int64_t a_count, int64_t b_base,
+                                                           int64_t b_count, int64_t diag0, int64_t diag1,
+                                                           int64_t a0, int64_t a1) {
+  const int64_t lo = a0 > diag1 - b_count ? a0 : diag1 - b_count;
+  const int64_t hi = a0 + (diag1 - diag0) < a_count ? a0 + (diag1 - diag0) : a_count;
+  a1 = a1 < lo ? lo : (a1 > hi ? hi : a1);
+  return {a_base + a0, a_base + a1, b_base + diag0 - a0, b_base + diag1 - a1};
+}
+
 __device__ __forceinline__ merge_range compute_merge_range(int64_t a_count, int64_t b_count,
                                                            int64_t tile, int nv,
                                                            const int64_t* partitions) {
-  int64_t total = a_count + b_count;
-  int64_t diag0 = tile * nv;
-  int64_t diag1 = diag0 + nv < total ? diag0 + nv : total;
-  merge_range r;
-  r.a_begin = partitions[tile];
-  r.a_end = partitions[tile + 1];
-  r.b_begin = diag0 - r.a_begin;
-  r.b_end = diag1 - r.a_end;
-  return r;
+  const int64_t total = a_count + b_count;
+  const int64_t diag0 = tile * nv;
+  const int64_t diag1 = diag0 + nv < total ? diag0 + nv : total;
+  return merge_range_between(0, a_count, 0, b_count, diag0, diag1, partitions[tile], partitions[tile + 1]);
 }
 
 // A tile's input as N consecutive global ranges: tile position i is in range r where

@@ -140,22 +140,60 @@ MERGEPATH_SORT_PAIRS(8, uint2)
 MERGEPATH_SORT_PAIRS(16, uint4)
 #undef MERGEPATH_SORT_PAIRS
 
-// Segmented sort: units of whole segments, each at most a tile of the merge passes (SORT, or
-// SORT_PAIRS with values, whose (key, segment) items fit shared memory), sorted in place.
+// Segmented sort over tiles of the merge passes' shape (SORT, or SORT_PAIRS with values, whose
+// (key, segment) items fit shared memory): each tile sorted in place by (segment, key), then
+// merge levels for the segments crossing tiles (ping-ponging with a temporary buffer), then
+// those that ended there copied back.
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_blocksort_keys(mergepath_key_t* keys, const int64_t* units, const int64_t* offsets,
-                                   int64_t num_segments) {
+mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets,
+                                   int64_t num_segments, mergepath::segment_tile_jobs* jobs) {
   using namespace mergepath_instance;
-  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, units, offsets, num_segments, Comp());
+  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments, jobs,
+                                                                     Comp());
 }
 
-#define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                     \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                  \
-  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, const int64_t* units, \
-                                              const int64_t* offsets, int64_t num_segments) {      \
-    using namespace mergepath_instance;                                                            \
-    mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(              \
-        keys, values, units, offsets, num_segments, Comp());                                       \
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets,
+                               const mergepath::segment_tile_jobs* jobs, int64_t level, mergepath_key_t* keys_out) {
+  using namespace mergepath_instance;
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, jobs, (int)level,
+                                                                       keys_out, nullptr, Comp());
+}
+
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets,
+                              const mergepath::segment_tile_jobs* jobs, mergepath_key_t* keys_out) {
+  using namespace mergepath_instance;
+  mergepath::segmented_copy_back_tile<SORT.nt, SORT.nt * SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, jobs,
+                                                                               keys_out, nullptr);
+}
+
+#define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                         \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
+  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, int64_t count,      \
+                                              const int64_t* offsets, int64_t num_segments,            \
+                                              mergepath::segment_tile_jobs* jobs) {                    \
+    using namespace mergepath_instance;                                                                \
+    mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                  \
+        keys, values, count, offsets, num_segments, jobs, Comp());                                     \
+  }                                                                                                    \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
+  mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
+                                          int64_t count, const int64_t* offsets,                       \
+                                          const mergepath::segment_tile_jobs* jobs, int64_t level,     \
+                                          mergepath_key_t* keys_out, WORD* values_out) {               \
+    using namespace mergepath_instance;                                                                \
+    mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
+        keys_in, values_in, count, offsets, jobs, (int)level, keys_out, values_out, Comp());           \
+  }                                                                                                    \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
+  mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \
+                                         int64_t count, const int64_t* offsets,                        \
+                                         const mergepath::segment_tile_jobs* jobs,                     \
+                                         mergepath_key_t* keys_out, WORD* values_out) {                \
+    using namespace mergepath_instance;                                                                \
+    mergepath::segmented_copy_back_tile<SORT_PAIRS.nt, SORT_PAIRS.nt * SORT_PAIRS.vt, true, K, WORD>(  \
+        keys_in, values_in, count, offsets, jobs, keys_out, values_out);                               \
   }
 MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
 MERGEPATH_SEGMENTED_PAIRS(8, uint2)

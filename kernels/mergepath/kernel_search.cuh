@@ -52,9 +52,12 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
   for (int i = 0; i < VT; ++i) {
     const int k = NT * i + (int)threadIdx.x;
     if (k < needles_in_tile) {
-      const int64_t j = needle_begin + k, bound = haystack_begin + shared.indices[k];
+      // Clamped to the tile's haystack items: on unsorted inputs (unspecified results, but
+      // in range) the in-tile merge can skip a needle, leaving its slot unwritten.
+      const int before = min(max(shared.indices[k], 0), count - needles_in_tile);
+      const int64_t j = needle_begin + k, bound = haystack_begin + before;
       if constexpr (Output == search_output::bound) out[j] = (O)bound;
-      else if constexpr (Output == search_output::equal_count) out[j] = (O)(bound - (int64_t)lower[j]);
+      else if constexpr (Output == search_output::equal_count) out[j] = (O)max(bound - (int64_t)lower[j], (int64_t)0);
       else out[j] = (O)(bound != (int64_t)lower[j]);
     }
   }

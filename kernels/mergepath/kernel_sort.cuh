@@ -56,12 +56,7 @@ __device__ __forceinline__ merge_range mergesort_range(int64_t count, int64_t ru
   const mergesort_frame f = find_mergesort_frame(count, run, diag0);
   const int64_t end_local = diag1 - f.begin;
   const int64_t a1 = end_local == f.a_count + f.b_count ? f.a_count : part1;
-  merge_range r;
-  r.a_begin = f.begin + part0;
-  r.a_end = f.begin + a1;
-  r.b_begin = f.begin + f.a_count + (diag0 - f.begin - part0);
-  r.b_end = f.begin + f.a_count + (end_local - a1);
-  return r;
+  return merge_range_between(f.begin, f.a_count, f.begin + f.a_count, f.b_count, diag0 - f.begin, end_local, part0, a1);
 }
 
 // Sorts tile blockIdx.x of keys_in[0..count) (NT * VT items) into the same place of keys_out,
@@ -103,34 +98,126 @@ template <class Comp> struct segment_order {
   }
 };
 
-// Sorts the whole segments of unit blockIdx.x of keys in place: the unit is
-// keys[units[2 u] .. units[2 u + 1]) (at most NT * VT items), segment s is
-// keys[offsets[s] .. offsets[s + 1]) for s < num_segments (offsets non-decreasing), and a
-// unit holds whole segments only, so sorting it by (segment, key) sorts each of them.
+// Segment s as a range of positions, each end clamped into [0, count] and the end to at least
+// the start, so any offsets (device ones are not validated) give in-bounds ranges.
+struct segment_span {
+  int64_t begin, end;
+};
+__device__ __forceinline__ segment_span segment_at(const int64_t* offsets, int64_t s, int64_t count) {
+  int64_t b = offsets[s], e = offsets[s + 1];
+  b = b < 0 ? 0 : (b > count ? count : b);
+  e = e < b ? b : (e > count ? count : e);
+  return {b, e};
+}
+
+// The segment holding position p: the last offset not after it, in [-1, num_segments].
+__device__ __forceinline__ int64_t segment_of(const int64_t* offsets, int64_t num_segments, int64_t p) {
+  return sorted_bound<true>(offsets, num_segments + 1, p, less_t<int64_t>()) - 1;
+}
+
+// Merge levels a segment needs after the tiles of NV are sorted: its pieces are the tiles it
+// touches, and level k merges pairs of runs of 2^k pieces, so ceil(log2(pieces)); 0 for a
+// segment inside one tile.
+__device__ __forceinline__ int segment_levels(segment_span sp, int nv) {
+  if (sp.end - sp.begin < 2) return 0;
+  const int64_t pieces = (sp.end - 1) / nv - sp.begin / nv + 1;
+  int levels = 0;
+  while ((int64_t(1) << levels) < pieces) ++levels;
+  return levels;
+}
+
+// What the merge levels do in tile t: the segments crossing a tile boundary that hold the
+// tile's first and last sorted items (-1: none; the two may be the same), and the most levels
+// either needs.
+struct segment_tile_jobs {
+  int64_t segment[2];
+  int64_t levels;
+};
+
+// The sorted positions of tile blockIdx.x: [t NV, (t + 1) NV) within [offsets[0], offsets[S]).
+template <int NV>
+__device__ __forceinline__ segment_span segmented_tile_range(const int64_t* offsets, int64_t num_segments,
+                                                             int64_t count) {
+  const segment_span all = {segment_at(offsets, 0, count).begin, segment_at(offsets, num_segments - 1, count).end};
+  const int64_t t0 = (int64_t)blockIdx.x * NV, t1 = t0 + NV < count ? t0 + NV : count;
+  segment_span r = {t0 > all.begin ? t0 : all.begin, t1 < all.end ? t1 : all.end};
+  if (r.end < r.begin) r.end = r.begin;
+  return r;
+}
+
+// Segmented sort, first step: sorts tile blockIdx.x of keys (NT * VT positions) in place by
+// (segment, key), so every segment inside the tile is sorted and every other one is sorted
+// piecewise per tile; writes the tile's merge jobs. Segment s is keys[offsets[s] ..
+// offsets[s + 1]), s < num_segments (at least 1); positions outside all segments stay as they are.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, const int64_t* units, const int64_t* offsets,
-                                                         int64_t num_segments, Comp comp) {
+__device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
+                                                         int64_t num_segments, segment_tile_jobs* jobs, Comp comp) {
   constexpr int NV = NT * VT;
   using item = segment_item<K>;
   __shared__ item shared_items[NV];
   __shared__ int shared_positions[HasValues ? NV : 1];
-  const int64_t first = units[2 * blockIdx.x];
-  const int n = (int)(units[2 * blockIdx.x + 1] - first);
-  if (n <= 0) return;
-  // The segment of a position: the last offset not after it (empty segments are skipped).
-  auto segment_of = [&](int64_t p) { return sorted_bound<true>(offsets, num_segments + 1, p, less_t<int64_t>()) - 1; };
-  const int64_t unit_segment = segment_of(first);
+  __shared__ int64_t tile_segments[2];
+  const segment_span range = segmented_tile_range<NV>(offsets, num_segments, count);
+  const int64_t first = range.begin;
+  const int n = (int)(range.end - first);
+  if (n <= 0) {
+    if (threadIdx.x == 0) jobs[blockIdx.x] = {{-1, -1}, 0};
+    return;
+  }
+  // The segments of the tile's first and last items, searched at once.
+  if (threadIdx.x < 2) tile_segments[threadIdx.x] = segment_of(offsets, num_segments, threadIdx.x ? range.end - 1 : first);
+  __syncthreads();
+  const int64_t s0 = tile_segments[0], s1 = tile_segments[1];
+  if (threadIdx.x == 0) {
+    segment_tile_jobs j = {{-1, -1}, 0};
+    for (int e = 0; e < 2; ++e) {
+      const int64_t s = e ? s1 : s0;
+      const int levels = s >= 0 && s < num_segments ? segment_levels(segment_at(offsets, s, count), NV) : 0;
+      if (levels > 0 && (e == 0 || s != s0)) {
+        j.segment[e] = s;
+        j.levels = levels > j.levels ? levels : j.levels;
+      }
+    }
+    jobs[blockIdx.x] = j;
+  }
+  // Each item's segment, numbered from s0: where the starts of s0's successors in the tile fit
+  // shared memory (always, but for runs of empty segments), from a search there and a walk
+  // over the thread's items; else by searching the offsets in global memory.
+  int segment[VT];
+  const int64_t starts = s1 - s0;
+  int* shared_starts = reinterpret_cast<int*>(shared_items);
+  const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
+  if (starts <= NV) {
+    for (int i = threadIdx.x; i < starts; i += NT) {
+      const int64_t o = offsets[s0 + 1 + i];
+      shared_starts[i] = (int)(o < first ? 0 : (o > range.end ? n : o - first));
+    }
+    __syncthreads();
+    int next = sorted_bound<true>(shared_starts, (int)starts, p0, less_t<int>());
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
+      while (next < starts && shared_starts[next] <= at) ++next;
+      segment[i] = next;
+    }
+    __syncthreads();
+  } else {
+    int64_t s = segment_of(offsets, num_segments, first + p0);
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
+      while (s + 1 < num_segments && offsets[s + 1] <= first + at) ++s;
+      segment[i] = (int)(s - s0);
+    }
+  }
   K loaded[VT];
   cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared_items), loaded);
   __syncthreads();
   item items[VT];
   int positions[VT];
-  int64_t segment = segment_of(first + (VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1));
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
-    while (segment + 1 < num_segments && offsets[segment + 1] <= first + at) ++segment;
-    items[i] = item{loaded[i], (int)(segment - unit_segment)};
+    items[i] = item{loaded[i], segment[i]};
     positions[i] = VT * (int)threadIdx.x + i;
   }
   cta_blocksort<NT, VT, HasValues>(items, positions, n, shared_items, shared_positions, segment_order<Comp>{comp});
@@ -140,6 +227,65 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, con
   if constexpr (HasValues) {
     cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values + first}, {0, n}},
                                         values + first, n);
+  }
+}
+
+// Segmented sort, merge level `level`: for each job of tile blockIdx.x (a segment needing more
+// than `level` levels), merges the tile's share of the segment's pair of runs of 2^level tile
+// pieces from keys_in into keys_out (same positions). Runs are counted from the tile holding
+// the segment's start, so they are the pieces the blocksort and earlier levels sorted.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t count,
+                                                           const int64_t* offsets, const segment_tile_jobs* jobs,
+                                                           int level, K* keys_out, V* values_out, Comp comp) {
+  constexpr int NV = NT * VT;
+  const segment_tile_jobs j = jobs[blockIdx.x];
+  if (j.levels <= level) return;
+  __shared__ int64_t splits[2];
+  const int64_t t0 = (int64_t)blockIdx.x * NV;
+#pragma unroll 1
+  for (int e = 0; e < 2; ++e) {
+    const int64_t s = e ? j.segment[1] : j.segment[0];
+    if (s < 0) continue;
+    const segment_span sp = segment_at(offsets, s, count);
+    if (segment_levels(sp, NV) <= level) continue;
+    const int64_t first_tile = sp.begin / NV, pair = ((int64_t)blockIdx.x - first_tile) >> (level + 1);
+    const int64_t pair_begin = (first_tile + (pair << (level + 1))) * NV, mid = pair_begin + ((int64_t)NV << level);
+    const int64_t a_begin = pair_begin > sp.begin ? pair_begin : sp.begin;
+    const int64_t b_begin = mid < sp.end ? mid : sp.end, b_end = mid + ((int64_t)NV << level) < sp.end ? mid + ((int64_t)NV << level) : sp.end;
+    const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + NV < sp.end ? t0 + NV : sp.end;
+    __syncthreads();  // the previous job's shared memory
+    if (threadIdx.x < 2) {
+      const int64_t diag = (threadIdx.x ? out_end : out_begin) - a_begin;
+      splits[threadIdx.x] = merge_path(keys_in + a_begin, b_begin - a_begin, keys_in + b_begin, b_end - b_begin, diag, comp);
+    }
+    __syncthreads();
+    const merge_range r = merge_range_between(a_begin, b_begin - a_begin, b_begin, b_end - b_begin,
+                                              out_begin - a_begin, out_end - a_begin, splits[0], splits[1]);
+    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + out_begin,
+                                        HasValues ? values_out + out_begin : values_out, comp);
+  }
+}
+
+// Segmented sort, last step: the segments of tile blockIdx.x's jobs that needed an odd number
+// of levels end in the temporary buffer; copies the tile's share of each back.
+template <int NT, int NV, bool HasValues, class K, class V>
+__device__ __forceinline__ void segmented_copy_back_tile(const K* keys_in, const V* values_in, int64_t count,
+                                                         const int64_t* offsets, const segment_tile_jobs* jobs,
+                                                         K* keys_out, V* values_out) {
+  const segment_tile_jobs j = jobs[blockIdx.x];
+  const int64_t t0 = (int64_t)blockIdx.x * NV;
+#pragma unroll 1
+  for (int e = 0; e < 2; ++e) {
+    const int64_t s = e ? j.segment[1] : j.segment[0];
+    if (s < 0) continue;
+    const segment_span sp = segment_at(offsets, s, count);
+    if (segment_levels(sp, NV) % 2 == 0) continue;
+    const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + NV < sp.end ? t0 + NV : sp.end;
+    for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
+      keys_out[i] = keys_in[i];
+      if constexpr (HasValues) values_out[i] = values_in[i];
+    }
   }
 }
 
