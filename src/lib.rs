@@ -31,6 +31,7 @@
 pub mod cpu;
 mod error;
 mod gpu;
+pub mod host;
 mod kernels;
 mod key;
 pub mod merge;
