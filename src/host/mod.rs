@@ -5,7 +5,7 @@
 //! The parallelism is the two-phase idea Merge Path was first published for (Odeh, Green,
 //! Mwassi, Shmueli and Birk, on multicore CPUs): the output is cut into equal spans by
 //! [`merge_path`](crate::merge_path) (multiset operations by
-//! [`balanced_path`](crate::balanced_path), the GPU kernels' partition math), and each worker
+//! [`balanced_path`], the GPU kernels' partition math), and each worker
 //! thread merges its span on its own with a sequential, branch-free loop. Sorts sort one run
 //! per worker with `slice::sort_by` and merge the runs pairwise in rounds, each merge cut into
 //! spans the same way; sorted search walks each worker's span of needles through the
