@@ -40,7 +40,7 @@ use crate::search::Bound;
 use crate::segmented::validate_segment_offsets;
 use crate::sets::SetOperation;
 use crate::sort::SortIndex;
-use parallel::{par_collect, par_merge, par_sort, par_write, run, span_bounds, split_lanes, Lanes, Pairs, Plan};
+use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, run, span_bounds, split_lanes, Lanes, Pairs, Plan};
 pub use parallel::threads;
 
 /// Runs `f` with the host calls it makes on this thread using `threads` worker threads at most
@@ -124,9 +124,8 @@ fn sort_lanes<L: Lanes>(plan: Plan, mut lanes: L, is_less: &(impl Fn(&L::Item, &
         par_sort(plan, items, is_less);
         return;
     }
-    let mut items = par_collect(plan, lanes.len(), |i| lanes.get(i));
-    par_sort(plan, &mut items, is_less);
-    par_write(plan, &items, lanes);
+    let items = par_collect(plan, lanes.len(), |i| lanes.get(i));
+    par_sort_into(plan, items, lanes, is_less);
 }
 
 /// Sorts `keys` in place by `comp`, stably (equal keys keep their order).
@@ -167,9 +166,7 @@ pub fn sort_pairs_copy<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     check_output("keys_out", keys_out.len(), n)?;
     check_output("values_out", values_out.len(), n)?;
     let plan = Plan::current();
-    let mut items = zip(plan, keys_in, values_in);
-    par_sort(plan, &mut items, &by_key(comp));
-    par_write(plan, &items, Pairs(&mut keys_out[..n], &mut values_out[..n]));
+    par_sort_into(plan, zip(plan, keys_in, values_in), Pairs(&mut keys_out[..n], &mut values_out[..n]), &by_key(comp));
     Ok(())
 }
 
@@ -191,9 +188,8 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(keys: &mut [K], indi
         return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
     }
     let plan = Plan::current();
-    let mut items = par_collect(plan, keys.len(), |i| (keys[i], index::<I>(i)));
-    par_sort(plan, &mut items, &by_key(comp));
-    par_write(plan, &items, Pairs(keys, indices));
+    let items = par_collect(plan, keys.len(), |i| (keys[i], index::<I>(i)));
+    par_sort_into(plan, items, Pairs(keys, indices), &by_key(comp));
     Ok(())
 }
 

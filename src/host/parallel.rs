@@ -288,41 +288,77 @@ pub(crate) fn par_merge<T: Copy + Send + Sync, L: Lanes<Item = T>>(plan: Plan, a
     run_merges(plan.threads, tasks, is_less);
 }
 
-/// Sorts `v` stably by `is_less`, in parallel: one run per worker sorted by `slice::sort_by`,
-/// then rounds of pairwise merges (each cut into spans by Merge Path) between `v` and one
-/// scratch buffer.
-pub(crate) fn par_sort<T: Copy + Send + Sync>(plan: Plan, v: &mut [T], is_less: &(impl Fn(&T, &T) -> bool + Sync)) {
-    let n = v.len();
-    let workers = plan.workers(n);
+/// Sorts one run per worker of `v` with `slice::sort_by`, in parallel: the run boundaries, or
+/// `None` after sorting `v` on the calling thread when it has one worker.
+fn sort_runs<T: Copy + Send + Sync>(plan: Plan, v: &mut [T], is_less: &(impl Fn(&T, &T) -> bool + Sync)) -> Option<Vec<usize>> {
     let ord = |x: &T, y: &T| ordering_by(is_less, x, y);
+    let workers = plan.workers(v.len());
     if workers <= 1 {
         v.sort_by(ord);
-        return;
+        return None;
     }
-    let mut runs = span_bounds(n, workers);
+    let runs = span_bounds(v.len(), workers);
     run(plan.threads, split_lanes(&mut *v, &runs), |chunk: &mut [T]| chunk.sort_by(ord));
+    Some(runs)
+}
+
+/// One round of a sort: the sorted runs of `src` (boundaries `runs`) merged pairwise into
+/// `dst`, a last run without a partner copied, each merge cut into spans of about `span` items
+/// by Merge Path; the new runs' boundaries.
+fn merge_round<T: Copy + Send + Sync, L: Lanes<Item = T>>(
+    threads: usize,
+    runs: &[usize],
+    src: &[T],
+    dst: L,
+    span: usize,
+    is_less: &(impl Fn(&T, &T) -> bool + Sync),
+) -> Vec<usize> {
+    let n = src.len();
+    let (mut tasks, mut next) = (Vec::new(), vec![0]);
+    let mut rest = Some(dst);
+    let pairs = runs.windows(3).step_by(2).map(|w| (w[0], w[1], w[2]));
+    let lone = (runs.len() % 2 == 0).then(|| (runs[runs.len() - 2], n, n));
+    for (r0, r1, r2) in pairs.chain(lone) {
+        let (out, tail) = rest.take().expect("one rest per pair").split_at(r2 - r0);
+        merge_tasks(&src[r0..r1], &src[r1..r2], out, (r2 - r0).div_ceil(span), is_less, &mut tasks);
+        rest = Some(tail);
+        next.push(r2);
+    }
+    run_merges(threads, tasks, is_less);
+    next
+}
+
+/// Sorts `v` stably by `is_less`, in place, in parallel: one run per worker sorted by
+/// `slice::sort_by`, then rounds of pairwise merges (each cut into spans by Merge Path) between
+/// `v` and one scratch buffer.
+pub(crate) fn par_sort<T: Copy + Send + Sync>(plan: Plan, v: &mut [T], is_less: &(impl Fn(&T, &T) -> bool + Sync)) {
+    let Some(mut runs) = sort_runs(plan, v, is_less) else { return };
+    let span = v.len().div_ceil(runs.len() - 1);
     // The rounds ping-pong, and the last must write `v`: with an odd number of rounds the
     // runs start in the scratch copy.
-    let rounds = usize::BITS - (workers - 1).leading_zeros();
-    let mut scratch = par_collect(plan, n, |i| v[i]);
+    let rounds = usize::BITS - (runs.len() - 2).leading_zeros();
+    let mut scratch = par_collect(plan, v.len(), |i| v[i]);
     let (mut src, mut dst) = if rounds % 2 == 1 { (&mut scratch[..], v) } else { (v, &mut scratch[..]) };
-    let span = n.div_ceil(workers);
     while runs.len() > 2 {
-        let mut tasks = Vec::new();
-        let mut next = vec![0];
-        let mut rest = Some(&mut *dst);
-        for pair in runs.windows(3).step_by(2).map(|w| (w[0], w[1], w[2])).chain(
-            // A last run without a partner is copied (merged with nothing).
-            (runs.len() % 2 == 0).then(|| (runs[runs.len() - 2], n, n)),
-        ) {
-            let (r0, r1, r2) = pair;
-            let (out, tail) = rest.take().expect("one rest per pair").split_at_mut(r2 - r0);
-            merge_tasks(&src[r0..r1], &src[r1..r2], out, (r2 - r0).div_ceil(span), is_less, &mut tasks);
-            rest = Some(tail);
-            next.push(r2);
-        }
-        run_merges(plan.threads, tasks, is_less);
-        runs = next;
+        runs = merge_round(plan.threads, &runs, src, &mut *dst, span, is_less);
         std::mem::swap(&mut src, &mut dst);
     }
+}
+
+/// Sorts `items` stably by `is_less` into `out` (as long): as [`par_sort`], the last round
+/// merging straight into `out` (so keys and values come out of one merge pass, not a sort and a
+/// copy).
+pub(crate) fn par_sort_into<L: Lanes>(plan: Plan, mut items: Vec<L::Item>, out: L, is_less: &(impl Fn(&L::Item, &L::Item) -> bool + Sync)) {
+    let Some(mut runs) = sort_runs(plan, &mut items, is_less) else {
+        par_write(plan, &items, out);
+        return;
+    };
+    let span = items.len().div_ceil(runs.len() - 1);
+    let mut scratch = if runs.len() > 3 { par_collect(plan, items.len(), |i| items[i]) } else { Vec::new() };
+    let (mut src, mut dst) = (&mut items[..], &mut scratch[..]);
+    while runs.len() > 3 {
+        runs = merge_round(plan.threads, &runs, src, &mut *dst, span, is_less);
+        std::mem::swap(&mut src, &mut dst);
+    }
+    merge_round(plan.threads, &runs, src, out, span, is_less);
 }
