@@ -4,9 +4,10 @@
 //! then 100 random integers are sorted, alone and with values 0..100 (their input positions).
 //!
 //! `cargo run --release --example demo`. Without a usable GPU it says so in one line and runs
-//! the same demonstration on the CPU reference implementation.
+//! the same demonstration on the host backend (`mergepath::host`, CPU threads);
+//! `cargo run --release --example demo -- --host` runs it there even where there is a GPU.
 
-use mergepath::{cpu, Gpu, Less};
+use mergepath::{host, Gpu, Less};
 
 const N: usize = 100;
 
@@ -39,10 +40,15 @@ fn sort_random(n: usize, seed: u64) -> Vec<i32> {
 }
 
 fn main() -> Result<(), mergepath::Error> {
+    let force_host = std::env::args().skip(1).any(|a| a == "--host");
     let gpu = match Gpu::new(0) {
+        _ if force_host => {
+            println!("--host: running the demonstration on the host backend ({} CPU threads).", host::threads());
+            None
+        }
         Ok(gpu) => Some(gpu),
         Err(e) => {
-            println!("No usable GPU ({e}): running the demonstration on the CPU reference implementation.");
+            println!("No usable GPU ({e}): running the demonstration on the host backend ({} CPU threads).", host::threads());
             None
         }
     };
@@ -60,7 +66,11 @@ fn main() -> Result<(), mergepath::Error> {
             mergepath::merge_keys(gpu, &da, &db, &mut out, Less)?;
             gpu.download(&out)?
         }
-        None => cpu::merge_keys(&a, &b, Less),
+        None => {
+            let mut out = vec![0; 2 * N];
+            host::merge_keys(&a, &b, &mut out, Less)?;
+            out
+        }
     };
     println!("\nMerged array:");
     print_array(&merged);
@@ -79,7 +89,11 @@ fn main() -> Result<(), mergepath::Error> {
             mergepath::merge_pairs(gpu, &da, &dav, &db, &dbv, &mut ok, &mut ov, Less)?;
             (gpu.download(&ok)?, gpu.download(&ov)?)
         }
-        None => cpu::merge_pairs(&a, &a_vals, &b, &b_vals, Less),
+        None => {
+            let (mut ok, mut ov) = (vec![0; 2 * N], vec![0; 2 * N]);
+            host::merge_pairs(&a, &a_vals, &b, &b_vals, &mut ok, &mut ov, Less)?;
+            (ok, ov)
+        }
     };
     println!("\nMerged keys:");
     print_array(&keys);
@@ -96,7 +110,11 @@ fn main() -> Result<(), mergepath::Error> {
             mergepath::sort_keys(gpu, &mut d, Less)?;
             gpu.download(&d)?
         }
-        None => cpu::sort_keys(&input, Less),
+        None => {
+            let mut keys = input.clone();
+            host::sort_keys(&mut keys, Less);
+            keys
+        }
     };
     println!("\nSorted output:");
     print_array(&sorted);
@@ -111,7 +129,11 @@ fn main() -> Result<(), mergepath::Error> {
             mergepath::sort_pairs(gpu, &mut dk, &mut dv, Less)?;
             (gpu.download(&dk)?, gpu.download(&dv)?)
         }
-        None => cpu::sort_pairs(&keys, &values, Less),
+        None => {
+            let (mut keys, mut values) = (keys, values);
+            host::sort_pairs(&mut keys, &mut values, Less)?;
+            (keys, values)
+        }
     };
     println!("\nSorted keys:");
     print_array(&keys);

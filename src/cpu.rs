@@ -1,5 +1,5 @@
-//! CPU reference implementations with exactly the GPU semantics: the oracle of the tests, and
-//! what the demo runs where there is no GPU.
+//! CPU reference implementations with exactly the GPU semantics: simple sequential code, the
+//! oracle of the tests. [`crate::host`] is the fast, parallel CPU backend checked against it.
 
 use crate::key::{Comparator, Key};
 
@@ -64,9 +64,15 @@ pub fn sort_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V], c
 
 /// `comp` as an `Ordering` (equal: neither goes before the other), for `sort_by`.
 pub fn ordering<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::Ordering {
-    if comp.is_less(x, y) {
+    ordering_by(|a, b| comp.is_less(a, b), x, y)
+}
+
+/// A strict-weak-order predicate (`is_less(x, y)`: x goes strictly before y) as an
+/// `Ordering`, for `sort_by`.
+pub fn ordering_by<T>(is_less: impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Ordering {
+    if is_less(x, y) {
         std::cmp::Ordering::Less
-    } else if comp.is_less(y, x) {
+    } else if is_less(y, x) {
         std::cmp::Ordering::Greater
     } else {
         std::cmp::Ordering::Equal
@@ -97,28 +103,35 @@ pub enum SetSource {
 /// The sources of `op`'s result on `a` and `b` (sorted by `is_less`), in order: C++'s
 /// sequential `std::set_*` loop, where equal keys met at the heads of both inputs are a pair.
 pub fn set_operation_by<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> Vec<SetSource> {
-    let emit = op.emit();
-    let (mut out, mut i, mut j) = (Vec::new(), 0, 0);
+    let mut out = Vec::new();
+    set_operation_each(op, a, b, is_less, |s| out.push(s));
+    out
+}
+
+/// [`set_operation_by`] handing each source to `emit` as it goes, in order (the loop the host
+/// backend runs on each Balanced Path piece).
+pub fn set_operation_each<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool, mut emit: impl FnMut(SetSource)) {
+    let flags = op.emit();
+    let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         if j == b.len() || (i < a.len() && is_less(&a[i], &b[j])) {
-            if emit & crate::sets::EMIT_A_ONLY != 0 {
-                out.push(SetSource::A(i));
+            if flags & crate::sets::EMIT_A_ONLY != 0 {
+                emit(SetSource::A(i));
             }
             i += 1;
         } else if i == a.len() || is_less(&b[j], &a[i]) {
-            if emit & crate::sets::EMIT_B_ONLY != 0 {
-                out.push(SetSource::B(j));
+            if flags & crate::sets::EMIT_B_ONLY != 0 {
+                emit(SetSource::B(j));
             }
             j += 1;
         } else {
-            if emit & crate::sets::EMIT_MATCHED != 0 {
-                out.push(SetSource::A(i));
+            if flags & crate::sets::EMIT_MATCHED != 0 {
+                emit(SetSource::A(i));
             }
             i += 1;
             j += 1;
         }
     }
-    out
 }
 
 /// `op`'s result on keys `a` and `b` sorted by `comp` (the oracle of

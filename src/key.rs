@@ -46,6 +46,7 @@ macro_rules! builtin_keys {
             const CUDA_TYPE: &'static str = $cuda;
         }
         impl TotalOrd for $t {
+            #[inline]
             fn total_order(&self, other: &Self) -> Ordering {
                 let cmp: fn(&$t, &$t) -> Ordering = $cmp;
                 cmp(self, other)
@@ -55,6 +56,7 @@ macro_rules! builtin_keys {
             impl Comparator<$t> for Less {
                 const NAME: &'static str = "less";
                 const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _LESS>];
+                #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     a.total_order(b) == Ordering::Less
                 }
@@ -62,6 +64,7 @@ macro_rules! builtin_keys {
             impl Comparator<$t> for Greater {
                 const NAME: &'static str = "greater";
                 const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _GREATER>];
+                #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     b.total_order(a) == Ordering::Less
                 }

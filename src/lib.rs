@@ -24,6 +24,10 @@
 //! counts are `usize` and may exceed 2^31. Every call validates its buffers (lengths, context,
 //! alignment, overlap) and returns an [`Error`] instead of launching on bad input.
 //!
+//! Every algorithm also runs on CPU threads, with the same semantics and errors, on slices:
+//! the [`host`] backend, for machines without a GPU (checked against the sequential oracle
+//! [`cpu`]).
+//!
 //! The kernels are compiled at build time by `build.rs` (CUDA 13.0 compiler, installed into the
 //! target directory if none is found) for sm_80 and sm_90 plus PTX; see the README.
 #![warn(missing_docs)]
@@ -31,6 +35,7 @@
 pub mod cpu;
 mod error;
 mod gpu;
+pub mod host;
 mod kernels;
 mod key;
 pub mod merge;
