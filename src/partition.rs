@@ -67,7 +67,9 @@ pub fn balanced_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) 
     let i = if b_run > 0 { a_run } else { t };
     let j = b_run + b[bi..(b_start + t).min(b.len())].partition_point(|k| !is_less(x, k));
     let half = t.div_ceil(2);
-    (a_start + t.saturating_sub(j).max(i.min(half)), b_start + t.saturating_sub(i).max(j.min(half)))
+    // Clamped as the kernels clamp it: inside the inputs even where unsorted ones make the run
+    // counts meaningless.
+    ((a_start + t.saturating_sub(j).max(i.min(half))).min(a.len()), (b_start + t.saturating_sub(i).max(j.min(half))).min(b.len()))
 }
 
 /// Kirk & Hwu's co-rank (`co_rank` in `kernels/mergepath/search.cuh`, mirrored exactly): the

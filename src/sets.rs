@@ -104,7 +104,8 @@ impl SetLen {
 /// shortfall. `out` must not overlap the inputs. Any lengths, including 0 and more than 2^31.
 /// Returns without waiting for the GPU.
 ///
-/// Unsorted inputs give an unspecified result of at most `max_len` keys from the inputs,
+/// Unsorted inputs give an unspecified result of keys from the inputs, its length unspecified
+/// too ([`SetLen::read`] may report [`Error::OutputTooSmall`] even for a `max_len` output),
 /// never an out-of-bounds access.
 pub fn set_operation_keys<K: Key, C: Comparator<K>>(
     gpu: &Gpu,

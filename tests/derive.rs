@@ -2,19 +2,11 @@
 //! derived structs on the GPU against the CPU oracle, stability included.
 
 mod common;
+#[path = "common/hit.rs"]
+mod hit;
 use common::{assert_same, gpu, Rng};
+use hit::{hits, ByX, Hit};
 use mergepath::{cpu, Comparator, Greater, Less};
-
-/// Three fields, mixed types, one descending; plus a custom comparator on one field.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "score desc, id asc")]
-#[key(comparator(ByX, cuda = "a.x < b.x", rust = "|a, b| a.x < b.x"))]
-struct Hit {
-    score: f32,
-    id: u32,
-    x: i64,
-}
 
 /// The benchmark key: (x asc, id asc).
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
@@ -25,20 +17,6 @@ struct Point {
     id: i32,
 }
 
-fn hits(n: usize, rng: &mut Rng) -> Vec<Hit> {
-    (0..n)
-        .map(|_| {
-            let r = rng.next();
-            let score = match r % 16 {
-                0 => f32::NAN,
-                1 => -0.0,
-                2 => 0.0,
-                _ => (r >> 8) as u8 as f32 / 4.0,
-            };
-            Hit { score, id: (r >> 16) as u32 % 50, x: (r >> 40) as i64 % 20 - 10 }
-        })
-        .collect()
-}
 
 #[test]
 fn derived_comparators_on_the_cpu() {

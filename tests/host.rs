@@ -8,6 +8,9 @@
 //! key, unsorted inputs, large inputs on the default settings, and the error cases.
 
 mod common;
+#[path = "common/hit.rs"]
+mod hit;
+use hit::{hits, ByX, Hit};
 use common::{assert_same, inputs, Dist, Rng, TestKey, DISTS};
 use mergepath::{cpu, host, Bound, Comparator, Error, Greater, Key, Less, SetOperation};
 use proptest::prelude::*;
@@ -282,32 +285,6 @@ fn floats_with_specials() {
     run::<f64>();
 }
 
-/// A derived key (the same as tests/derive.rs's): field order with a descending float, and a
-/// custom comparator, through their Rust twins.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "score desc, id asc")]
-#[key(comparator(ByX, cuda = "a.x < b.x", rust = "|a, b| a.x < b.x"))]
-struct Hit {
-    score: f32,
-    id: u32,
-    x: i64,
-}
-
-fn hits(n: usize, rng: &mut Rng) -> Vec<Hit> {
-    (0..n)
-        .map(|_| {
-            let r = rng.next();
-            let score = match r % 16 {
-                0 => f32::NAN,
-                1 => -0.0,
-                2 => 0.0,
-                _ => (r >> 8) as u8 as f32 / 4.0,
-            };
-            Hit { score, id: (r >> 16) as u32 % 50, x: (r >> 40) as i64 % 20 - 10 }
-        })
-        .collect()
-}
 
 #[test]
 fn derived_keys() {

@@ -20,14 +20,19 @@ struct merge_range {
 // and B = b[0, b_count) (at a_base, b_base), given the merge path's A positions at both
 // diagonals. On sorted inputs the range is exact. On unsorted ones two searches can cross
 // (the predicate is not monotone), so the end is clamped to a range that stays inside both
-// inputs with diag1 - diag0 items in all: unspecified output, never an out-of-bounds access.
+// inputs with diag1 - diag0 items in all (clamp_split_end): unspecified output, never an
+// out-of-bounds access.
 __device__ __forceinline__ merge_range merge_range_between(int64_t a_base, int64_t a_count, int64_t b_base,
                                                            int64_t b_count, int64_t diag0, int64_t diag1,
                                                            int64_t a0, int64_t a1) {
-  const int64_t lo = a0 > diag1 - b_count ? a0 : diag1 - b_count;
-  const int64_t hi = a0 + (diag1 - diag0) < a_count ? a0 + (diag1 - diag0) : a_count;
-  a1 = a1 < lo ? lo : (a1 > hi ? hi : a1);
-  return {a_base + a0, a_base + a1, b_base + diag0 - a0, b_base + diag1 - a1};
+  // In tile-local ints (a tile is at most INT_MAX items): A's share clamped to [n - B's room,
+  // A's room], each room capped at n.
+  const int n = (int)(diag1 - diag0);
+  const int64_t a_room = a_count - a0, b_room = b_count - (diag0 - a0);
+  const int a_hi = a_room < n ? (int)a_room : n, a_lo = b_room < n ? n - (int)b_room : 0;
+  const int64_t a_raw = a1 - a0;
+  const int a_n = a_raw < a_lo ? a_lo : (a_raw > a_hi ? a_hi : (int)a_raw);
+  return {a_base + a0, a_base + a0 + a_n, b_base + diag0 - a0, b_base + diag0 - a0 + (n - a_n)};
 }
 
 __device__ __forceinline__ merge_range compute_merge_range(int64_t a_count, int64_t b_count,

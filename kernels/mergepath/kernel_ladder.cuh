@@ -24,7 +24,7 @@ __device__ __forceinline__ void merge_basic_body(const K* a, int64_t m, const K*
   const int64_t k_next = k_curr + VT < total ? k_curr + VT : total;
   if (k_curr >= k_next) return;
   const int64_t i_curr = co_rank(k_curr, a, m, b, n, comp);
-  const int64_t i_next = co_rank(k_next, a, m, b, n, comp);
+  const int64_t i_next = clamp_split_end(i_curr, co_rank(k_next, a, m, b, n, comp), k_curr, k_next, m, n);
   const int64_t j_curr = k_curr - i_curr, j_next = k_next - i_next;
   merge_sequential(a + i_curr, i_next - i_curr, b + j_curr, j_next - j_curr, out + k_curr, comp);
 }
@@ -43,7 +43,7 @@ __device__ __forceinline__ ladder_block ladder_block_range(const K* a, int64_t m
   const int64_t c_next = c_curr + per_block < total ? c_curr + per_block : total;
   if (threadIdx.x == 0) {
     shared_bounds[0] = co_rank(c_curr, a, m, b, n, comp);
-    shared_bounds[1] = co_rank(c_next, a, m, b, n, comp);
+    shared_bounds[1] = clamp_split_end(shared_bounds[0], co_rank(c_next, a, m, b, n, comp), c_curr, c_next, m, n);
   }
   __syncthreads();
   ladder_block r;
@@ -66,7 +66,7 @@ __device__ __forceinline__ void ladder_merge_tile(KeysA a_s, int a_tile, KeysB b
   const int t_curr = PER_THREAD * (int)threadIdx.x < c_tile ? PER_THREAD * (int)threadIdx.x : c_tile;
   const int t_next = t_curr + PER_THREAD < c_tile ? t_curr + PER_THREAD : c_tile;
   const int i_curr = co_rank(t_curr, a_s, a_tile, b_s, b_tile, comp);
-  const int i_next = co_rank(t_next, a_s, a_tile, b_s, b_tile, comp);
+  const int i_next = clamp_split_end(i_curr, co_rank(t_next, a_s, a_tile, b_s, b_tile, comp), t_curr, t_next, a_tile, b_tile);
   const int j_curr = t_curr - i_curr, j_next = t_next - i_next;
   merge_sequential(advance(a_s, i_curr), i_next - i_curr, advance(b_s, j_curr), j_next - j_curr, out + t_curr, comp);
 }

@@ -15,6 +15,17 @@ struct set_split {
   int64_t a, b;
 };
 
+// The end split of a tile starting at s0: s1 itself on sorted inputs; on unsorted ones (the
+// balanced-path searches of two diagonals can cross) clamped so the tile holds 0 to NV + 1
+// items within both inputs: unspecified results, never an out-of-bounds access.
+template <int NV>
+__device__ __forceinline__ set_split set_tile_end(set_split s0, set_split s1) {
+  const int64_t a = s1.a < s0.a ? s0.a : (s1.a > s0.a + NV + 1 ? s0.a + NV + 1 : s1.a);
+  const int64_t room = NV + 1 - (a - s0.a);
+  const int64_t b = s1.b < s0.b ? s0.b : (s1.b > s0.b + room ? s0.b + room : s1.b);
+  return {a, b};
+}
+
 // splits[p] = the balanced-path split at diagonal min(p * spacing, a_count + b_count), and
 // tile_states[p] = 0, for p in [0, num_splits): the tiles' scan states and, in the last slot,
 // the ticket counter of the set kernels.
@@ -85,7 +96,7 @@ __device__ __forceinline__ void set_op_tile(const K* a_keys, const V* a_vals, co
   if (threadIdx.x == 0) shared.tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
   __syncthreads();
   const int64_t tile = shared.tile;
-  const set_split s0 = splits[tile], s1 = splits[tile + 1];
+  const set_split s0 = splits[tile], s1 = set_tile_end<NT * VT>(s0, splits[tile + 1]);
   K results[VT];
   int indices[VT];
   const unsigned mask = cta_set_op<NT, VT>(a_keys, b_keys, s0, s1, emit, shared, results, indices, comp);
@@ -129,7 +140,7 @@ __device__ __forceinline__ void set_count_tile(const K* a_keys, const K* b_keys,
   K results[VT];
   int indices[VT];
   const unsigned mask =
-      cta_set_op<NT, VT>(a_keys, b_keys, splits[tile], splits[tile + 1], emit, shared, results, indices, comp);
+      cta_set_op<NT, VT>(a_keys, b_keys, splits[tile], set_tile_end<NT * VT>(splits[tile], splits[tile + 1]), emit, shared, results, indices, comp);
   int tile_count;
   cta_exclusive_scan<NT>(__popc(mask), tile_count, shared.scan);
   if (threadIdx.x == 0 && tile_count > 0) atomicAdd(out_count, (unsigned long long)tile_count);

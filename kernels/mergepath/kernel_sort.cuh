@@ -230,6 +230,22 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
   }
 }
 
+// Calls f(span, levels, out_begin, out_end) for each job of tile blockIdx.x: the segment, the
+// merge levels it needs, and the tile's share of it.
+template <int NV, class F>
+__device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs* jobs, const int64_t* offsets, int64_t count,
+                                                  F f) {
+  const segment_tile_jobs j = jobs[blockIdx.x];
+  const int64_t t0 = (int64_t)blockIdx.x * NV;
+#pragma unroll 1
+  for (int e = 0; e < 2; ++e) {
+    const int64_t s = e ? j.segment[1] : j.segment[0];
+    if (s < 0) continue;
+    const segment_span sp = segment_at(offsets, s, count);
+    f(sp, segment_levels(sp, NV), t0 > sp.begin ? t0 : sp.begin, t0 + NV < sp.end ? t0 + NV : sp.end);
+  }
+}
+
 // Segmented sort, merge level `level`: for each job of tile blockIdx.x (a segment needing more
 // than `level` levels), merges the tile's share of the segment's pair of runs of 2^level tile
 // pieces from keys_in into keys_out (same positions). Runs are counted from the tile holding
@@ -239,21 +255,15 @@ __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, con
                                                            const int64_t* offsets, const segment_tile_jobs* jobs,
                                                            int level, K* keys_out, V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
-  const segment_tile_jobs j = jobs[blockIdx.x];
-  if (j.levels <= level) return;
+  if (jobs[blockIdx.x].levels <= level) return;
   __shared__ int64_t splits[2];
-  const int64_t t0 = (int64_t)blockIdx.x * NV;
-#pragma unroll 1
-  for (int e = 0; e < 2; ++e) {
-    const int64_t s = e ? j.segment[1] : j.segment[0];
-    if (s < 0) continue;
-    const segment_span sp = segment_at(offsets, s, count);
-    if (segment_levels(sp, NV) <= level) continue;
+  for_each_tile_job<NV>(jobs, offsets, count, [&](segment_span sp, int levels, int64_t out_begin, int64_t out_end) {
+    if (levels <= level) return;
     const int64_t first_tile = sp.begin / NV, pair = ((int64_t)blockIdx.x - first_tile) >> (level + 1);
-    const int64_t pair_begin = (first_tile + (pair << (level + 1))) * NV, mid = pair_begin + ((int64_t)NV << level);
+    const int64_t pair_begin = (first_tile + (pair << (level + 1))) * NV, run = (int64_t)NV << level;
     const int64_t a_begin = pair_begin > sp.begin ? pair_begin : sp.begin;
-    const int64_t b_begin = mid < sp.end ? mid : sp.end, b_end = mid + ((int64_t)NV << level) < sp.end ? mid + ((int64_t)NV << level) : sp.end;
-    const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + NV < sp.end ? t0 + NV : sp.end;
+    const int64_t b_begin = pair_begin + run < sp.end ? pair_begin + run : sp.end;
+    const int64_t b_end = pair_begin + 2 * run < sp.end ? pair_begin + 2 * run : sp.end;
     __syncthreads();  // the previous job's shared memory
     if (threadIdx.x < 2) {
       const int64_t diag = (threadIdx.x ? out_end : out_begin) - a_begin;
@@ -264,7 +274,7 @@ __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, con
                                               out_begin - a_begin, out_end - a_begin, splits[0], splits[1]);
     merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + out_begin,
                                         HasValues ? values_out + out_begin : values_out, comp);
-  }
+  });
 }
 
 // Segmented sort, last step: the segments of tile blockIdx.x's jobs that needed an odd number
@@ -273,20 +283,13 @@ template <int NT, int NV, bool HasValues, class K, class V>
 __device__ __forceinline__ void segmented_copy_back_tile(const K* keys_in, const V* values_in, int64_t count,
                                                          const int64_t* offsets, const segment_tile_jobs* jobs,
                                                          K* keys_out, V* values_out) {
-  const segment_tile_jobs j = jobs[blockIdx.x];
-  const int64_t t0 = (int64_t)blockIdx.x * NV;
-#pragma unroll 1
-  for (int e = 0; e < 2; ++e) {
-    const int64_t s = e ? j.segment[1] : j.segment[0];
-    if (s < 0) continue;
-    const segment_span sp = segment_at(offsets, s, count);
-    if (segment_levels(sp, NV) % 2 == 0) continue;
-    const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + NV < sp.end ? t0 + NV : sp.end;
+  for_each_tile_job<NV>(jobs, offsets, count, [&](segment_span, int levels, int64_t out_begin, int64_t out_end) {
+    if (levels % 2 == 0) return;
     for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
       keys_out[i] = keys_in[i];
       if constexpr (HasValues) values_out[i] = values_in[i];
     }
-  }
+  });
 }
 
 // One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With

@@ -132,10 +132,23 @@ __device__ __forceinline__ void balanced_path(Keys a, Index a_count, Keys b, Ind
   const Index half = (t + 1) / 2;
   const Index a_take = t - j > (i < half ? i : half) ? t - j : (i < half ? i : half);
   const Index b_take = t - i > (j < half ? j : half) ? t - i : (j < half ? j : half);
-  a_split = a_start + a_take;
-  b_split = b_start + b_take;
+  // Within the inputs even where unsorted inputs make the run counts meaningless.
+  a_split = a_start + a_take < a_count ? a_start + a_take : a_count;
+  b_split = b_start + b_take < b_count ? b_start + b_take : b_count;
 }
 
+
+// The A position where a span of the merge from diagonal d0 (at A position a0) to d1 ends,
+// given the search's answer a1 at d1: a1 itself on sorted inputs; on unsorted ones, whose
+// searches at two diagonals can cross, clamped so the span takes d1 - d0 items in all, none
+// before a0 in A or d0 - a0 in B, within A's a_count and B's b_count. So every access stays in
+// bounds whatever the inputs (their output is then unspecified).
+template <class Index>
+__device__ __forceinline__ Index clamp_split_end(Index a0, Index a1, Index d0, Index d1, Index a_count, Index b_count) {
+  const Index lo = a0 > d1 - b_count ? a0 : d1 - b_count;
+  const Index hi = a0 + (d1 - d0) < a_count ? a0 + (d1 - d0) : a_count;
+  return a1 < lo ? lo : (a1 > hi ? hi : a1);
+}
 
 // Kirk & Hwu's co-rank (Programming Massively Parallel Processors, ch. 12): the i for which
 // the first k outputs of the stable merge of A and B are A[0..i) and B[0..k - i). The same
