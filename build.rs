@@ -71,10 +71,12 @@ fn build() -> Result<(), String> {
     };
     let build = KernelBuild::new(nvcc, &archs, &kernels_dir, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
     // For crates that compile kernels of their own against these headers (`links = "mergepath"`:
-    // their build scripts read DEP_MERGEPATH_NVCC and DEP_MERGEPATH_NVCC_FLAGS, tab-separated).
+    // their build scripts read DEP_MERGEPATH_NVCC and DEP_MERGEPATH_NVCC_FLAGS, tab-separated,
+    // and rerun when anything in DEP_MERGEPATH_HEADERS changes).
     let (nvcc, flags) = build.command();
     println!("cargo:nvcc={}", nvcc.display());
     println!("cargo:nvcc_flags={}", flags.join("\t"));
+    println!("cargo:headers={}\t{}", kernels_dir.display(), out_dir.join("include").display());
     let mut units = Vec::new();
     for (key, cuda_key) in KEYS {
         for (comp, functor) in COMPARATORS {

@@ -1,11 +1,15 @@
 //! Compiles kernels/examples.cu against mergepath's device headers with the compiler and flags
 //! mergepath's own build exports (DEP_MERGEPATH_NVCC, DEP_MERGEPATH_NVCC_FLAGS: fatbin for the
-//! same architectures, -I for its headers).
+//! same architectures, -I for its headers), again whenever those headers change
+//! (DEP_MERGEPATH_HEADERS).
 
 use std::{env, path::PathBuf, process::Command};
 
 fn main() {
     println!("cargo:rerun-if-changed=kernels/examples.cu");
+    for dir in env::var("DEP_MERGEPATH_HEADERS").expect("mergepath exports its header folders").split('\t') {
+        println!("cargo:rerun-if-changed={dir}");
+    }
     let nvcc = env::var("DEP_MERGEPATH_NVCC").expect("mergepath exports its nvcc (DEP_MERGEPATH_NVCC)");
     let flags = env::var("DEP_MERGEPATH_NVCC_FLAGS").expect("mergepath exports its nvcc flags");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("examples.fatbin");
