@@ -8,7 +8,8 @@
 //! per case in the anchors' format: op impl type n ms gkeys_s gbytes_s.
 //!
 //! Run: `cargo bench --bench segmented_sort` (on the GPU machine: `.gpu/run bench segmented_sort`).
-//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes.
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes, `MERGEPATH_BENCH_AVG=16` the
+//! segment sizes.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mergepath::cudarc::driver::sys::CUevent_flags;
@@ -65,11 +66,19 @@ fn bench(gpu: &Gpu, n: usize, avg: u64) {
     }
 }
 
+/// The average segment sizes: 16, 256 and 65,536, or `MERGEPATH_BENCH_AVG` (comma-separated).
+fn avgs() -> Vec<u64> {
+    match std::env::var("MERGEPATH_BENCH_AVG") {
+        Ok(list) => list.split(',').map(|a| a.trim().parse().expect("MERGEPATH_BENCH_AVG: numbers")).collect(),
+        Err(_) => vec![16, 256, 65_536],
+    }
+}
+
 fn segmented_sort(_c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
     println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s\tok");
     for log2 in log2_sizes() {
-        for avg in [16, 256, 65_536] {
+        for avg in avgs() {
             bench(&gpu, 1 << log2, avg);
         }
     }

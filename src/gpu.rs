@@ -52,9 +52,11 @@ pub(crate) struct Kernels {
     /// Indexed by [`value_slot`].
     pub sort_merge_pairs: [CudaFunction; 3],
     pub sort4_boundaries: CudaFunction,
+    pub segmented_bounds: CudaFunction,
     pub segmented_blocksort_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub segmented_blocksort_pairs: [CudaFunction; 3],
+    pub segmented_level_splits: CudaFunction,
     pub segmented_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub segmented_merge_pairs: [CudaFunction; 3],
@@ -190,8 +192,10 @@ impl Gpu {
             sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
             sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
+            segmented_bounds: module.load_function("mergepath_segmented_bounds")?,
             segmented_blocksort_keys: module.load_function("mergepath_segmented_blocksort_keys")?,
             segmented_blocksort_pairs: by_word("mergepath_segmented_blocksort_pairs")?,
+            segmented_level_splits: module.load_function("mergepath_segmented_level_splits")?,
             segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,
             segmented_merge_pairs: by_word("mergepath_segmented_merge_pairs")?,
             segmented_copy_keys: module.load_function("mergepath_segmented_copy_keys")?,

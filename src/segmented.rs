@@ -5,22 +5,28 @@
 //! Everything is planned on the device, so the offsets may stay in device memory and nothing
 //! is done per segment on the host:
 //!
-//! 1. The keys are cut into tiles of the merge passes' size, and one CTA per tile sorts its
-//!    tile in place by (segment, key) (`segmented_blocksort_tile`, as mergesort's first pass
-//!    with each item's segment as the leading key — the HPCA "Batch Sort" project's one block
-//!    per batch of small arrays). Every segment inside a tile is then sorted, however many
-//!    there are; a segment crossing tiles is sorted piecewise, one piece per tile.
-//! 2. Merge levels finish the crossing segments: level k merges pairs of runs of 2^k pieces
-//!    of each segment still needing it ([`segment_levels`], [`segment_level_merge`]), one CTA
-//!    per tile, runs counted from the segment's first tile, so no merge crosses a segment
-//!    boundary. They ping-pong with a temporary buffer; segments that needed an odd number of
-//!    levels are copied back at the end.
+//! 0. Tiles start every `stride` positions ([`segment_geometry`]: the merge passes' tile less
+//!    `small`); a segment of at most `small` items crossing a tile's start is taken whole by
+//!    the tile before ([`segmented_tile_start`]), so a tile holds at most a merge tile of items
+//!    and every short segment is inside one tile.
+//! 1. One CTA per tile sorts it in place (`segmented_blocksort_tile`), one of three ways: a tile
+//!    inside one segment as mergesort's first pass; a tile whose segments (or pieces of them)
+//!    are all short, each item placed by counting the items of its segment before it; else by
+//!    (segment, key), as mergesort's first pass with each item's segment as the leading key
+//!    (the HPCA "Batch Sort" project's one block per batch of small arrays). Every segment
+//!    inside a tile is then sorted; a long segment crossing tile starts is sorted piecewise.
+//! 2. Merge levels finish the long segments: level k merges pairs of runs of 2^k pieces of each
+//!    segment still needing it ([`segment_levels`], [`segment_level_merge`]), runs counted from
+//!    the segment's first tile, so no merge crosses a segment boundary. They ping-pong with a
+//!    temporary buffer; segments that needed an odd number of levels are copied back at the end.
 //!
 //! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
 //! device offsets ([`CudaSlice<u64>`], [`CudaView<u64>`]) are used as they are, with as many
-//! levels as the longest possible segment needs (a level with nothing to do costs a launch of
-//! CTAs that return at once). Run independent batches concurrently by calling this on [`Gpu`]s
-//! made with [`Gpu::with_stream`] on different streams (each has its own temporary storage).
+//! levels as the longest possible segment needs: the tile sorts record the levels really
+//! needed on the device, and a level past them returns at once (one launch of a resident
+//! grid, a few microseconds). Run independent batches concurrently by calling this on
+//! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
+//! storage).
 
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
@@ -81,14 +87,15 @@ mod sealed {
     }
 
     pub trait Sealed {
-        /// Checks and readies the offsets of a sort of `len` keys in tiles of `tile`.
+        /// Checks and readies the offsets of a sort of `len` keys in tiles of `tile` items.
         fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>>;
     }
 
     impl Sealed for [usize] {
         fn resolve<'a>(&'a self, gpu: &'a Gpu, len: usize, tile: usize) -> Result<Resolved<'a>> {
             validate_segment_offsets(self, len)?;
-            let levels = self.windows(2).map(|w| segment_levels(w[0], w[1], tile)).max().unwrap_or(0);
+            let (stride, small) = segment_geometry(tile);
+            let levels = self.windows(2).map(|w| segment_levels(w[0], w[1], stride, small)).max().unwrap_or(0);
             // usize is u64 on 64-bit hosts: no copy.
             let offsets: std::borrow::Cow<[u64]> = match bytemuck::try_cast_slice(self) {
                 Ok(same) => std::borrow::Cow::Borrowed(same),
@@ -160,18 +167,48 @@ fn check_segment_count(offsets: usize) -> Result<()> {
     Ok(())
 }
 
-/// The merge levels segment `begin..end` needs after the tiles of `tile` items are sorted
-/// (`segment_levels` in the kernels): its pieces are the tiles it touches and level k merges
-/// pairs of runs of 2^k pieces, so ceil(log2(pieces)); 0 for a segment inside one tile.
-pub fn segment_levels(begin: usize, end: usize, tile: usize) -> u32 {
-    if end <= begin + 1 {
+/// Segments of at most this many items never need a merge level (up to half a tile).
+const SMALL_SEGMENT: usize = 64;
+
+/// The segmented sort's tiles for a merge tile of `tile` items: `(stride, small)`, tiles
+/// starting every `stride` positions and short segments (at most `small` items, taken whole
+/// by one tile) with `stride + small == tile`.
+pub fn segment_geometry(tile: usize) -> (usize, usize) {
+    let small = SMALL_SEGMENT.min(tile / 2).max(1);
+    (tile - small, small)
+}
+
+/// Where tile `t` of a segmented sort starts (`segmented_tile_start` in the kernels), for
+/// valid `offsets`: at `t * stride`, unless a segment of at most `small` items crosses that
+/// position, which then goes whole to tile `t - 1` (the tile starts at its end); never before
+/// `offsets[0]` nor after the last offset.
+pub fn segmented_tile_start(offsets: &[usize], t: usize, stride: usize, small: usize) -> usize {
+    let (Some(&lo), Some(&hi)) = (offsets.first(), offsets.last()) else { return 0 };
+    let p = t.saturating_mul(stride);
+    let mut start = p;
+    if p > lo && p < hi {
+        let s = offsets.partition_point(|&o| o <= p) - 1;
+        let (b, e) = (offsets[s], offsets[s + 1]);
+        if b < p && e - b <= small {
+            start = e;
+        }
+    }
+    start.clamp(lo, hi)
+}
+
+/// The merge levels segment `begin..end` needs after the tiles are sorted (`segment_levels`
+/// in the kernels): none for at most `small` items; else its pieces are the tiles it touches
+/// (cut every `stride` positions) and level k merges pairs of runs of 2^k pieces, so
+/// ceil(log2(pieces)).
+pub fn segment_levels(begin: usize, end: usize, stride: usize, small: usize) -> u32 {
+    if end - begin <= small {
         return 0;
     }
-    let pieces = (end - 1) / tile - begin / tile + 1;
+    let pieces = (end - 1) / stride - begin / stride + 1;
     pieces.next_power_of_two().trailing_zeros()
 }
 
-/// What tile `tile_index` (positions `tile_index * tile ..`) does for segment `begin..end` at
+/// What tile `tile_index` (positions `tile_index * stride ..`) does for segment `begin..end` at
 /// merge level `level` (`segmented_merge_level_tile` in the kernels): the two sorted runs
 /// merged (A, then B; B may be empty) and the output range in the tile that it writes, where
 /// the merge of A and B is laid out from A's start. `None` where the segment needs no merge at
@@ -179,23 +216,24 @@ pub fn segment_levels(begin: usize, end: usize, tile: usize) -> u32 {
 pub fn segment_level_merge(
     begin: usize,
     end: usize,
-    tile: usize,
+    stride: usize,
+    small: usize,
     tile_index: usize,
     level: u32,
 ) -> Option<(Range<usize>, Range<usize>, Range<usize>)> {
-    let t0 = tile_index * tile;
-    if segment_levels(begin, end, tile) <= level || t0 >= end || t0 + tile <= begin {
+    let t0 = tile_index * stride;
+    if segment_levels(begin, end, stride, small) <= level || t0 >= end || t0 + stride <= begin {
         return None;
     }
-    let first_tile = begin / tile;
+    let first_tile = begin / stride;
     let pair = (tile_index - first_tile) >> (level + 1);
-    let pair_begin = (first_tile + (pair << (level + 1))) * tile;
-    let mid = pair_begin + (tile << level);
-    let (a_begin, b_begin, b_end) = (pair_begin.max(begin), mid.min(end), (mid + (tile << level)).min(end));
-    Some((a_begin..b_begin, b_begin..b_end, t0.max(begin)..(t0 + tile).min(end)))
+    let pair_begin = (first_tile + (pair << (level + 1))) * stride;
+    let mid = pair_begin + (stride << level);
+    let (a_begin, b_begin, b_end) = (pair_begin.max(begin), mid.min(end), (mid + (stride << level)).min(end));
+    Some((a_begin..b_begin, b_begin..b_end, t0.max(begin)..(t0 + stride).min(end)))
 }
 
-/// Enqueues the tile sorts, the merge levels and the copy back.
+/// Enqueues the tile starts, the tile sorts, the merge levels and the copy back.
 fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: u64,
@@ -208,6 +246,7 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let tile = shape.tile();
+    let (stride, small) = segment_geometry(tile);
     let resolved = offsets.resolve(gpu, n, tile)?;
     let (offsets_ptr, offsets_len, levels, _guard) = match &resolved {
         sealed::Resolved::Host(buf, levels) => {
@@ -215,37 +254,66 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
             (ptr, buf.len(), *levels, Some(guard))
         }
         // As many levels as a segment of all the keys would need.
-        sealed::Resolved::Device(arg) => (arg.ptr, arg.len, segment_levels(0, n, tile), None),
+        sealed::Resolved::Device(arg) => (arg.ptr, arg.len, segment_levels(0, n, stride, small), None),
     };
     check_segment_count(offsets_len)?;
     if offsets_len < 2 || n == 0 {
         return Ok(());
     }
     let segments = KernelArg::I64(offsets_len as i64 - 1);
-    let tiles = n.div_ceil(tile);
+    let tiles = n.div_ceil(stride);
     let grid = grid_ctas(tiles, "segmented sort grid")?;
-    let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "segmented sort length" })?);
+    let too_large = || Error::TooLarge { what: "segmented sort length" };
+    let count = KernelArg::I64(i64::try_from(n).map_err(|_| too_large())?);
+    let (stride_arg, small_arg) = (KernelArg::I64(stride as i64), KernelArg::I64(small as i64));
 
-    // Temp: the tiles' jobs (3 i64 each), then, where there are levels, keys and values.
+    // Temp: the tile starts (2 i64 each, one more than the tiles), the tiles' jobs (3 i64
+    // each), the level count (an i32), then, where there are levels, the level's splits (4
+    // i64 per tile), keys and values.
     let round = |b: usize| b.div_ceil(256) * 256;
-    let jobs_bytes = round(tiles * 24);
-    let (tmp_keys_bytes, tmp_values_bytes) = if levels > 0 { (round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w))) } else { (0, 0) };
-    let mut temp = gpu.temp(jobs_bytes + tmp_keys_bytes + tmp_values_bytes)?;
+    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 16), round(tiles * 24), 256);
+    let (splits_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
+        (round(tiles * 32), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
+    } else {
+        (0, 0, 0)
+    };
+    let mut temp = gpu.temp(bounds_bytes + jobs_bytes + levels_bytes + splits_bytes + tmp_keys_bytes + tmp_values_bytes)?;
     let (base, _temp_guard) = temp.device_ptr_mut();
-    let (jobs, tmp_keys, tmp_values) = (base, base + jobs_bytes as u64, base + (jobs_bytes + tmp_keys_bytes) as u64);
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let (offsets_arg, jobs_arg) = (KernelArg::Ptr(offsets_ptr), KernelArg::Ptr(jobs));
+    let jobs = base + bounds_bytes as u64;
+    let max_levels = jobs + jobs_bytes as u64;
+    let splits = max_levels + levels_bytes as u64;
+    let (tmp_keys, tmp_values) = (splits + splits_bytes as u64, splits + (splits_bytes + tmp_keys_bytes) as u64);
+    let (offsets_arg, bounds_arg, jobs_arg, levels_arg) =
+        (KernelArg::Ptr(offsets_ptr), KernelArg::Ptr(base), KernelArg::Ptr(jobs), KernelArg::Ptr(max_levels));
 
+    // The tile starts and each level's splits: a thread per search.
+    const SEARCH_THREADS: u32 = 256;
+    let search_cfg = |threads: usize| -> Result<LaunchConfig> {
+        Ok(LaunchConfig {
+            grid_dim: (grid_ctas(threads.div_ceil(SEARCH_THREADS as usize), "segmented sort grid")?, 1, 1),
+            block_dim: (SEARCH_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    };
+    let args = [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg];
+    // SAFETY: matches `mergepath_segmented_bounds`; one thread per tile start (tiles + 1),
+    // each writing its own bound (tiles + 1 of 16 bytes fit `bounds_bytes`) and thread 0 the
+    // level count; the offsets are only read, `offsets_len` of them (segments clamped into
+    // the keys by the kernel).
+    unsafe { gpu.launch(&kernels.segmented_bounds, search_cfg(tiles + 1)?, &args) }?;
+
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     match values {
         None => {
-            let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, jobs_arg];
-            // SAFETY: matches `mergepath_segmented_blocksort_keys`; one CTA per tile of the
-            // kernel's shape (`shape`, the same table row) over the n keys, `offsets_len`
-            // offsets (each segment clamped into the keys by the kernel), a job per tile.
+            let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
+            // SAFETY: matches `mergepath_segmented_blocksort_keys`; one CTA per tile, each
+            // sorting the keys between its two bounds (at most stride + small = the kernel's
+            // tile, from the same table row as `shape`), a job per tile.
             unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
         }
         Some((vals, word)) => {
-            let args = [KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, jobs_arg];
+            let args =
+                [KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
             // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the values
             // have the keys' length and the word alignment.
             unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
@@ -254,29 +322,46 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     if levels == 0 {
         return Ok(());
     }
+    // The levels and the copy back loop over the tiles with the CTAs that fit the device at once.
+    let merge_func = match values {
+        None => &kernels.segmented_merge_keys,
+        Some((_, word)) => &kernels.segmented_merge_pairs[value_slot(word)],
+    };
+    let per_sm = merge_func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
+    let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let level_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
     // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
     // odd); the copy back reads the temporary buffer, where odd-level segments ended.
     let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
+    let splits_cfg = search_cfg(tiles * 4)?;
     for step in 0..=levels {
         let ((src_k, src_v), (dst_k, dst_v)) = if step < levels { (buffer(step), buffer(step + 1)) } else { (buffer(1), buffer(0)) };
         let level = (step < levels).then_some(KernelArg::I64(step as i64));
+        if let Some(level) = level {
+            let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level, KernelArg::Ptr(splits)];
+            // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job,
+            // end), 4 * tiles in all, each writing its own i64 of the splits (4 per tile fit
+            // `splits_bytes`); reads the n keys where the previous level wrote them.
+            unsafe { gpu.launch(&kernels.segmented_level_splits, splits_cfg, &args) }?;
+        }
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
-        args.extend([count, offsets_arg, jobs_arg]);
+        args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]);
         args.extend(level);
+        args.extend(level.map(|_| KernelArg::Ptr(splits)));
         args.push(KernelArg::Ptr(dst_k));
         args.extend(dst_v.map(KernelArg::Ptr));
         let func = match (values, level.is_some()) {
-            (None, true) => &kernels.segmented_merge_keys,
+            (_, true) => merge_func,
             (None, false) => &kernels.segmented_copy_keys,
-            (Some((_, word)), true) => &kernels.segmented_merge_pairs[value_slot(word)],
             (Some((_, word)), false) => &kernels.segmented_copy_pairs[value_slot(word)],
         };
         // SAFETY: the arguments match `mergepath_segmented_{merge,copy}_{keys,pairs_4,8,16}`
-        // (keys in, [values in], count, offsets, jobs, [level], keys out, [values out]); the
-        // same tiles, offsets and jobs as the blocksort; both buffers hold n keys (and n values
-        // of `word` bytes) at the same positions.
-        unsafe { gpu.launch(func, cfg, &args) }?;
+        // (keys in, [values in], count, offsets, stride, jobs, level count, [level, splits],
+        // keys out, [values out]); the CTAs loop over the same tiles, offsets and jobs as the
+        // tile sort, with the level's splits just written; both buffers hold n keys (and n
+        // values of `word` bytes) at the same positions.
+        unsafe { gpu.launch(func, level_cfg, &args) }?;
     }
     Ok(())
 }

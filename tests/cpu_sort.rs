@@ -201,18 +201,22 @@ fn segment_offsets_are_validated() {
 }
 
 proptest! {
-    /// The segmented sort's plan, run on the CPU exactly as the kernels cut it (tiles sorted by
-    /// (segment, key), then each level's merges per tile from `segment_level_merge`, ping-pong,
-    /// odd-level segments copied back), sorts every segment like the oracle.
+    /// The segmented sort's plan, run on the CPU exactly as the kernels cut it (tiles from
+    /// `segmented_tile_start`, each segment's piece in each tile sorted, then each level's
+    /// merges per tile from `segment_level_merge`, ping-pong, odd-level segments copied back),
+    /// sorts every segment like the oracle; every tile holds at most stride + small items and
+    /// every merge writes inside its tile.
     #[test]
     fn segmented_sort_plan_sorts_every_segment(
         lens in proptest::collection::vec(prop_oneof![0usize..6, 0usize..40, 30usize..200], 0..40),
         start in 0usize..5,
         tail in 0usize..5,
-        tile in 1usize..24,
+        stride in 1usize..24,
+        small_pick in any::<usize>(),
         seed in any::<u64>(),
     ) {
-        use mergepath::segmented::{segment_level_merge, segment_levels};
+        use mergepath::segmented::{segment_level_merge, segment_levels, segmented_tile_start};
+        let small = 1 + small_pick % stride;
         let mut offsets = vec![start];
         for l in &lens {
             offsets.push(offsets.last().unwrap() + l);
@@ -226,23 +230,31 @@ proptest! {
             })
             .collect();
         let segments: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+        let tiles = n.div_ceil(stride);
+        let bounds: Vec<usize> = (0..=tiles).map(|t| segmented_tile_start(&offsets, t, stride, small)).collect();
+        prop_assert_eq!(bounds[0], offsets[0]);
+        prop_assert_eq!(bounds[tiles], *offsets.last().unwrap());
+        for w in bounds.windows(2) {
+            prop_assert!(w[0] <= w[1] && w[1] - w[0] <= stride + small, "tile {:?}", w);
+        }
         // Tiles: each segment's piece in each tile sorted (stable, by key only).
         let mut buf = [keys.clone(), keys.clone()];
-        for &(b, e) in &segments {
-            let mut p = b;
-            while p < e {
-                let q = ((p / tile + 1) * tile).min(e);
-                buf[0][p..q].sort_by_key(|x| x.0);
-                p = q;
+        for w in bounds.windows(2) {
+            for &(b, e) in &segments {
+                let (p, q) = (b.max(w[0]), e.min(w[1]));
+                if p < q {
+                    buf[0][p..q].sort_by_key(|x| x.0);
+                }
             }
         }
-        let levels = segments.iter().map(|&(b, e)| segment_levels(b, e, tile)).max().unwrap_or(0);
+        let levels = segments.iter().map(|&(b, e)| segment_levels(b, e, stride, small)).max().unwrap_or(0);
         for level in 0..levels {
             let (src, dst) = if level % 2 == 0 { (0, 1) } else { (1, 0) };
             for &(b, e) in &segments {
-                for t in b / tile..n.div_ceil(tile) {
-                    let Some((ra, rb, out)) = segment_level_merge(b, e, tile, t, level) else { continue };
-                    prop_assert!(out.end - out.start <= tile && out.start >= b && out.end <= e);
+                for t in b / stride..tiles {
+                    let Some((ra, rb, out)) = segment_level_merge(b, e, stride, small, t, level) else { continue };
+                    prop_assert!(out.start >= b && out.end <= e);
+                    prop_assert!(out.start >= bounds[t] && out.end <= bounds[t + 1], "merge output in tile {}", t);
                     let (a, bb) = (&buf[src][ra.clone()], &buf[src][rb.clone()]);
                     let less = |x: &(u32, usize), y: &(u32, usize)| x.0 < y.0;
                     let (d0, d1) = (out.start - ra.start, out.end - ra.start);
@@ -256,7 +268,7 @@ proptest! {
         }
         let mut got = buf[0].clone();
         for &(b, e) in &segments {
-            if segment_levels(b, e, tile) % 2 == 1 {
+            if segment_levels(b, e, stride, small) % 2 == 1 {
                 got[b..e].copy_from_slice(&buf[1][b..e]);
             }
         }

@@ -63,8 +63,13 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool) {
     let block = tuning::blocksort_shape(arch, std::mem::size_of::<K>()).tile();
     let name = format!("{} {}", std::any::type_name::<K>(), C::NAME);
     let mut rng = Rng(0x5e9 ^ tile as u64);
-    // Tile-sized segments, and ones around the blocksort block and a few merge passes.
-    let sizes = [0, 1, tile - 1, tile, tile + 1, pair_tile - 1, pair_tile + 1, block - 1, block, block + 1, 2 * tile, 5 * block + 3];
+    // Tile-sized segments, ones at the tile stride and the longest segment taken whole by a
+    // tile (`segment_geometry`), and ones around the blocksort block and a few merge passes.
+    let (stride, small) = mergepath::segmented::segment_geometry(if pairs { pair_tile } else { tile });
+    let sizes = [
+        0, 1, tile - 1, tile, tile + 1, pair_tile - 1, pair_tile + 1, block - 1, block, block + 1, 2 * tile, 5 * block + 3,
+        stride - 1, stride, stride + 1, small, small + 1, small - 1, 2 * stride,
+    ];
     let mut i = 0;
     let offs = offsets(3, 3 * sizes.len(), || {
         i += 1;
@@ -72,6 +77,8 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool) {
     });
     check(gpu, &offs, 5, comp, pairs, &format!("{name} tile-sized segments from 3"));
     check(gpu, &offsets(0, 20_000, || rng.below(65) as usize), 0, comp, pairs, &format!("{name} 20k segments of 0..=64"));
+    // Short and longer segments mixed, so neighbouring tiles sort different ways.
+    check(gpu, &offsets(1, 5_000, || if rng.below(4) == 0 { rng.below(400) } else { rng.below(40) } as usize), 0, comp, pairs, &format!("{name} 5k segments of 0..400"));
     check(gpu, &offsets(7, 30, || rng.below(100_001) as usize), 2, comp, pairs, &format!("{name} 30 segments of 0..=100k"));
 }
 
@@ -142,7 +149,14 @@ fn sort_segments_bad_device_offsets_stay_in_bounds() {
     let Some(gpu) = gpu() else { return };
     let n = 50_000;
     let k = keys::<u32>(n, 9);
-    for bad in [vec![0u64, 30_000, 10_000, 50_000], vec![0, 20_000, u64::MAX], vec![u64::MAX, 0, 40_000], vec![45_000, 60_000, 70_000]] {
+    // Short segments that sometimes step back (tiles whose starts are out of order).
+    let mut rng = Rng(10);
+    let mut at = 0i64;
+    let jittery: Vec<u64> = (0..3000).map(|_| {
+        at = (at + rng.below(60) as i64 - 18).max(0);
+        at as u64
+    }).collect();
+    for bad in [vec![0u64, 30_000, 10_000, 50_000], vec![0, 20_000, u64::MAX], vec![u64::MAX, 0, 40_000], vec![45_000, 60_000, 70_000], jittery] {
         let mut dk = gpu.upload(&k).unwrap();
         let mut dv = gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
         let offs = gpu.upload(&bad).unwrap();

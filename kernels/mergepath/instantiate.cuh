@@ -141,59 +141,83 @@ MERGEPATH_SORT_PAIRS(16, uint4)
 #undef MERGEPATH_SORT_PAIRS
 
 // Segmented sort over tiles of the merge passes' shape (SORT, or SORT_PAIRS with values, whose
-// (key, segment) items fit shared memory): each tile sorted in place by (segment, key), then
-// merge levels for the segments crossing tiles (ping-ponging with a temporary buffer), then
-// those that ended there copied back.
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets,
-                                   int64_t num_segments, mergepath::segment_tile_jobs* jobs) {
-  using namespace mergepath_instance;
-  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments, jobs,
-                                                                     Comp());
+// (key, segment) items fit shared memory), started every `stride` positions: the tile starts,
+// each tile sorted in place, then merge levels for the long segments crossing tiles
+// (ping-ponging with a temporary buffer), then those that ended there copied back.
+extern "C" __global__ void mergepath_segmented_bounds(const int64_t* offsets, int64_t num_segments, int64_t count,
+                                                      int64_t stride, int64_t small, int64_t num_tiles,
+                                                      mergepath::segment_bound* bounds, int* max_levels) {
+  mergepath::segmented_bounds_body(offsets, num_segments, count, stride, small, num_tiles, bounds, max_levels);
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets,
-                               const mergepath::segment_tile_jobs* jobs, int64_t level, mergepath_key_t* keys_out) {
+mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments,
+                                   int64_t stride, const mergepath::segment_bound* bounds,
+                                   mergepath::segment_tile_jobs* jobs, int* max_levels) {
   using namespace mergepath_instance;
-  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, jobs, (int)level,
-                                                                       keys_out, nullptr, Comp());
+  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments,
+                                                                     stride, bounds, jobs, max_levels, Comp());
+}
+
+extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_t* keys, int64_t count,
+                                                             const int64_t* offsets, int64_t stride, int64_t small,
+                                                             const mergepath::segment_tile_jobs* jobs,
+                                                             const int* max_levels, int64_t level, int64_t* splits) {
+  using namespace mergepath_instance;
+  mergepath::segmented_level_splits_body(keys, count, offsets, stride, small, jobs, max_levels, (int)level, splits,
+                                         Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets,
-                              const mergepath::segment_tile_jobs* jobs, mergepath_key_t* keys_out) {
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets, int64_t stride,
+                               const mergepath::segment_tile_jobs* jobs, const int* max_levels, int64_t level,
+                               const int64_t* splits, mergepath_key_t* keys_out) {
   using namespace mergepath_instance;
-  mergepath::segmented_copy_back_tile<SORT.nt, SORT.nt * SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, jobs,
-                                                                               keys_out, nullptr);
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, stride, jobs,
+                                                                       max_levels, (int)level, splits, keys_out,
+                                                                       nullptr, Comp());
+}
+
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets, int64_t stride,
+                              const mergepath::segment_tile_jobs* jobs, const int* max_levels,
+                              mergepath_key_t* keys_out) {
+  using namespace mergepath_instance;
+  mergepath::segmented_copy_back_tile<SORT.nt, SORT.nt * SORT.vt, false, K, K>(keys_in, nullptr, count, offsets,
+                                                                               stride, jobs, max_levels, keys_out,
+                                                                               nullptr);
 }
 
 #define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                         \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, int64_t count,      \
                                               const int64_t* offsets, int64_t num_segments,            \
-                                              mergepath::segment_tile_jobs* jobs) {                    \
+                                              int64_t stride, const mergepath::segment_bound* bounds,  \
+                                              mergepath::segment_tile_jobs* jobs, int* max_levels) {   \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                  \
-        keys, values, count, offsets, num_segments, jobs, Comp());                                     \
+        keys, values, count, offsets, num_segments, stride, bounds, jobs, max_levels, Comp());         \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
-                                          int64_t count, const int64_t* offsets,                       \
-                                          const mergepath::segment_tile_jobs* jobs, int64_t level,     \
+                                          int64_t count, const int64_t* offsets, int64_t stride,       \
+                                          const mergepath::segment_tile_jobs* jobs,                    \
+                                          const int* max_levels, int64_t level, const int64_t* splits, \
                                           mergepath_key_t* keys_out, WORD* values_out) {               \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
-        keys_in, values_in, count, offsets, jobs, (int)level, keys_out, values_out, Comp());           \
+        keys_in, values_in, count, offsets, stride, jobs, max_levels, (int)level, splits, keys_out,    \
+        values_out, Comp());                                                                           \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \
-                                         int64_t count, const int64_t* offsets,                        \
+                                         int64_t count, const int64_t* offsets, int64_t stride,        \
                                          const mergepath::segment_tile_jobs* jobs,                     \
-                                         mergepath_key_t* keys_out, WORD* values_out) {                \
+                                         const int* max_levels, mergepath_key_t* keys_out,             \
+                                         WORD* values_out) {                                           \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_copy_back_tile<SORT_PAIRS.nt, SORT_PAIRS.nt * SORT_PAIRS.vt, true, K, WORD>(  \
-        keys_in, values_in, count, offsets, jobs, keys_out, values_out);                               \
+        keys_in, values_in, count, offsets, stride, jobs, max_levels, keys_out, values_out);           \
   }
 MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
 MERGEPATH_SEGMENTED_PAIRS(8, uint2)

@@ -59,6 +59,24 @@ __device__ __forceinline__ merge_range mergesort_range(int64_t count, int64_t ru
   return merge_range_between(f.begin, f.a_count, f.begin + f.a_count, f.b_count, diag0 - f.begin, end_local, part0, a1);
 }
 
+// Sorts the n <= NT * VT keys keys_in[0..n) (and their values) into keys_out, which may be
+// keys_in itself, through cta_blocksort: mergesort's first pass on one tile.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void cta_sort_tile(const K* keys_in, const V* values_in, int n, K* keys_out, V* values_out,
+                                              K* shared_keys, int* shared_positions, Comp comp) {
+  K keys[VT];
+  int positions[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) positions[i] = VT * (int)threadIdx.x + i;
+  cta_load_thread_order<NT, VT>(keys_in, n, shared_keys, keys);
+  cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
+  cta_store_thread_order<NT, VT>(keys, shared_keys, keys_out, n);
+  if constexpr (HasValues) {
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values_in}, {0, n}},
+                                        values_out, n);
+  }
+}
+
 // Sorts tile blockIdx.x of keys_in[0..count) (NT * VT items) into the same place of keys_out,
 // which may be keys_in itself. With HasValues, values follow their keys: they are gathered
 // once, through the sorted keys' source positions (values_out may be values_in too).
@@ -70,17 +88,8 @@ __device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values
   __shared__ int shared_positions[HasValues ? NV : 1];
   const int64_t first = (int64_t)blockIdx.x * NV;
   const int n = count - first < NV ? (int)(count - first) : NV;
-  K keys[VT];
-  int positions[VT];
-#pragma unroll
-  for (int i = 0; i < VT; ++i) positions[i] = VT * (int)threadIdx.x + i;
-  cta_load_thread_order<NT, VT>(keys_in + first, n, shared_keys, keys);
-  cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
-  cta_store_thread_order<NT, VT>(keys, shared_keys, keys_out + first, n);
-  if constexpr (HasValues) {
-    cta_gather_values<NT, VT, V, true>(positions, shared_positions,
-                                        tile_ranges<1, V>{{values_in + first}, {0, n}}, values_out + first, n);
-  }
+  cta_sort_tile<NT, VT, HasValues>(keys_in + first, HasValues ? values_in + first : values_in, n, keys_out + first,
+                                   HasValues ? values_out + first : values_out, shared_keys, shared_positions, comp);
 }
 
 // Segmented sort: an item and the segment it is in (numbered from the tile's first segment),
@@ -115,93 +124,215 @@ __device__ __forceinline__ int64_t segment_of(const int64_t* offsets, int64_t nu
   return sorted_bound<true>(offsets, num_segments + 1, p, less_t<int64_t>()) - 1;
 }
 
-// Merge levels a segment needs after the tiles of NV are sorted: its pieces are the tiles it
-// touches, and level k merges pairs of runs of 2^k pieces, so ceil(log2(pieces)); 0 for a
-// segment inside one tile.
-__device__ __forceinline__ int segment_levels(segment_span sp, int nv) {
-  if (sp.end - sp.begin < 2) return 0;
-  const int64_t pieces = (sp.end - 1) / nv - sp.begin / nv + 1;
+// The tiles of a segmented sort start every `stride` positions, stride = NV - small. A segment
+// of at most `small` items crossing a tile's start is taken whole by the tile before, so tile t
+// sorts [segmented_tile_start(t), segmented_tile_start(t + 1)): fewer than stride + small = NV
+// items, every short segment whole. Only the longer segments are cut at tile starts (pieces)
+// and finished by merge levels. The start is kept in [t stride, t stride + small) and in the
+// offsets' span, so tiles never overlap, whatever the offsets.
+__device__ __forceinline__ int64_t segmented_tile_start(const int64_t* offsets, int64_t num_segments, int64_t count,
+                                                        int64_t t, int64_t stride, int64_t small) {
+  const int64_t lo = segment_at(offsets, 0, count).begin, end = segment_at(offsets, num_segments - 1, count).end;
+  const int64_t hi = end > lo ? end : lo, p = t * stride;
+  int64_t start = p;
+  if (p > lo && p < hi) {
+    const int64_t s = segment_of(offsets, num_segments, p);
+    if (s >= 0 && s < num_segments) {
+      const segment_span sp = segment_at(offsets, s, count);
+      if (sp.begin < p && sp.end > p && sp.end - sp.begin <= small) start = sp.end;
+    }
+  }
+  start = start < p + small ? start : p + small - 1;
+  return start < lo ? lo : (start > hi ? hi : start);
+}
+
+// Merge levels a segment needs after the tiles are sorted: none for a segment of at most
+// `small` items (whole in one tile); else its pieces are the tiles it touches, and level k
+// merges pairs of runs of 2^k pieces, so ceil(log2(pieces)).
+__device__ __forceinline__ int segment_levels(segment_span sp, int64_t stride, int64_t small) {
+  if (sp.end - sp.begin <= small) return 0;
+  const int64_t pieces = (sp.end - 1) / stride - sp.begin / stride + 1;
   int levels = 0;
   while ((int64_t(1) << levels) < pieces) ++levels;
   return levels;
 }
 
-// What the merge levels do in tile t: the segments crossing a tile boundary that hold the
-// tile's first and last sorted items (-1: none; the two may be the same), and the most levels
+// Where tile t starts and the segment holding that position (segment_of).
+struct segment_bound {
+  int64_t pos, segment;
+};
+
+// Segmented sort, step 0: the start of every tile (one thread per tile start, num_tiles + 1 of
+// them), and the level count the tile sorts raise, zeroed.
+__device__ __forceinline__ void segmented_bounds_body(const int64_t* offsets, int64_t num_segments, int64_t count,
+                                                      int64_t stride, int64_t small, int64_t num_tiles,
+                                                      segment_bound* bounds, int* max_levels) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0) *max_levels = 0;
+  if (t > num_tiles) return;
+  const int64_t pos = segmented_tile_start(offsets, num_segments, count, t, stride, small);
+  bounds[t] = {pos, segment_of(offsets, num_segments, pos)};
+}
+
+// What the merge levels do in tile t: the long segments crossing a tile start that hold the
+// tile's first and last items (-1: none; the two may be the same), and the most levels
 // either needs.
 struct segment_tile_jobs {
   int64_t segment[2];
   int64_t levels;
 };
 
-// The sorted positions of tile blockIdx.x: [t NV, (t + 1) NV) within [offsets[0], offsets[S]).
-template <int NV>
-__device__ __forceinline__ segment_span segmented_tile_range(const int64_t* offsets, int64_t num_segments,
-                                                             int64_t count) {
-  const segment_span all = {segment_at(offsets, 0, count).begin, segment_at(offsets, num_segments - 1, count).end};
-  const int64_t t0 = (int64_t)blockIdx.x * NV, t1 = t0 + NV < count ? t0 + NV : count;
-  segment_span r = {t0 > all.begin ? t0 : all.begin, t1 < all.end ? t1 : all.end};
-  if (r.end < r.begin) r.end = r.begin;
-  return r;
+// The piece (of the tile's segments) holding each of a thread's VT items in thread order:
+// the number of starts[0..m) at or before the item (starts sorted, in shared memory).
+template <int VT>
+__device__ __forceinline__ void cta_segment_pieces(const int* starts, int m, int n, int (&piece)[VT]) {
+  const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
+  int next = sorted_bound<true>(starts, m, p0, less_t<int>());
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
+    while (next < m && starts[next] <= at) ++next;
+    piece[i] = next;
+  }
 }
 
-// Segmented sort, first step: sorts tile blockIdx.x of keys (NT * VT positions) in place by
-// (segment, key), so every segment inside the tile is sorted and every other one is sorted
-// piecewise per tile; writes the tile's merge jobs. Segment s is keys[offsets[s] ..
-// offsets[s + 1]), s < num_segments (at least 1); positions outside all segments stay as they are.
+// Sorts keys[0..n) in shared memory stably within each piece [starts[u - 1], starts[u])
+// (starts[-1] = 0, starts[m] = n; piece[i] = item i's u) by counting: item i goes to its
+// piece's start plus the items of the piece before it in sorted order. Work per item is its
+// piece's length, so this is for short pieces. With HasValues, sources[j] = the position item
+// j came from.
+template <int NT, int VT, bool HasValues, class K, class Comp>
+__device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts, const unsigned short* piece, int m,
+                                                     int n, int* sources, Comp comp) {
+  K x[VT];
+  int dest[VT];
+#pragma unroll
+  for (int k = 0; k < VT; ++k) {
+    const int i = NT * k + (int)threadIdx.x;
+    if (i < n) {
+      const int u = piece[i];
+      const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
+      x[k] = keys[i];
+      int rank = 0;
+#pragma unroll 4
+      for (int j = b; j < e; ++j) {
+        const K y = keys[j];
+        rank += j < i ? !comp(x[k], y) : comp(y, x[k]);
+      }
+      dest[k] = b + rank;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < VT; ++k) {
+    const int i = NT * k + (int)threadIdx.x;
+    if (i < n) {
+      keys[dest[k]] = x[k];
+      if constexpr (HasValues) sources[dest[k]] = i;
+    }
+  }
+  __syncthreads();
+}
+
+// Segmented sort, step 1: sorts tile blockIdx.x (positions [bounds[t].pos, bounds[t + 1].pos),
+// at most NT * VT) in place so every segment inside it is sorted and every long segment
+// crossing a tile start is sorted piecewise; writes the tile's merge jobs and raises
+// *max_levels to the levels they need. Segment s is keys[offsets[s] .. offsets[s + 1]).
+// Three ways, chosen per tile: one segment (mergesort's tile sort of the keys), pieces of at
+// most RANK_SORT_MAX items (sorted by counting, cta_rank_sort_pieces), else sorted by
+// (segment, key) as segment_items.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
-                                                         int64_t num_segments, segment_tile_jobs* jobs, Comp comp) {
-  constexpr int NV = NT * VT;
+                                                         int64_t num_segments, int64_t stride,
+                                                         const segment_bound* bounds, segment_tile_jobs* jobs,
+                                                         int* max_levels, Comp comp) {
+  constexpr int NV = NT * VT, RANK_SORT_MAX = 64;
+  static_assert(NV <= 65535, "pieces are numbered in 16 bits");
   using item = segment_item<K>;
-  __shared__ item shared_items[NV];
+  union shared_t {
+    item items[NV];
+    struct {
+      K keys[NV];
+      int starts[NV];
+      unsigned short piece[NV];
+    } rank;
+  };
+  __shared__ shared_t shared;
   __shared__ int shared_positions[HasValues ? NV : 1];
-  __shared__ int64_t tile_segments[2];
-  const segment_span range = segmented_tile_range<NV>(offsets, num_segments, count);
-  const int64_t first = range.begin;
-  const int n = (int)(range.end - first);
-  if (n <= 0) {
-    if (threadIdx.x == 0) jobs[blockIdx.x] = {{-1, -1}, 0};
-    return;
-  }
-  // The segments of the tile's first and last items, searched at once.
-  if (threadIdx.x < 2) tile_segments[threadIdx.x] = segment_of(offsets, num_segments, threadIdx.x ? range.end - 1 : first);
-  __syncthreads();
-  const int64_t s0 = tile_segments[0], s1 = tile_segments[1];
+  const int64_t small = NV - stride;
+  const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
+  const int64_t first = lo.pos;
+  const int n = hi.pos - first < 0 ? 0 : (hi.pos - first > NV ? NV : (int)(hi.pos - first));
   if (threadIdx.x == 0) {
+    // Jobs: the long segment holding the first item, and the one holding the last if it goes
+    // on into the next tile.
     segment_tile_jobs j = {{-1, -1}, 0};
-    for (int e = 0; e < 2; ++e) {
-      const int64_t s = e ? s1 : s0;
-      const int levels = s >= 0 && s < num_segments ? segment_levels(segment_at(offsets, s, count), NV) : 0;
-      if (levels > 0 && (e == 0 || s != s0)) {
+    for (int e = 0; e < 2 && n > 0; ++e) {
+      const int64_t s = e ? hi.segment : lo.segment;
+      if (s < 0 || s >= num_segments || (e == 1 && s == j.segment[0])) continue;
+      const segment_span sp = segment_at(offsets, s, count);
+      if (e == 1 && sp.begin >= hi.pos) continue;
+      const int levels = segment_levels(sp, stride, small);
+      if (levels > 0) {
         j.segment[e] = s;
         j.levels = levels > j.levels ? levels : j.levels;
       }
     }
     jobs[blockIdx.x] = j;
+    if (j.levels > 0) atomicMax(max_levels, (int)j.levels);
   }
-  // Each item's segment, numbered from s0: where the starts of s0's successors in the tile fit
-  // shared memory (always, but for runs of empty segments), from a search there and a walk
-  // over the thread's items; else by searching the offsets in global memory.
-  int segment[VT];
-  const int64_t starts = s1 - s0;
-  int* shared_starts = reinterpret_cast<int*>(shared_items);
-  const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
-  if (starts <= NV) {
-    for (int i = threadIdx.x; i < starts; i += NT) {
+  if (n <= 0) return;
+  // The starts of the tile's segments after the first, tile-local, clamped into [0, n].
+  const int64_t s0 = lo.segment, m64 = hi.segment - lo.segment;
+  const int m = m64 < 0 ? 0 : (m64 > NV ? NV + 1 : (int)m64);
+  bool several = true, long_piece = true, unsorted = true;
+  if (m <= NV) {
+    for (int i = threadIdx.x; i < m; i += NT) {
       const int64_t o = offsets[s0 + 1 + i];
-      shared_starts[i] = (int)(o < first ? 0 : (o > range.end ? n : o - first));
+      shared.rank.starts[i] = (int)(o < first ? 0 : (o > first + n ? n : o - first));
     }
     __syncthreads();
-    int next = sorted_bound<true>(shared_starts, (int)starts, p0, less_t<int>());
+    bool inner = false, longer = false, down = false;
+    for (int k = threadIdx.x; k <= m; k += NT) {
+      const int prev = k > 0 ? shared.rank.starts[k - 1] : 0, cur = k < m ? shared.rank.starts[k] : n;
+      inner |= k < m && cur > 0 && cur < n;
+      longer |= cur - prev > RANK_SORT_MAX;
+      down |= cur < prev;
+    }
+    several = __syncthreads_or(inner);
+    long_piece = __syncthreads_or(longer);
+    unsorted = __syncthreads_or(down);
+  }
+  if (!several) {
+    cta_sort_tile<NT, VT, HasValues>(keys + first, HasValues ? values + first : values, n, keys + first,
+                                     HasValues ? values + first : values, shared.rank.keys, shared_positions, comp);
+    return;
+  }
+  if (!long_piece && !unsorted) {
+    int piece[VT];
+    cta_segment_pieces<VT>(shared.rank.starts, m, n, piece);
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int at = VT * (int)threadIdx.x + i < n ? VT * (int)threadIdx.x + i : n - 1;
-      while (next < starts && shared_starts[next] <= at) ++next;
-      segment[i] = next;
-    }
+    for (int i = 0; i < VT; ++i)
+      if (VT * (int)threadIdx.x + i < n) shared.rank.piece[VT * threadIdx.x + i] = (unsigned short)piece[i];
+    cta_load_ranges<NT, VT>(tile_ranges<1, K>{{keys + first}, {0, n}}, n, shared.rank.keys);
     __syncthreads();
+    cta_rank_sort_pieces<NT, VT, HasValues>(shared.rank.keys, shared.rank.starts, shared.rank.piece, m, n,
+                                            shared_positions, comp);
+    for (int i = threadIdx.x; i < n; i += NT) keys[first + i] = shared.rank.keys[i];
+    if constexpr (HasValues) {
+      cta_gather_shared<NT, VT, V, true>(shared_positions, tile_ranges<1, V>{{values + first}, {0, n}}, values + first,
+                                         n);
+    }
+    return;
+  }
+  // Each item's segment, numbered from s0: from the staged starts where they fit shared
+  // memory (always, but for runs of empty segments), else by walking the offsets in global
+  // memory.
+  int segment[VT];
+  if (m <= NV) {
+    cta_segment_pieces<VT>(shared.rank.starts, m, n, segment);
   } else {
+    const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
     int64_t s = segment_of(offsets, num_segments, first + p0);
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
@@ -210,8 +341,9 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
       segment[i] = (int)(s - s0);
     }
   }
+  __syncthreads();
   K loaded[VT];
-  cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared_items), loaded);
+  cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared.items), loaded);
   __syncthreads();
   item items[VT];
   int positions[VT];
@@ -220,75 +352,131 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
     items[i] = item{loaded[i], segment[i]};
     positions[i] = VT * (int)threadIdx.x + i;
   }
-  cta_blocksort<NT, VT, HasValues>(items, positions, n, shared_items, shared_positions, segment_order<Comp>{comp});
+  cta_blocksort<NT, VT, HasValues>(items, positions, n, shared.items, shared_positions, segment_order<Comp>{comp});
 #pragma unroll
   for (int i = 0; i < VT; ++i) loaded[i] = items[i].key;
-  cta_store_thread_order<NT, VT>(loaded, reinterpret_cast<K*>(shared_items), keys + first, n);
+  cta_store_thread_order<NT, VT>(loaded, reinterpret_cast<K*>(shared.items), keys + first, n);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values + first}, {0, n}},
                                         values + first, n);
   }
 }
 
-// Calls f(span, levels, out_begin, out_end) for each job of tile blockIdx.x: the segment, the
-// merge levels it needs, and the tile's share of it.
-template <int NV, class F>
-__device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs* jobs, const int64_t* offsets, int64_t count,
-                                                  F f) {
-  const segment_tile_jobs j = jobs[blockIdx.x];
-  const int64_t t0 = (int64_t)blockIdx.x * NV;
+// Calls f(job, span, levels, out_begin, out_end) for each job of tile `tile`: which job (0 or
+// 1), the segment, the merge levels it needs, and the tile's share of it, [tile stride,
+// (tile + 1) stride).
+template <class F>
+__device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs& j, int64_t tile, const int64_t* offsets,
+                                                  int64_t count, int64_t stride, int64_t small, F f) {
+  const int64_t t0 = tile * stride;
 #pragma unroll 1
   for (int e = 0; e < 2; ++e) {
     const int64_t s = e ? j.segment[1] : j.segment[0];
     if (s < 0) continue;
     const segment_span sp = segment_at(offsets, s, count);
-    f(sp, segment_levels(sp, NV), t0 > sp.begin ? t0 : sp.begin, t0 + NV < sp.end ? t0 + NV : sp.end);
+    f(e, sp, segment_levels(sp, stride, small), t0 > sp.begin ? t0 : sp.begin,
+      t0 + stride < sp.end ? t0 + stride : sp.end);
   }
 }
 
-// Segmented sort, merge level `level`: for each job of tile blockIdx.x (a segment needing more
-// than `level` levels), merges the tile's share of the segment's pair of runs of 2^level tile
-// pieces from keys_in into keys_out (same positions). Runs are counted from the tile holding
-// the segment's start, so they are the pieces the blocksort and earlier levels sorted.
+// The merge levels and the copy back run a grid of resident CTAs over the tiles, and return at
+// once past the levels the tile sorts found (*max_levels): a call with device offsets must
+// launch as many levels as the longest possible segment needs.
+template <class F>
+__device__ __forceinline__ void for_each_tile_with_jobs(const segment_tile_jobs* jobs, int64_t count, int64_t stride,
+                                                        int level, F f) {
+#pragma unroll 1
+  for (int64_t tile = blockIdx.x; tile * stride < count; tile += gridDim.x) {
+    const segment_tile_jobs j = jobs[tile];
+    if (j.levels > level) f(j, tile);
+  }
+}
+
+// The pair of runs that merge level `level` merges for a segment's share of tile `tile`:
+// A = [a_begin, b_begin), B = [b_begin, b_end), each 2^level pieces counted from the tile
+// holding the segment's start.
+struct segment_level_runs {
+  int64_t a_begin, b_begin, b_end;
+};
+__device__ __forceinline__ segment_level_runs segment_runs_at(segment_span sp, int64_t tile, int level,
+                                                              int64_t stride) {
+  const int64_t first_tile = sp.begin / stride, pair = (tile - first_tile) >> (level + 1);
+  const int64_t pair_begin = (first_tile + (pair << (level + 1))) * stride, run = stride << level;
+  return {pair_begin > sp.begin ? pair_begin : sp.begin, pair_begin + run < sp.end ? pair_begin + run : sp.end,
+          pair_begin + 2 * run < sp.end ? pair_begin + 2 * run : sp.end};
+}
+
+// Segmented sort, merge level `level`, step 1: where each tile's share of each job starts and
+// ends on the merge path of its pair of runs (an A index from the pair's start), one thread per
+// (tile, job, end): all the level's searches in flight at once, instead of a latency-bound
+// chain at the start of each CTA of the merge.
+template <class K, class Comp>
+__device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64_t count, const int64_t* offsets,
+                                                            int64_t stride, int64_t small,
+                                                            const segment_tile_jobs* jobs, const int* max_levels,
+                                                            int level, int64_t* splits, Comp comp) {
+  if (level >= *max_levels) return;
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tile = g / 4;
+  const int e = (int)(g / 2 % 2), end = (int)(g % 2);
+  if (tile * stride >= count) return;
+  const segment_tile_jobs j = jobs[tile];
+  const int64_t s = e ? j.segment[1] : j.segment[0];
+  if (j.levels <= level || s < 0) return;
+  const segment_span sp = segment_at(offsets, s, count);
+  if (segment_levels(sp, stride, small) <= level) return;
+  const int64_t t0 = tile * stride;
+  const int64_t out = end ? (t0 + stride < sp.end ? t0 + stride : sp.end) : (t0 > sp.begin ? t0 : sp.begin);
+  const segment_level_runs r = segment_runs_at(sp, tile, level, stride);
+  splits[g] = merge_path<PARTITION_PROBES>(keys + r.a_begin, r.b_begin - r.a_begin, keys + r.b_begin,
+                                           r.b_end - r.b_begin, out - r.a_begin, comp);
+}
+
+// Segmented sort, merge level `level`, step 2: for each job of each tile (a segment needing
+// more than `level` levels), merges the tile's share of the segment's pair of runs (from the
+// splits of step 1) from keys_in into keys_out (same positions). Runs are counted from the
+// tile holding the segment's start, so they are the pieces the tile sort and earlier levels
+// sorted.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                           const int64_t* offsets, const segment_tile_jobs* jobs,
-                                                           int level, K* keys_out, V* values_out, Comp comp) {
+                                                           const int64_t* offsets, int64_t stride,
+                                                           const segment_tile_jobs* jobs, const int* max_levels,
+                                                           int level, const int64_t* splits, K* keys_out,
+                                                           V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
-  if (jobs[blockIdx.x].levels <= level) return;
-  __shared__ int64_t splits[2];
-  for_each_tile_job<NV>(jobs, offsets, count, [&](segment_span sp, int levels, int64_t out_begin, int64_t out_end) {
-    if (levels <= level) return;
-    const int64_t first_tile = sp.begin / NV, pair = ((int64_t)blockIdx.x - first_tile) >> (level + 1);
-    const int64_t pair_begin = (first_tile + (pair << (level + 1))) * NV, run = (int64_t)NV << level;
-    const int64_t a_begin = pair_begin > sp.begin ? pair_begin : sp.begin;
-    const int64_t b_begin = pair_begin + run < sp.end ? pair_begin + run : sp.end;
-    const int64_t b_end = pair_begin + 2 * run < sp.end ? pair_begin + 2 * run : sp.end;
-    __syncthreads();  // the previous job's shared memory
-    if (threadIdx.x < 2) {
-      const int64_t diag = (threadIdx.x ? out_end : out_begin) - a_begin;
-      splits[threadIdx.x] = merge_path(keys_in + a_begin, b_begin - a_begin, keys_in + b_begin, b_end - b_begin, diag, comp);
-    }
-    __syncthreads();
-    const merge_range r = merge_range_between(a_begin, b_begin - a_begin, b_begin, b_end - b_begin,
-                                              out_begin - a_begin, out_end - a_begin, splits[0], splits[1]);
-    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + out_begin,
-                                        HasValues ? values_out + out_begin : values_out, comp);
+  if (level >= *max_levels) return;
+  for_each_tile_with_jobs(jobs, count, stride, level, [&](const segment_tile_jobs& j, int64_t tile) {
+    for_each_tile_job(j, tile, offsets, count, stride, NV - stride,
+                      [&](int e, segment_span sp, int levels, int64_t out_begin, int64_t out_end) {
+      if (levels <= level) return;
+      const segment_level_runs runs = segment_runs_at(sp, tile, level, stride);
+      const int64_t* split = splits + 4 * tile + 2 * e;
+      const merge_range r = merge_range_between(runs.a_begin, runs.b_begin - runs.a_begin, runs.b_begin,
+                                                runs.b_end - runs.b_begin, out_begin - runs.a_begin,
+                                                out_end - runs.a_begin, split[0], split[1]);
+      __syncthreads();  // the previous job's shared memory
+      merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + out_begin,
+                                          HasValues ? values_out + out_begin : values_out, comp);
+    });
   });
 }
 
-// Segmented sort, last step: the segments of tile blockIdx.x's jobs that needed an odd number
-// of levels end in the temporary buffer; copies the tile's share of each back.
+// Segmented sort, last step: the segments that needed an odd number of levels end in the
+// temporary buffer; copies each tile's share of them back.
 template <int NT, int NV, bool HasValues, class K, class V>
 __device__ __forceinline__ void segmented_copy_back_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                         const int64_t* offsets, const segment_tile_jobs* jobs,
+                                                         const int64_t* offsets, int64_t stride,
+                                                         const segment_tile_jobs* jobs, const int* max_levels,
                                                          K* keys_out, V* values_out) {
-  for_each_tile_job<NV>(jobs, offsets, count, [&](segment_span, int levels, int64_t out_begin, int64_t out_end) {
-    if (levels % 2 == 0) return;
-    for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
-      keys_out[i] = keys_in[i];
-      if constexpr (HasValues) values_out[i] = values_in[i];
-    }
+  if (*max_levels == 0) return;
+  for_each_tile_with_jobs(jobs, count, stride, 0, [&](const segment_tile_jobs& j, int64_t tile) {
+    for_each_tile_job(j, tile, offsets, count, stride, NV - stride,
+                      [&](int, segment_span, int levels, int64_t out_begin, int64_t out_end) {
+      if (levels % 2 == 0) return;
+      for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
+        keys_out[i] = keys_in[i];
+        if constexpr (HasValues) values_out[i] = values_in[i];
+      }
+    });
   });
 }
 
