@@ -53,9 +53,10 @@ pub(crate) struct Kernels {
     pub sort_merge_pairs: [CudaFunction; 3],
     pub sort4_boundaries: CudaFunction,
     pub segmented_bounds: CudaFunction,
-    pub segmented_blocksort_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub segmented_blocksort_pairs: [CudaFunction; 3],
+    /// Tiles inside one segment, then the others.
+    pub segmented_blocksort_keys: [CudaFunction; 2],
+    /// As `segmented_blocksort_keys`, then indexed by [`value_slot`].
+    pub segmented_blocksort_pairs: [[CudaFunction; 3]; 2],
     pub segmented_level_splits: CudaFunction,
     pub segmented_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
@@ -193,8 +194,14 @@ impl Gpu {
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
             sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
             segmented_bounds: module.load_function("mergepath_segmented_bounds")?,
-            segmented_blocksort_keys: module.load_function("mergepath_segmented_blocksort_keys")?,
-            segmented_blocksort_pairs: by_word("mergepath_segmented_blocksort_pairs")?,
+            segmented_blocksort_keys: [
+                module.load_function("mergepath_segmented_blocksort_one_keys")?,
+                module.load_function("mergepath_segmented_blocksort_keys")?,
+            ],
+            segmented_blocksort_pairs: [
+                by_word("mergepath_segmented_blocksort_one_pairs")?,
+                by_word("mergepath_segmented_blocksort_pairs")?,
+            ],
             segmented_level_splits: module.load_function("mergepath_segmented_level_splits")?,
             segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,
             segmented_merge_pairs: by_word("mergepath_segmented_merge_pairs")?,

@@ -268,25 +268,25 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let (stride_arg, small_arg) = (KernelArg::I64(stride as i64), KernelArg::I64(small as i64));
 
     // Temp: the tile starts (2 i64 each, one more than the tiles), the tiles' jobs (3 i64
-    // each), the level count (an i32), then, where there are levels, the level's splits (4
-    // i64 per tile), keys and values.
+    // each), the level count (an i32), then, where there are levels, the level's merges (two
+    // of 5 i64 per tile), keys and values.
     let round = |b: usize| b.div_ceil(256) * 256;
     let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 16), round(tiles * 24), 256);
-    let (splits_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
-        (round(tiles * 32), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
+    let (merges_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
+        (round(tiles * 80), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
     } else {
         (0, 0, 0)
     };
-    let mut temp = gpu.temp(bounds_bytes + jobs_bytes + levels_bytes + splits_bytes + tmp_keys_bytes + tmp_values_bytes)?;
+    let mut temp = gpu.temp(bounds_bytes + jobs_bytes + levels_bytes + merges_bytes + tmp_keys_bytes + tmp_values_bytes)?;
     let (base, _temp_guard) = temp.device_ptr_mut();
     let jobs = base + bounds_bytes as u64;
     let max_levels = jobs + jobs_bytes as u64;
-    let splits = max_levels + levels_bytes as u64;
-    let (tmp_keys, tmp_values) = (splits + splits_bytes as u64, splits + (splits_bytes + tmp_keys_bytes) as u64);
+    let merges = max_levels + levels_bytes as u64;
+    let (tmp_keys, tmp_values) = (merges + merges_bytes as u64, merges + (merges_bytes + tmp_keys_bytes) as u64);
     let (offsets_arg, bounds_arg, jobs_arg, levels_arg) =
         (KernelArg::Ptr(offsets_ptr), KernelArg::Ptr(base), KernelArg::Ptr(jobs), KernelArg::Ptr(max_levels));
 
-    // The tile starts and each level's splits: a thread per search.
+    // The tile starts and each level's merges: a thread per search (or two).
     const SEARCH_THREADS: u32 = 256;
     let search_cfg = |threads: usize| -> Result<LaunchConfig> {
         Ok(LaunchConfig {
@@ -302,21 +302,26 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     // the keys by the kernel).
     unsafe { gpu.launch(&kernels.segmented_bounds, search_cfg(tiles + 1)?, &args) }?;
 
+    // The tiles inside one segment, then the others: two launches over all the tiles.
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    match values {
-        None => {
-            let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
-            // SAFETY: matches `mergepath_segmented_blocksort_keys`; one CTA per tile, each
-            // sorting the keys between its two bounds (at most stride + small = the kernel's
-            // tile, from the same table row as `shape`), a job per tile.
-            unsafe { gpu.launch(&kernels.segmented_blocksort_keys, cfg, &args) }?;
-        }
-        Some((vals, word)) => {
-            let args =
-                [KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
-            // SAFETY: as above for `mergepath_segmented_blocksort_pairs_{4,8,16}`; the values
-            // have the keys' length and the word alignment.
-            unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[value_slot(word)], cfg, &args) }?;
+    for which in 0..2 {
+        match values {
+            None => {
+                let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
+                // SAFETY: matches `mergepath_segmented_blocksort_{one_,}keys`; one CTA per
+                // tile, each sorting the keys between its two bounds (at most stride + small =
+                // the kernel's tile, from the same table row as `shape`) if the tile is of
+                // the launch's kind, and writing its job.
+                unsafe { gpu.launch(&kernels.segmented_blocksort_keys[which], cfg, &args) }?;
+            }
+            Some((vals, word)) => {
+                let args = [
+                    KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg,
+                ];
+                // SAFETY: as above for `mergepath_segmented_blocksort_{one_,}pairs_{4,8,16}`;
+                // the values have the keys' length and the word alignment.
+                unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[which][value_slot(word)], cfg, &args) }?;
+            }
         }
     }
     if levels == 0 {
@@ -333,22 +338,23 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
     // odd); the copy back reads the temporary buffer, where odd-level segments ended.
     let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
-    let splits_cfg = search_cfg(tiles * 4)?;
+    let merges_cfg = search_cfg(tiles * 2)?;
     for step in 0..=levels {
         let ((src_k, src_v), (dst_k, dst_v)) = if step < levels { (buffer(step), buffer(step + 1)) } else { (buffer(1), buffer(0)) };
         let level = (step < levels).then_some(KernelArg::I64(step as i64));
         if let Some(level) = level {
-            let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level, KernelArg::Ptr(splits)];
-            // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job,
-            // end), 4 * tiles in all, each writing its own i64 of the splits (4 per tile fit
-            // `splits_bytes`); reads the n keys where the previous level wrote them.
-            unsafe { gpu.launch(&kernels.segmented_level_splits, splits_cfg, &args) }?;
+            let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level, KernelArg::Ptr(merges)];
+            // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job),
+            // 2 * tiles in all, each writing its own merge (two of 40 bytes per tile fit
+            // `merges_bytes`); reads the n keys where the previous level wrote them.
+            unsafe { gpu.launch(&kernels.segmented_level_splits, merges_cfg, &args) }?;
         }
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
-        args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]);
-        args.extend(level);
-        args.extend(level.map(|_| KernelArg::Ptr(splits)));
+        match level {
+            Some(level) => args.extend([count, stride_arg, levels_arg, level, KernelArg::Ptr(merges)]),
+            None => args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]),
+        }
         args.push(KernelArg::Ptr(dst_k));
         args.extend(dst_v.map(KernelArg::Ptr));
         let func = match (values, level.is_some()) {
@@ -356,11 +362,12 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
             (None, false) => &kernels.segmented_copy_keys,
             (Some((_, word)), false) => &kernels.segmented_copy_pairs[value_slot(word)],
         };
-        // SAFETY: the arguments match `mergepath_segmented_{merge,copy}_{keys,pairs_4,8,16}`
-        // (keys in, [values in], count, offsets, stride, jobs, level count, [level, splits],
-        // keys out, [values out]); the CTAs loop over the same tiles, offsets and jobs as the
-        // tile sort, with the level's splits just written; both buffers hold n keys (and n
-        // values of `word` bytes) at the same positions.
+        // SAFETY: the arguments match `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys
+        // in, [values in], count, stride, level count, level, merges, keys out, [values out])
+        // or `mergepath_segmented_copy_*` (keys in, [values in], count, offsets, stride, jobs,
+        // level count, keys out, [values out]); the CTAs loop over the same tiles as the tile
+        // sort, with the level's merges just written (each inside its tile); both buffers hold
+        // n keys (and n values of `word` bytes) at the same positions.
         unsafe { gpu.launch(func, level_cfg, &args) }?;
     }
     Ok(())

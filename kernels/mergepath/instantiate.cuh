@@ -150,32 +150,36 @@ extern "C" __global__ void mergepath_segmented_bounds(const int64_t* offsets, in
   mergepath::segmented_bounds_body(offsets, num_segments, count, stride, small, num_tiles, bounds, max_levels);
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_blocksort_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments,
-                                   int64_t stride, const mergepath::segment_bound* bounds,
-                                   mergepath::segment_tile_jobs* jobs, int* max_levels) {
-  using namespace mergepath_instance;
-  mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments,
-                                                                     stride, bounds, jobs, max_levels, Comp());
-}
+#define MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(NAME, ONE)                                                  \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)                            \
+  NAME(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments, int64_t stride, \
+       const mergepath::segment_bound* bounds, mergepath::segment_tile_jobs* jobs, int* max_levels) {  \
+    using namespace mergepath_instance;                                                                \
+    mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, ONE, K, K>(                           \
+        keys, nullptr, count, offsets, num_segments, stride, bounds, jobs, max_levels, Comp());        \
+  }
+MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_one_keys, true)
+MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_keys, false)
+#undef MERGEPATH_SEGMENTED_BLOCKSORT_KEYS
 
 extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_t* keys, int64_t count,
                                                              const int64_t* offsets, int64_t stride, int64_t small,
                                                              const mergepath::segment_tile_jobs* jobs,
-                                                             const int* max_levels, int64_t level, int64_t* splits) {
+                                                             const int* max_levels, int64_t level,
+                                                             mergepath::segment_merge* merges) {
   using namespace mergepath_instance;
-  mergepath::segmented_level_splits_body(keys, count, offsets, stride, small, jobs, max_levels, (int)level, splits,
+  mergepath::segmented_level_splits_body(keys, count, offsets, stride, small, jobs, max_levels, (int)level, merges,
                                          Comp());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets, int64_t stride,
-                               const mergepath::segment_tile_jobs* jobs, const int* max_levels, int64_t level,
-                               const int64_t* splits, mergepath_key_t* keys_out) {
+// The merge levels' CTAs loop over the tiles; held to 6 CTAs per SM, which costs a 16-byte spill
+// (94 registers otherwise, 5 CTAs).
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt, 6)
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, int64_t stride, const int* max_levels,
+                               int64_t level, const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
   using namespace mergepath_instance;
-  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, offsets, stride, jobs,
-                                                                       max_levels, (int)level, splits, keys_out,
-                                                                       nullptr, Comp());
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, stride, max_levels,
+                                                                       (int)level, merges, keys_out, nullptr, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
@@ -188,26 +192,27 @@ mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, con
                                                                                nullptr);
 }
 
-#define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                         \
+#define MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(NAME, ONE, WORD)                                           \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
-  mergepath_segmented_blocksort_pairs_##BYTES(mergepath_key_t* keys, WORD* values, int64_t count,      \
-                                              const int64_t* offsets, int64_t num_segments,            \
-                                              int64_t stride, const mergepath::segment_bound* bounds,  \
-                                              mergepath::segment_tile_jobs* jobs, int* max_levels) {   \
+  NAME(mergepath_key_t* keys, WORD* values, int64_t count, const int64_t* offsets, int64_t num_segments, \
+       int64_t stride, const mergepath::segment_bound* bounds, mergepath::segment_tile_jobs* jobs,     \
+       int* max_levels) {                                                                              \
     using namespace mergepath_instance;                                                                \
-    mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                  \
+    mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, ONE, K, WORD>(             \
         keys, values, count, offsets, num_segments, stride, bounds, jobs, max_levels, Comp());         \
-  }                                                                                                    \
+  }
+#define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                         \
+  MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(mergepath_segmented_blocksort_one_pairs_##BYTES, true, WORD)      \
+  MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(mergepath_segmented_blocksort_pairs_##BYTES, false, WORD)        \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
-                                          int64_t count, const int64_t* offsets, int64_t stride,       \
-                                          const mergepath::segment_tile_jobs* jobs,                    \
-                                          const int* max_levels, int64_t level, const int64_t* splits, \
+                                          int64_t count, int64_t stride, const int* max_levels,        \
+                                          int64_t level, const mergepath::segment_merge* merges,       \
                                           mergepath_key_t* keys_out, WORD* values_out) {               \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
-        keys_in, values_in, count, offsets, stride, jobs, max_levels, (int)level, splits, keys_out,    \
-        values_out, Comp());                                                                           \
+        keys_in, values_in, count, stride, max_levels, (int)level, merges, keys_out, values_out,       \
+        Comp());                                                                                       \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \
@@ -223,6 +228,7 @@ MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
 MERGEPATH_SEGMENTED_PAIRS(8, uint2)
 MERGEPATH_SEGMENTED_PAIRS(16, uint4)
 #undef MERGEPATH_SEGMENTED_PAIRS
+#undef MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS
 
 // Vectorized sorted search, 4- or 8-byte indices: lower or upper bounds; counts of equal
 // haystack items (an upper-bound pass given the lower bounds); match flags (bytes, given u64

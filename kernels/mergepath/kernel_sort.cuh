@@ -234,33 +234,32 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
   __syncthreads();
 }
 
+// Whether the tile from `lo` to `hi` lies inside one segment, the one holding its first item
+// (an empty tile counts as one).
+__device__ __forceinline__ bool segmented_tile_in_one_segment(segment_bound lo, segment_bound hi,
+                                                              const int64_t* offsets, int64_t num_segments,
+                                                              int64_t count) {
+  return lo.segment < 0 || lo.segment >= num_segments || segment_at(offsets, lo.segment, count).end >= hi.pos;
+}
+
 // Segmented sort, step 1: sorts tile blockIdx.x (positions [bounds[t].pos, bounds[t + 1].pos),
 // at most NT * VT) in place so every segment inside it is sorted and every long segment
 // crossing a tile start is sorted piecewise; writes the tile's merge jobs and raises
 // *max_levels to the levels they need. Segment s is keys[offsets[s] .. offsets[s + 1]).
-// Three ways, chosen per tile: one segment (mergesort's tile sort of the keys), pieces of at
-// most RANK_SORT_MAX items (sorted by counting, cta_rank_sort_pieces), else sorted by
-// (segment, key) as segment_items.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+// Two launches share the tiles: OneSegment takes the tiles inside one segment (mergesort's
+// tile sort of the keys, in a lean kernel), the other the rest, one of three ways chosen per
+// tile: one segment after all (empty segments), pieces of at most RANK_SORT_MAX items (sorted
+// by counting, cta_rank_sort_pieces), else sorted by (segment, key) as segment_items.
+template <int NT, int VT, bool HasValues, bool OneSegment, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
                                                          int64_t num_segments, int64_t stride,
                                                          const segment_bound* bounds, segment_tile_jobs* jobs,
                                                          int* max_levels, Comp comp) {
   constexpr int NV = NT * VT, RANK_SORT_MAX = 64;
   static_assert(NV <= 65535, "pieces are numbered in 16 bits");
-  using item = segment_item<K>;
-  union shared_t {
-    item items[NV];
-    struct {
-      K keys[NV];
-      int starts[NV];
-      unsigned short piece[NV];
-    } rank;
-  };
-  __shared__ shared_t shared;
-  __shared__ int shared_positions[HasValues ? NV : 1];
   const int64_t small = NV - stride;
   const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
+  if (segmented_tile_in_one_segment(lo, hi, offsets, num_segments, count) != OneSegment) return;
   const int64_t first = lo.pos;
   const int n = hi.pos - first < 0 ? 0 : (hi.pos - first > NV ? NV : (int)(hi.pos - first));
   if (threadIdx.x == 0) {
@@ -282,6 +281,24 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
     if (j.levels > 0) atomicMax(max_levels, (int)j.levels);
   }
   if (n <= 0) return;
+  if constexpr (OneSegment) {
+    __shared__ K shared_keys[NV];
+    __shared__ int shared_positions[HasValues ? NV : 1];
+    cta_sort_tile<NT, VT, HasValues>(keys + first, HasValues ? values + first : values, n, keys + first,
+                                     HasValues ? values + first : values, shared_keys, shared_positions, comp);
+    return;
+  }
+  using item = segment_item<K>;
+  union shared_t {
+    item items[NV];
+    struct {
+      K keys[NV];
+      int starts[NV];
+      unsigned short piece[NV];
+    } rank;
+  };
+  __shared__ shared_t shared;
+  __shared__ int shared_positions[HasValues ? NV : 1];
   // The starts of the tile's segments after the first, tile-local, clamped into [0, n].
   const int64_t s0 = lo.segment, m64 = hi.segment - lo.segment;
   const int m = m64 < 0 ? 0 : (m64 > NV ? NV + 1 : (int)m64);
@@ -362,9 +379,8 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
   }
 }
 
-// Calls f(job, span, levels, out_begin, out_end) for each job of tile `tile`: which job (0 or
-// 1), the segment, the merge levels it needs, and the tile's share of it, [tile stride,
-// (tile + 1) stride).
+// Calls f(span, levels, out_begin, out_end) for each job of tile `tile`: the segment, the
+// merge levels it needs, and the tile's share of it, [tile stride, (tile + 1) stride).
 template <class F>
 __device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs& j, int64_t tile, const int64_t* offsets,
                                                   int64_t count, int64_t stride, int64_t small, F f) {
@@ -374,8 +390,7 @@ __device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs& j, in
     const int64_t s = e ? j.segment[1] : j.segment[0];
     if (s < 0) continue;
     const segment_span sp = segment_at(offsets, s, count);
-    f(e, sp, segment_levels(sp, stride, small), t0 > sp.begin ? t0 : sp.begin,
-      t0 + stride < sp.end ? t0 + stride : sp.end);
+    f(sp, segment_levels(sp, stride, small), t0 > sp.begin ? t0 : sp.begin, t0 + stride < sp.end ? t0 + stride : sp.end);
   }
 }
 
@@ -406,58 +421,64 @@ __device__ __forceinline__ segment_level_runs segment_runs_at(segment_span sp, i
           pair_begin + 2 * run < sp.end ? pair_begin + 2 * run : sp.end};
 }
 
-// Segmented sort, merge level `level`, step 1: where each tile's share of each job starts and
-// ends on the merge path of its pair of runs (an A index from the pair's start), one thread per
-// (tile, job, end): all the level's searches in flight at once, instead of a latency-bound
-// chain at the start of each CTA of the merge.
+// What one CTA merges for one job at a merge level: the input slices and where the output
+// starts (out_begin < 0: nothing).
+struct segment_merge {
+  int64_t a_begin, a_end, b_begin, b_end, out_begin;
+};
+
+// Segmented sort, merge level `level`, step 1: what each tile merges for each of its jobs, one
+// thread per (tile, job): the two ends of the tile's share on the merge path of its pair of
+// runs. All the level's searches are in flight at once, and the merge's CTAs start loading
+// after one read.
 template <class K, class Comp>
 __device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64_t count, const int64_t* offsets,
                                                             int64_t stride, int64_t small,
                                                             const segment_tile_jobs* jobs, const int* max_levels,
-                                                            int level, int64_t* splits, Comp comp) {
+                                                            int level, segment_merge* merges, Comp comp) {
   if (level >= *max_levels) return;
-  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tile = g / 4;
-  const int e = (int)(g / 2 % 2), end = (int)(g % 2);
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tile = g / 2;
   if (tile * stride >= count) return;
+  segment_merge m = {0, 0, 0, 0, -1};
   const segment_tile_jobs j = jobs[tile];
-  const int64_t s = e ? j.segment[1] : j.segment[0];
-  if (j.levels <= level || s < 0) return;
-  const segment_span sp = segment_at(offsets, s, count);
-  if (segment_levels(sp, stride, small) <= level) return;
-  const int64_t t0 = tile * stride;
-  const int64_t out = end ? (t0 + stride < sp.end ? t0 + stride : sp.end) : (t0 > sp.begin ? t0 : sp.begin);
-  const segment_level_runs r = segment_runs_at(sp, tile, level, stride);
-  splits[g] = merge_path<PARTITION_PROBES>(keys + r.a_begin, r.b_begin - r.a_begin, keys + r.b_begin,
-                                           r.b_end - r.b_begin, out - r.a_begin, comp);
+  const int64_t s = g % 2 ? j.segment[1] : j.segment[0];
+  if (j.levels > level && s >= 0) {
+    const segment_span sp = segment_at(offsets, s, count);
+    if (segment_levels(sp, stride, small) > level) {
+      const int64_t t0 = tile * stride;
+      const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + stride < sp.end ? t0 + stride : sp.end;
+      const segment_level_runs runs = segment_runs_at(sp, tile, level, stride);
+      const int64_t a_count = runs.b_begin - runs.a_begin, b_count = runs.b_end - runs.b_begin;
+      const K* a = keys + runs.a_begin;
+      const int64_t d0 = out_begin - runs.a_begin, d1 = out_end - runs.a_begin;
+      const int64_t a0 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d0, comp);
+      const int64_t a1 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d1, comp);
+      const merge_range r = merge_range_between(runs.a_begin, a_count, runs.b_begin, b_count, d0, d1, a0, a1);
+      m = {r.a_begin, r.a_end, r.b_begin, r.b_end, out_begin};
+    }
+  }
+  merges[g] = m;
 }
 
-// Segmented sort, merge level `level`, step 2: for each job of each tile (a segment needing
-// more than `level` levels), merges the tile's share of the segment's pair of runs (from the
-// splits of step 1) from keys_in into keys_out (same positions). Runs are counted from the
-// tile holding the segment's start, so they are the pieces the tile sort and earlier levels
-// sorted.
+// Segmented sort, merge level `level`, step 2: each tile's merges from step 1, from keys_in
+// into keys_out (same positions). Runs are counted from the tile holding the segment's start,
+// so they are the pieces the tile sort and earlier levels sorted.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                           const int64_t* offsets, int64_t stride,
-                                                           const segment_tile_jobs* jobs, const int* max_levels,
-                                                           int level, const int64_t* splits, K* keys_out,
+                                                           int64_t stride, const int* max_levels, int level,
+                                                           const segment_merge* merges, K* keys_out,
                                                            V* values_out, Comp comp) {
-  constexpr int NV = NT * VT;
   if (level >= *max_levels) return;
-  for_each_tile_with_jobs(jobs, count, stride, level, [&](const segment_tile_jobs& j, int64_t tile) {
-    for_each_tile_job(j, tile, offsets, count, stride, NV - stride,
-                      [&](int e, segment_span sp, int levels, int64_t out_begin, int64_t out_end) {
-      if (levels <= level) return;
-      const segment_level_runs runs = segment_runs_at(sp, tile, level, stride);
-      const int64_t* split = splits + 4 * tile + 2 * e;
-      const merge_range r = merge_range_between(runs.a_begin, runs.b_begin - runs.a_begin, runs.b_begin,
-                                                runs.b_end - runs.b_begin, out_begin - runs.a_begin,
-                                                out_end - runs.a_begin, split[0], split[1]);
-      __syncthreads();  // the previous job's shared memory
-      merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + out_begin,
-                                          HasValues ? values_out + out_begin : values_out, comp);
-    });
-  });
+  const int64_t num_merges = 2 * ((count + stride - 1) / stride);
+#pragma unroll 1
+  for (int64_t g = blockIdx.x; g < num_merges; g += gridDim.x) {
+    const segment_merge m = merges[g];
+    if (m.out_begin < 0) continue;
+    __syncthreads();  // the previous merge's shared memory
+    const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
+                                        HasValues ? values_out + m.out_begin : values_out, comp);
+  }
 }
 
 // Segmented sort, last step: the segments that needed an odd number of levels end in the
@@ -470,7 +491,7 @@ __device__ __forceinline__ void segmented_copy_back_tile(const K* keys_in, const
   if (*max_levels == 0) return;
   for_each_tile_with_jobs(jobs, count, stride, 0, [&](const segment_tile_jobs& j, int64_t tile) {
     for_each_tile_job(j, tile, offsets, count, stride, NV - stride,
-                      [&](int, segment_span, int levels, int64_t out_begin, int64_t out_end) {
+                      [&](segment_span, int levels, int64_t out_begin, int64_t out_end) {
       if (levels % 2 == 0) return;
       for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
         keys_out[i] = keys_in[i];
