@@ -23,8 +23,9 @@
 //! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
 //! device offsets ([`CudaSlice<u64>`], [`CudaView<u64>`]) are used as they are, with as many
 //! levels as the longest possible segment needs: the tile sorts record the levels really
-//! needed on the device, and a level past them returns at once (one launch of a resident
-//! grid, a few microseconds). Run independent batches concurrently by calling this on
+//! needed on the device, and a level past them returns at once (each of its CTAs reads that
+//! count and exits). Each level is a search kernel (a thread per tile and job, writing the
+//! merge ranges) and a merge kernel of one CTA per range. Run independent batches concurrently by calling this on
 //! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
 //! storage).
 
@@ -327,14 +328,16 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     if levels == 0 {
         return Ok(());
     }
-    // The levels and the copy back loop over the tiles with the CTAs that fit the device at once.
-    let merge_func = match values {
-        None => &kernels.segmented_merge_keys,
-        Some((_, word)) => &kernels.segmented_merge_pairs[value_slot(word)],
+    // The copy back loops over the tiles with the CTAs that fit the device at once; each merge
+    // level has a CTA per merge (two per tile).
+    let copy_func = match values {
+        None => &kernels.segmented_copy_keys,
+        Some((_, word)) => &kernels.segmented_copy_pairs[value_slot(word)],
     };
-    let per_sm = merge_func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
+    let per_sm = copy_func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
     let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-    let level_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
+    let copy_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
+    let merge_cfg = LaunchConfig { grid_dim: (grid_ctas(2 * tiles, "segmented sort grid")?, 1, 1), ..cfg };
     // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
     // odd); the copy back reads the temporary buffer, where odd-level segments ended.
     let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
@@ -352,23 +355,23 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
         match level {
-            Some(level) => args.extend([count, stride_arg, levels_arg, level, KernelArg::Ptr(merges)]),
+            Some(level) => args.extend([levels_arg, level, KernelArg::Ptr(merges)]),
             None => args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]),
         }
         args.push(KernelArg::Ptr(dst_k));
         args.extend(dst_v.map(KernelArg::Ptr));
-        let func = match (values, level.is_some()) {
-            (_, true) => merge_func,
-            (None, false) => &kernels.segmented_copy_keys,
-            (Some((_, word)), false) => &kernels.segmented_copy_pairs[value_slot(word)],
+        let (func, func_cfg) = match (values, level.is_some()) {
+            (None, true) => (&kernels.segmented_merge_keys, merge_cfg),
+            (Some((_, word)), true) => (&kernels.segmented_merge_pairs[value_slot(word)], merge_cfg),
+            (_, false) => (copy_func, copy_cfg),
         };
         // SAFETY: the arguments match `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys
-        // in, [values in], count, stride, level count, level, merges, keys out, [values out])
-        // or `mergepath_segmented_copy_*` (keys in, [values in], count, offsets, stride, jobs,
-        // level count, keys out, [values out]); the CTAs loop over the same tiles as the tile
-        // sort, with the level's merges just written (each inside its tile); both buffers hold
-        // n keys (and n values of `word` bytes) at the same positions.
-        unsafe { gpu.launch(func, level_cfg, &args) }?;
+        // in, [values in], level count, level, merges, keys out, [values out]: one CTA per
+        // merge just written, each inside its tile) or `mergepath_segmented_copy_*` (keys in,
+        // [values in], count, offsets, stride, jobs, level count, keys out, [values out]: CTAs
+        // looping over the tile sort's tiles); both buffers hold n keys (and n values of
+        // `word` bytes) at the same positions.
+        unsafe { gpu.launch(func, func_cfg, &args) }?;
     }
     Ok(())
 }

@@ -172,14 +172,12 @@ extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_
                                          Comp());
 }
 
-// The merge levels' CTAs loop over the tiles; held to 6 CTAs per SM, which costs a 16-byte spill
-// (94 registers otherwise, 5 CTAs).
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt, 6)
-mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t count, int64_t stride, const int* max_levels,
-                               int64_t level, const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, const int* max_levels, int64_t level,
+                               const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
   using namespace mergepath_instance;
-  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, count, stride, max_levels,
-                                                                       (int)level, merges, keys_out, nullptr, Comp());
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, (int)level, max_levels,
+                                                                       merges, keys_out, nullptr, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
@@ -206,13 +204,12 @@ mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, con
   MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(mergepath_segmented_blocksort_pairs_##BYTES, false, WORD)        \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
-                                          int64_t count, int64_t stride, const int* max_levels,        \
-                                          int64_t level, const mergepath::segment_merge* merges,       \
+                                          const int* max_levels, int64_t level,                        \
+                                          const mergepath::segment_merge* merges,                      \
                                           mergepath_key_t* keys_out, WORD* values_out) {               \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
-        keys_in, values_in, count, stride, max_levels, (int)level, merges, keys_out, values_out,       \
-        Comp());                                                                                       \
+        keys_in, values_in, (int)level, max_levels, merges, keys_out, values_out, Comp());             \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \

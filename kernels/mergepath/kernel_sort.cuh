@@ -394,9 +394,8 @@ __device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs& j, in
   }
 }
 
-// The merge levels and the copy back run a grid of resident CTAs over the tiles, and return at
-// once past the levels the tile sorts found (*max_levels): a call with device offsets must
-// launch as many levels as the longest possible segment needs.
+// The copy back runs a grid of resident CTAs over the tiles, and returns at once where the tile
+// sorts found no levels (*max_levels).
 template <class F>
 __device__ __forceinline__ void for_each_tile_with_jobs(const segment_tile_jobs* jobs, int64_t count, int64_t stride,
                                                         int level, F f) {
@@ -460,25 +459,22 @@ __device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64
   merges[g] = m;
 }
 
-// Segmented sort, merge level `level`, step 2: each tile's merges from step 1, from keys_in
-// into keys_out (same positions). Runs are counted from the tile holding the segment's start,
-// so they are the pieces the tile sort and earlier levels sorted.
+// Segmented sort, merge level `level`, step 2: merge blockIdx.x of step 1 (two per tile), from
+// keys_in into keys_out (same positions). Runs are counted from the tile holding the segment's
+// start, so they are the pieces the tile sort and earlier levels sorted. One CTA per merge, as
+// mergesort's passes: a grid of resident CTAs looping over the tiles needed more registers
+// (94 against 72) and ran twice as long (BENCHMARKS.md); a level past the recorded count
+// returns at once.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                           int64_t stride, const int* max_levels, int level,
-                                                           const segment_merge* merges, K* keys_out,
-                                                           V* values_out, Comp comp) {
+__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int level,
+                                                           const int* max_levels, const segment_merge* merges,
+                                                           K* keys_out, V* values_out, Comp comp) {
   if (level >= *max_levels) return;
-  const int64_t num_merges = 2 * ((count + stride - 1) / stride);
-#pragma unroll 1
-  for (int64_t g = blockIdx.x; g < num_merges; g += gridDim.x) {
-    const segment_merge m = merges[g];
-    if (m.out_begin < 0) continue;
-    __syncthreads();  // the previous merge's shared memory
-    const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
-    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
-                                        HasValues ? values_out + m.out_begin : values_out, comp);
-  }
+  const segment_merge m = merges[blockIdx.x];
+  if (m.out_begin < 0) return;
+  const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
+                                      HasValues ? values_out + m.out_begin : values_out, comp);
 }
 
 // Segmented sort, last step: the segments that needed an odd number of levels end in the
