@@ -53,10 +53,10 @@ pub(crate) struct Kernels {
     pub sort_merge_pairs: [CudaFunction; 3],
     pub sort4_boundaries: CudaFunction,
     pub segmented_bounds: CudaFunction,
-    /// Tiles inside one segment, then the others.
-    pub segmented_blocksort_keys: [CudaFunction; 2],
+    /// Tiles inside one segment, tiles of short pieces, the rest (by segment and key).
+    pub segmented_blocksort_keys: [CudaFunction; 3],
     /// As `segmented_blocksort_keys`, then indexed by [`value_slot`].
-    pub segmented_blocksort_pairs: [[CudaFunction; 3]; 2],
+    pub segmented_blocksort_pairs: [[CudaFunction; 3]; 3],
     pub segmented_level_splits: CudaFunction,
     pub segmented_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
@@ -197,10 +197,12 @@ impl Gpu {
             segmented_blocksort_keys: [
                 module.load_function("mergepath_segmented_blocksort_one_keys")?,
                 module.load_function("mergepath_segmented_blocksort_keys")?,
+                module.load_function("mergepath_segmented_blocksort_items_keys")?,
             ],
             segmented_blocksort_pairs: [
                 by_word("mergepath_segmented_blocksort_one_pairs")?,
                 by_word("mergepath_segmented_blocksort_pairs")?,
+                by_word("mergepath_segmented_blocksort_items_pairs")?,
             ],
             segmented_level_splits: module.load_function("mergepath_segmented_level_splits")?,
             segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,

@@ -9,12 +9,14 @@
 //!    `small`); a segment of at most `small` items crossing a tile's start is taken whole by
 //!    the tile before ([`segmented_tile_start`]), so a tile holds at most a merge tile of items
 //!    and every short segment is inside one tile.
-//! 1. One CTA per tile sorts it in place (`segmented_blocksort_tile`), one of three ways: a tile
-//!    inside one segment as mergesort's first pass; a tile whose segments (or pieces of them)
-//!    are all short, each item placed by counting the items of its segment before it; else by
-//!    (segment, key), as mergesort's first pass with each item's segment as the leading key
-//!    (the HPCA "Batch Sort" project's one block per batch of small arrays). Every segment
-//!    inside a tile is then sorted; a long segment crossing tile starts is sorted piecewise.
+//! 1. One CTA per tile sorts it in place (`segmented_blocksort_tile`), one of three ways, each
+//!    a launch of its own over the tiles so each runs at its own occupancy: a tile inside one
+//!    segment as mergesort's first pass; a tile whose segments (or pieces of them) are all
+//!    short, each item placed by counting the items of its segment ordered before it (one
+//!    comparison per pair, equal keys sorted out afterwards); else by (segment, key), as
+//!    mergesort's first pass with each item's segment as the leading key (the HPCA "Batch
+//!    Sort" project's one block per batch of small arrays). Every segment inside a tile is then
+//!    sorted; a long segment crossing tile starts is sorted piecewise.
 //! 2. Merge levels finish the long segments: level k merges pairs of runs of 2^k pieces of each
 //!    segment still needing it ([`segment_levels`], [`segment_level_merge`]), runs counted from
 //!    the segment's first tile, so no merge crosses a segment boundary. They ping-pong with a
@@ -25,14 +27,16 @@
 //! levels as the longest possible segment needs: the tile sorts record the levels really
 //! needed on the device, and a level past them returns at once (each of its CTAs reads that
 //! count and exits). Each level is a search kernel (a thread per tile and job, writing the
-//! merge ranges) and a merge kernel of one CTA per range. Run independent batches concurrently by calling this on
+//! merge ranges) and a merge kernel of a CTA per range (per four ranges for keys of up to 4
+//! bytes without values, so that an empty level costs fewer CTAs). Run independent batches
+//! concurrently by calling this on
 //! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
 //! storage).
 
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::tuning::{sort_pairs_shape, sort_shape};
+use crate::tuning::{segmented_merges_per_cta, sort_pairs_shape, sort_shape};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
@@ -268,11 +272,11 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| too_large())?);
     let (stride_arg, small_arg) = (KernelArg::I64(stride as i64), KernelArg::I64(small as i64));
 
-    // Temp: the tile starts (2 i64 each, one more than the tiles), the tiles' jobs (3 i64
-    // each), the level count (an i32), then, where there are levels, the level's merges (two
-    // of 5 i64 per tile), keys and values.
+    // Temp: the tile starts (3 i64 each, one more than the tiles), the tiles' jobs (3 i64
+    // each), the level count (an i32), the tiles' kinds (a byte each), then, where there are
+    // levels, the level's merges (two of 5 i64 per tile), keys and values.
     let round = |b: usize| b.div_ceil(256) * 256;
-    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 16), round(tiles * 24), 256);
+    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 24), round(tiles * 24), 256 + round(tiles));
     let (merges_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
         (round(tiles * 80), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
     } else {
@@ -284,8 +288,14 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let max_levels = jobs + jobs_bytes as u64;
     let merges = max_levels + levels_bytes as u64;
     let (tmp_keys, tmp_values) = (merges + merges_bytes as u64, merges + (merges_bytes + tmp_keys_bytes) as u64);
-    let (offsets_arg, bounds_arg, jobs_arg, levels_arg) =
-        (KernelArg::Ptr(offsets_ptr), KernelArg::Ptr(base), KernelArg::Ptr(jobs), KernelArg::Ptr(max_levels));
+    let kinds = max_levels + 256;
+    let (offsets_arg, bounds_arg, jobs_arg, levels_arg, kinds_arg) = (
+        KernelArg::Ptr(offsets_ptr),
+        KernelArg::Ptr(base),
+        KernelArg::Ptr(jobs),
+        KernelArg::Ptr(max_levels),
+        KernelArg::Ptr(kinds),
+    );
 
     // The tile starts and each level's merges: a thread per search (or two).
     const SEARCH_THREADS: u32 = 256;
@@ -298,28 +308,31 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     };
     let args = [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg];
     // SAFETY: matches `mergepath_segmented_bounds`; one thread per tile start (tiles + 1),
-    // each writing its own bound (tiles + 1 of 16 bytes fit `bounds_bytes`) and thread 0 the
+    // each writing its own bound (tiles + 1 of 24 bytes fit `bounds_bytes`) and thread 0 the
     // level count; the offsets are only read, `offsets_len` of them (segments clamped into
     // the keys by the kernel).
     unsafe { gpu.launch(&kernels.segmented_bounds, search_cfg(tiles + 1)?, &args) }?;
 
-    // The tiles inside one segment, then the others: two launches over all the tiles.
+    // The tiles inside one segment, the tiles of short pieces, then the others (marked in
+    // `kinds` by the second launch): three launches over all the tiles.
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    for which in 0..2 {
+    for which in 0..3 {
         match values {
             None => {
-                let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg];
-                // SAFETY: matches `mergepath_segmented_blocksort_{one_,}keys`; one CTA per
-                // tile, each sorting the keys between its two bounds (at most stride + small =
-                // the kernel's tile, from the same table row as `shape`) if the tile is of
-                // the launch's kind, and writing its job.
+                let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg, jobs_arg, levels_arg];
+                // SAFETY: matches `mergepath_segmented_blocksort_{one_,,items_}keys`; one CTA
+                // per tile, each sorting the keys between its two bounds (at most stride +
+                // small = the kernel's tile, from the same table row as `shape`) if the tile
+                // is of the launch's kind, and writing its job and its kind (a byte each, in
+                // `kinds`, written by the second launch before the third reads it).
                 unsafe { gpu.launch(&kernels.segmented_blocksort_keys[which], cfg, &args) }?;
             }
             Some((vals, word)) => {
                 let args = [
-                    KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, jobs_arg, levels_arg,
+                    KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg,
+                    jobs_arg, levels_arg,
                 ];
-                // SAFETY: as above for `mergepath_segmented_blocksort_{one_,}pairs_{4,8,16}`;
+                // SAFETY: as above for `mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}`;
                 // the values have the keys' length and the word alignment.
                 unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[which][value_slot(word)], cfg, &args) }?;
             }
@@ -337,7 +350,8 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let per_sm = copy_func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
     let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let copy_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
-    let merge_cfg = LaunchConfig { grid_dim: (grid_ctas(2 * tiles, "segmented sort grid")?, 1, 1), ..cfg };
+    let merges_per_cta = segmented_merges_per_cta(key_bytes, values.is_some());
+    let merge_cfg = LaunchConfig { grid_dim: (grid_ctas((2 * tiles).div_ceil(merges_per_cta), "segmented sort grid")?, 1, 1), ..cfg };
     // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
     // odd); the copy back reads the temporary buffer, where odd-level segments ended.
     let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
@@ -355,7 +369,7 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
         match level {
-            Some(level) => args.extend([levels_arg, level, KernelArg::Ptr(merges)]),
+            Some(level) => args.extend([KernelArg::I64(2 * tiles as i64), levels_arg, level, KernelArg::Ptr(merges)]),
             None => args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]),
         }
         args.push(KernelArg::Ptr(dst_k));
@@ -366,8 +380,9 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
             (_, false) => (copy_func, copy_cfg),
         };
         // SAFETY: the arguments match `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys
-        // in, [values in], level count, level, merges, keys out, [values out]: one CTA per
-        // merge just written, each inside its tile) or `mergepath_segmented_copy_*` (keys in,
+        // in, [values in], merge count, level count, level, merges, keys out, [values out]:
+        // a CTA per `merges_per_cta` merges just written (the kernel's own constant, mirrored
+        // by `segmented_merges_per_cta`), each inside its tile) or `mergepath_segmented_copy_*` (keys in,
         // [values in], count, offsets, stride, jobs, level count, keys out, [values out]: CTAs
         // looping over the tile sort's tiles); both buffers hold n keys (and n values of
         // `word` bytes) at the same positions.

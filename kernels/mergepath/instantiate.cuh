@@ -37,6 +37,12 @@ constexpr int LADDER_BLOCK_TILES = 8;
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape SORT_PAIRS = mergepath::sort_pairs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape BLOCKSORT = mergepath::blocksort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+// Segmented sort: merges per CTA of a merge level's keys kernel (mergepath::tuning::
+// segmented_merges_per_cta mirrors this). Several keep empty levels cheap, but their loop
+// needs registers that only keys of up to 4 bytes can spare (held to 8 CTAs per SM); the pairs
+// kernels merge one each.
+constexpr int SEGMENTED_MERGES_PER_CTA = sizeof(K) <= 4 ? 4 : 1;
+constexpr int SEGMENTED_MERGE_MIN_CTAS = SEGMENTED_MERGES_PER_CTA > 1 ? 8 : 0;
 static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0 &&
                   BLOCKSORT.nt * BLOCKSORT.vt % (SORT_PAIRS.nt * SORT_PAIRS.vt) == 0,
               "kernels/tuning.tsv: a blocksort tile must be a whole number of sort and sort_pairs tiles");
@@ -151,16 +157,26 @@ extern "C" __global__ void mergepath_segmented_bounds(const int64_t* offsets, in
 }
 
 #define MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(NAME, ONE)                                                  \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)                            \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt, 6)                         \
   NAME(mergepath_key_t* keys, int64_t count, const int64_t* offsets, int64_t num_segments, int64_t stride, \
-       const mergepath::segment_bound* bounds, mergepath::segment_tile_jobs* jobs, int* max_levels) {  \
+       const mergepath::segment_bound* bounds, unsigned char* kinds, mergepath::segment_tile_jobs* jobs,   \
+       int* max_levels) {                                                                              \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_blocksort_tile<SORT.nt, SORT.vt, false, ONE, K, K>(                           \
-        keys, nullptr, count, offsets, num_segments, stride, bounds, jobs, max_levels, Comp());        \
+        keys, nullptr, count, offsets, num_segments, stride, bounds, kinds, jobs, max_levels, Comp());  \
   }
 MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_one_keys, true)
 MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_keys, false)
 #undef MERGEPATH_SEGMENTED_BLOCKSORT_KEYS
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_blocksort_items_keys(mergepath_key_t* keys, int64_t count, const int64_t* offsets,
+                                         int64_t num_segments, int64_t stride, const mergepath::segment_bound* bounds,
+                                         unsigned char* kinds, mergepath::segment_tile_jobs* jobs, int* max_levels) {
+  using namespace mergepath_instance;
+  mergepath::segmented_blocksort_items_tile<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, count, offsets, num_segments,
+                                                                          stride, bounds, kinds, jobs, max_levels,
+                                                                          Comp());
+}
 
 extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_t* keys, int64_t count,
                                                              const int64_t* offsets, int64_t stride, int64_t small,
@@ -172,12 +188,12 @@ extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_
                                          Comp());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, const int* max_levels, int64_t level,
-                               const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt, mergepath_instance::SEGMENTED_MERGE_MIN_CTAS)
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t num_merges, const int* max_levels,
+                               int64_t level, const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
   using namespace mergepath_instance;
-  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, (int)level, max_levels,
-                                                                       merges, keys_out, nullptr, Comp());
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, SEGMENTED_MERGES_PER_CTA, false, K, K>(keys_in, nullptr, num_merges, (int)level,
+                                                                       max_levels, merges, keys_out, nullptr, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
@@ -193,23 +209,32 @@ mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, con
 #define MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(NAME, ONE, WORD)                                           \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   NAME(mergepath_key_t* keys, WORD* values, int64_t count, const int64_t* offsets, int64_t num_segments, \
-       int64_t stride, const mergepath::segment_bound* bounds, mergepath::segment_tile_jobs* jobs,     \
-       int* max_levels) {                                                                              \
+       int64_t stride, const mergepath::segment_bound* bounds, unsigned char* kinds,                   \
+       mergepath::segment_tile_jobs* jobs, int* max_levels) {                                          \
     using namespace mergepath_instance;                                                                \
     mergepath::segmented_blocksort_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, ONE, K, WORD>(             \
-        keys, values, count, offsets, num_segments, stride, bounds, jobs, max_levels, Comp());         \
+        keys, values, count, offsets, num_segments, stride, bounds, kinds, jobs, max_levels, Comp());  \
   }
 #define MERGEPATH_SEGMENTED_PAIRS(BYTES, WORD)                                                         \
   MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(mergepath_segmented_blocksort_one_pairs_##BYTES, true, WORD)      \
   MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(mergepath_segmented_blocksort_pairs_##BYTES, false, WORD)        \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
+  mergepath_segmented_blocksort_items_pairs_##BYTES(                                                   \
+      mergepath_key_t* keys, WORD* values, int64_t count, const int64_t* offsets, int64_t num_segments, \
+      int64_t stride, const mergepath::segment_bound* bounds, unsigned char* kinds,                    \
+      mergepath::segment_tile_jobs* jobs, int* max_levels) {                                           \
+    using namespace mergepath_instance;                                                                \
+    mergepath::segmented_blocksort_items_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(            \
+        keys, values, count, offsets, num_segments, stride, bounds, kinds, jobs, max_levels, Comp());  \
+  }                                                                                                    \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
-                                          const int* max_levels, int64_t level,                        \
+                                          int64_t num_merges, const int* max_levels, int64_t level,    \
                                           const mergepath::segment_merge* merges,                      \
                                           mergepath_key_t* keys_out, WORD* values_out) {               \
     using namespace mergepath_instance;                                                                \
-    mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
-        keys_in, values_in, (int)level, max_levels, merges, keys_out, values_out, Comp());             \
+    mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, 1, true, K, WORD>(                \
+        keys_in, values_in, num_merges, (int)level, max_levels, merges, keys_out, values_out, Comp());  \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \

@@ -157,9 +157,11 @@ __device__ __forceinline__ int segment_levels(segment_span sp, int64_t stride, i
   return levels;
 }
 
-// Where tile t starts and the segment holding that position (segment_of).
+// Where tile t starts, the segment holding that position (segment_of) and where that segment
+// ends (INT64_MAX for none), so a tile learns from its two bounds alone whether it lies inside
+// one segment.
 struct segment_bound {
-  int64_t pos, segment;
+  int64_t pos, segment, segment_end;
 };
 
 // Segmented sort, step 0: the start of every tile (one thread per tile start, num_tiles + 1 of
@@ -171,7 +173,8 @@ __device__ __forceinline__ void segmented_bounds_body(const int64_t* offsets, in
   if (t == 0) *max_levels = 0;
   if (t > num_tiles) return;
   const int64_t pos = segmented_tile_start(offsets, num_segments, count, t, stride, small);
-  bounds[t] = {pos, segment_of(offsets, num_segments, pos)};
+  const int64_t s = segment_of(offsets, num_segments, pos);
+  bounds[t] = {pos, s, s < 0 || s >= num_segments ? INT64_MAX : segment_at(offsets, s, count).end};
 }
 
 // What the merge levels do in tile t: the long segments crossing a tile start that hold the
@@ -198,12 +201,16 @@ __device__ __forceinline__ void cta_segment_pieces(const int* starts, int m, int
 
 // Sorts keys[0..n) in shared memory stably within each piece [starts[u - 1], starts[u])
 // (starts[-1] = 0, starts[m] = n; piece[i] = item i's u) by counting: item i goes to its
-// piece's start plus the items of the piece before it in sorted order. Work per item is its
-// piece's length, so this is for short pieces. With HasValues, sources[j] = the position item
-// j came from.
+// piece's start plus the number of the piece's items ordered before it, then, where keys are
+// equal, plus the equal items before it. Work per item is its piece's length, so this is for
+// short pieces. One comparison per pair of items: equal keys are found afterwards, as the
+// items that claimed the same place (`owner`, n slots of scratch). With HasValues,
+// sources[j] = the position item j came from.
 template <int NT, int VT, bool HasValues, class K, class Comp>
-__device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts, const unsigned short* piece, int m,
-                                                     int n, int* sources, Comp comp) {
+__device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts, const unsigned short* piece,
+                                                     unsigned short* owner, int m, int n, int* sources,
+                                                     Comp comp) {
+  static_assert(VT <= 32, "one bit per item");
   K x[VT];
   int dest[VT];
 #pragma unroll
@@ -213,16 +220,48 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
       const int u = piece[i];
       const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
       x[k] = keys[i];
-      int rank = 0;
-#pragma unroll 4
-      for (int j = b; j < e; ++j) {
-        const K y = keys[j];
-        rank += j < i ? !comp(x[k], y) : comp(y, x[k]);
+      int before = 0, j = b;
+#pragma unroll 1
+      for (; j + 8 <= e; j += 8) {
+        int c = 0;
+#pragma unroll
+        for (int d = 0; d < 8; ++d) c += comp(keys[j + d], x[k]) ? 1 : 0;
+        before += c;
       }
-      dest[k] = b + rank;
+#pragma unroll 1
+      for (; j < e; ++j) before += comp(keys[j], x[k]);
+      dest[k] = b + before;
+      owner[dest[k]] = (unsigned short)i;
     }
   }
   __syncthreads();
+  // Equal keys claimed one place: the items whose claim was overwritten mark it, and every
+  // item of such a place moves past the equal items before it (stability).
+  unsigned tied = 0;
+#pragma unroll
+  for (int k = 0; k < VT; ++k) {
+    const int i = NT * k + (int)threadIdx.x;
+    if (i < n && owner[dest[k]] != i) tied |= 1u << k;
+  }
+  if (__syncthreads_or(tied != 0)) {
+#pragma unroll
+    for (int k = 0; k < VT; ++k)
+      if (tied >> k & 1) owner[dest[k]] = 0xffff;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < VT; ++k) {
+      const int i = NT * k + (int)threadIdx.x;
+      if (i < n && owner[dest[k]] == 0xffff) {
+        const int u = piece[i];
+        const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
+        int equal_before = 0;
+        for (int j = b; j < i; ++j) equal_before += !comp(keys[j], x[k]) && !comp(x[k], keys[j]);
+        // Inside the piece whatever the comparator (a strict weak order never needs the clamp).
+        dest[k] = dest[k] + equal_before < e ? dest[k] + equal_before : e - 1;
+      }
+    }
+    __syncthreads();
+  }
 #pragma unroll
   for (int k = 0; k < VT; ++k) {
     const int i = NT * k + (int)threadIdx.x;
@@ -236,118 +275,170 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
 
 // Whether the tile from `lo` to `hi` lies inside one segment, the one holding its first item
 // (an empty tile counts as one).
-__device__ __forceinline__ bool segmented_tile_in_one_segment(segment_bound lo, segment_bound hi,
-                                                              const int64_t* offsets, int64_t num_segments,
-                                                              int64_t count) {
-  return lo.segment < 0 || lo.segment >= num_segments || segment_at(offsets, lo.segment, count).end >= hi.pos;
+__device__ __forceinline__ bool segmented_tile_in_one_segment(segment_bound lo, segment_bound hi) {
+  return lo.segment_end >= hi.pos;
 }
+
+// The items of the tile between two bounds: at most NV whatever the offsets.
+template <int NV>
+__device__ __forceinline__ int segmented_tile_items(segment_bound lo, segment_bound hi) {
+  return hi.pos - lo.pos < 0 ? 0 : (hi.pos - lo.pos > NV ? NV : (int)(hi.pos - lo.pos));
+}
+
+// Thread 0 of the CTA sorting tile blockIdx.x: the tile's merge jobs (the long segment holding
+// its first item, and the one holding its last if it goes on into the next tile), and
+// *max_levels raised to the levels they need.
+__device__ __forceinline__ void write_segmented_tile_jobs(segment_bound lo, segment_bound hi, int n,
+                                                          const int64_t* offsets, int64_t num_segments,
+                                                          int64_t count, int64_t stride, int64_t small,
+                                                          segment_tile_jobs* jobs, int* max_levels) {
+  segment_tile_jobs j = {{-1, -1}, 0};
+  for (int e = 0; e < 2 && n > 0; ++e) {
+    const int64_t s = e ? hi.segment : lo.segment;
+    if (s < 0 || s >= num_segments || (e == 1 && s == j.segment[0])) continue;
+    const segment_span sp = segment_at(offsets, s, count);
+    if (e == 1 && sp.begin >= hi.pos) continue;
+    const int levels = segment_levels(sp, stride, small);
+    if (levels > 0) {
+      j.segment[e] = s;
+      j.levels = levels > j.levels ? levels : j.levels;
+    }
+  }
+  jobs[blockIdx.x] = j;
+  if (j.levels > 0) atomicMax(max_levels, (int)j.levels);
+}
+
+// The starts of a tile's segments after the first (m of them, tile-local, clamped into [0, n])
+// staged in shared memory where they fit (m <= NV; else m = NV + 1 and nothing is staged), and
+// what they say: whether a start falls inside the tile (several pieces), and whether every
+// piece has at most SHORT_PIECE items with the starts in order (short pieces, sorted by
+// counting).
+struct segmented_tile_starts {
+  int m;
+  bool several, short_pieces;
+};
+constexpr int SHORT_PIECE = 64;
+template <int NT, int NV>
+__device__ __forceinline__ segmented_tile_starts stage_segmented_tile_starts(const int64_t* offsets, segment_bound lo,
+                                                                             segment_bound hi, int n, int* starts) {
+  const int64_t m64 = hi.segment - lo.segment;
+  segmented_tile_starts t = {m64 < 0 ? 0 : (m64 > NV ? NV + 1 : (int)m64), true, false};
+  if (t.m > NV) return t;
+  for (int i = threadIdx.x; i < t.m; i += NT) {
+    const int64_t o = offsets[lo.segment + 1 + i];
+    starts[i] = (int)(o < lo.pos ? 0 : (o > lo.pos + n ? n : o - lo.pos));
+  }
+  __syncthreads();
+  bool inner = false, longer = false, down = false;
+  for (int k = threadIdx.x; k <= t.m; k += NT) {
+    const int prev = k > 0 ? starts[k - 1] : 0, cur = k < t.m ? starts[k] : n;
+    inner |= k < t.m && cur > 0 && cur < n;
+    longer |= cur - prev > SHORT_PIECE;
+    down |= cur < prev;
+  }
+  t.several = __syncthreads_or(inner);
+  t.short_pieces = !__syncthreads_or(longer || down);
+  return t;
+}
+
+// What the short-pieces launch found about a tile for the items launch.
+enum : unsigned char { SEGMENTED_TILE_SORTED = 0, SEGMENTED_TILE_ITEMS = 1 };
 
 // Segmented sort, step 1: sorts tile blockIdx.x (positions [bounds[t].pos, bounds[t + 1].pos),
 // at most NT * VT) in place so every segment inside it is sorted and every long segment
 // crossing a tile start is sorted piecewise; writes the tile's merge jobs and raises
 // *max_levels to the levels they need. Segment s is keys[offsets[s] .. offsets[s + 1]).
-// Two launches share the tiles: OneSegment takes the tiles inside one segment (mergesort's
-// tile sort of the keys, in a lean kernel), the other the rest, one of three ways chosen per
-// tile: one segment after all (empty segments), pieces of at most RANK_SORT_MAX items (sorted
-// by counting, cta_rank_sort_pieces), else sorted by (segment, key) as segment_items.
+// Three launches share the tiles, each a kernel of its own so each runs at its own occupancy:
+// - OneSegment: the tiles inside one segment, by mergesort's tile sort;
+// - short pieces (this function otherwise): the tiles whose pieces all have at most
+//   SHORT_PIECE items, by counting (cta_rank_sort_pieces); it marks the other tiles in `kinds`;
+// - segmented_blocksort_items_tile: the marked tiles.
 template <int NT, int VT, bool HasValues, bool OneSegment, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
                                                          int64_t num_segments, int64_t stride,
-                                                         const segment_bound* bounds, segment_tile_jobs* jobs,
-                                                         int* max_levels, Comp comp) {
-  constexpr int NV = NT * VT, RANK_SORT_MAX = 64;
+                                                         const segment_bound* bounds, unsigned char* kinds,
+                                                         segment_tile_jobs* jobs, int* max_levels, Comp comp) {
+  constexpr int NV = NT * VT;
   static_assert(NV <= 65535, "pieces are numbered in 16 bits");
-  const int64_t small = NV - stride;
   const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
-  if (segmented_tile_in_one_segment(lo, hi, offsets, num_segments, count) != OneSegment) return;
+  if (segmented_tile_in_one_segment(lo, hi) != OneSegment) return;
   const int64_t first = lo.pos;
-  const int n = hi.pos - first < 0 ? 0 : (hi.pos - first > NV ? NV : (int)(hi.pos - first));
-  if (threadIdx.x == 0) {
-    // Jobs: the long segment holding the first item, and the one holding the last if it goes
-    // on into the next tile.
-    segment_tile_jobs j = {{-1, -1}, 0};
-    for (int e = 0; e < 2 && n > 0; ++e) {
-      const int64_t s = e ? hi.segment : lo.segment;
-      if (s < 0 || s >= num_segments || (e == 1 && s == j.segment[0])) continue;
-      const segment_span sp = segment_at(offsets, s, count);
-      if (e == 1 && sp.begin >= hi.pos) continue;
-      const int levels = segment_levels(sp, stride, small);
-      if (levels > 0) {
-        j.segment[e] = s;
-        j.levels = levels > j.levels ? levels : j.levels;
-      }
-    }
-    jobs[blockIdx.x] = j;
-    if (j.levels > 0) atomicMax(max_levels, (int)j.levels);
-  }
-  if (n <= 0) return;
+  const int n = segmented_tile_items<NV>(lo, hi);
+  __shared__ int shared_positions[HasValues ? NV : 1];
   if constexpr (OneSegment) {
+    if (threadIdx.x == 0)
+      write_segmented_tile_jobs(lo, hi, n, offsets, num_segments, count, stride, NV - stride, jobs, max_levels);
+    if (n <= 0) return;
     __shared__ K shared_keys[NV];
-    __shared__ int shared_positions[HasValues ? NV : 1];
     cta_sort_tile<NT, VT, HasValues>(keys + first, HasValues ? values + first : values, n, keys + first,
                                      HasValues ? values + first : values, shared_keys, shared_positions, comp);
     return;
   }
+  __shared__ struct {
+    K keys[NV];
+    int starts[NV];
+    unsigned short piece[NV], owner[NV];
+  } shared;
+  const segmented_tile_starts ts = stage_segmented_tile_starts<NT, NV>(offsets, lo, hi, n, shared.starts);
+  const bool mine = ts.several && ts.short_pieces;
+  if (threadIdx.x == 0) {
+    kinds[blockIdx.x] = mine ? SEGMENTED_TILE_SORTED : SEGMENTED_TILE_ITEMS;
+    if (mine) write_segmented_tile_jobs(lo, hi, n, offsets, num_segments, count, stride, NV - stride, jobs, max_levels);
+  }
+  if (!mine) return;
+  int piece[VT];
+  cta_segment_pieces<VT>(shared.starts, ts.m, n, piece);
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (VT * (int)threadIdx.x + i < n) shared.piece[VT * threadIdx.x + i] = (unsigned short)piece[i];
+  cta_load_ranges<NT, VT>(tile_ranges<1, K>{{keys + first}, {0, n}}, n, shared.keys);
+  __syncthreads();
+  cta_rank_sort_pieces<NT, VT, HasValues>(shared.keys, shared.starts, shared.piece, shared.owner, ts.m, n,
+                                          shared_positions, comp);
+  for (int i = threadIdx.x; i < n; i += NT) keys[first + i] = shared.keys[i];
+  if constexpr (HasValues) {
+    cta_gather_shared<NT, VT, V, true>(shared_positions, tile_ranges<1, V>{{values + first}, {0, n}}, values + first,
+                                       n);
+  }
+}
+
+// Segmented sort, step 1, last launch: the tiles the short-pieces launch marked, sorted by
+// (segment, key) as segment_items (or as one segment where only empty segments cut the tile).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_blocksort_items_tile(K* keys, V* values, int64_t count,
+                                                               const int64_t* offsets, int64_t num_segments,
+                                                               int64_t stride, const segment_bound* bounds,
+                                                               const unsigned char* kinds, segment_tile_jobs* jobs,
+                                                               int* max_levels, Comp comp) {
+  constexpr int NV = NT * VT;
+  const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
+  if (segmented_tile_in_one_segment(lo, hi) || kinds[blockIdx.x] != SEGMENTED_TILE_ITEMS) return;
+  const int64_t first = lo.pos;
+  const int n = segmented_tile_items<NV>(lo, hi);
+  if (threadIdx.x == 0)
+    write_segmented_tile_jobs(lo, hi, n, offsets, num_segments, count, stride, NV - stride, jobs, max_levels);
+  if (n <= 0) return;
   using item = segment_item<K>;
   union shared_t {
     item items[NV];
-    struct {
-      K keys[NV];
-      int starts[NV];
-      unsigned short piece[NV];
-    } rank;
+    K keys[NV];
+    int starts[NV];
   };
   __shared__ shared_t shared;
   __shared__ int shared_positions[HasValues ? NV : 1];
-  // The starts of the tile's segments after the first, tile-local, clamped into [0, n].
-  const int64_t s0 = lo.segment, m64 = hi.segment - lo.segment;
-  const int m = m64 < 0 ? 0 : (m64 > NV ? NV + 1 : (int)m64);
-  bool several = true, long_piece = true, unsorted = true;
-  if (m <= NV) {
-    for (int i = threadIdx.x; i < m; i += NT) {
-      const int64_t o = offsets[s0 + 1 + i];
-      shared.rank.starts[i] = (int)(o < first ? 0 : (o > first + n ? n : o - first));
-    }
-    __syncthreads();
-    bool inner = false, longer = false, down = false;
-    for (int k = threadIdx.x; k <= m; k += NT) {
-      const int prev = k > 0 ? shared.rank.starts[k - 1] : 0, cur = k < m ? shared.rank.starts[k] : n;
-      inner |= k < m && cur > 0 && cur < n;
-      longer |= cur - prev > RANK_SORT_MAX;
-      down |= cur < prev;
-    }
-    several = __syncthreads_or(inner);
-    long_piece = __syncthreads_or(longer);
-    unsorted = __syncthreads_or(down);
-  }
-  if (!several) {
+  const segmented_tile_starts ts = stage_segmented_tile_starts<NT, NV>(offsets, lo, hi, n, shared.starts);
+  if (!ts.several) {
     cta_sort_tile<NT, VT, HasValues>(keys + first, HasValues ? values + first : values, n, keys + first,
-                                     HasValues ? values + first : values, shared.rank.keys, shared_positions, comp);
+                                     HasValues ? values + first : values, shared.keys, shared_positions, comp);
     return;
   }
-  if (!long_piece && !unsorted) {
-    int piece[VT];
-    cta_segment_pieces<VT>(shared.rank.starts, m, n, piece);
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if (VT * (int)threadIdx.x + i < n) shared.rank.piece[VT * threadIdx.x + i] = (unsigned short)piece[i];
-    cta_load_ranges<NT, VT>(tile_ranges<1, K>{{keys + first}, {0, n}}, n, shared.rank.keys);
-    __syncthreads();
-    cta_rank_sort_pieces<NT, VT, HasValues>(shared.rank.keys, shared.rank.starts, shared.rank.piece, m, n,
-                                            shared_positions, comp);
-    for (int i = threadIdx.x; i < n; i += NT) keys[first + i] = shared.rank.keys[i];
-    if constexpr (HasValues) {
-      cta_gather_shared<NT, VT, V, true>(shared_positions, tile_ranges<1, V>{{values + first}, {0, n}}, values + first,
-                                         n);
-    }
-    return;
-  }
-  // Each item's segment, numbered from s0: from the staged starts where they fit shared
-  // memory (always, but for runs of empty segments), else by walking the offsets in global
-  // memory.
+  // Each item's segment, numbered from lo.segment: from the staged starts where they fit
+  // shared memory (always, but for runs of empty segments), else by walking the offsets in
+  // global memory.
+  const int64_t s0 = lo.segment;
   int segment[VT];
-  if (m <= NV) {
-    cta_segment_pieces<VT>(shared.rank.starts, m, n, segment);
+  if (ts.m <= NV) {
+    cta_segment_pieces<VT>(shared.starts, ts.m, n, segment);
   } else {
     const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
     int64_t s = segment_of(offsets, num_segments, first + p0);
@@ -459,22 +550,37 @@ __device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64
   merges[g] = m;
 }
 
-// Segmented sort, merge level `level`, step 2: merge blockIdx.x of step 1 (two per tile), from
-// keys_in into keys_out (same positions). Runs are counted from the tile holding the segment's
-// start, so they are the pieces the tile sort and earlier levels sorted. One CTA per merge, as
-// mergesort's passes: a grid of resident CTAs looping over the tiles needed more registers
-// (94 against 72) and ran twice as long (BENCHMARKS.md); a level past the recorded count
-// returns at once.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int level,
-                                                           const int* max_levels, const segment_merge* merges,
-                                                           K* keys_out, V* values_out, Comp comp) {
+// Segmented sort, merge level `level`, step 2: merges MergesPerCta of step 1's merges (two per
+// tile) from blockIdx.x * MergesPerCta on, from keys_in into keys_out (same positions). Runs
+// are counted from the tile holding the segment's start, so they are the pieces the tile sort
+// and earlier levels sorted. A call with device offsets launches as many levels as the longest
+// possible segment needs, and a level past the count the tile sorts recorded returns at once;
+// what such an empty level costs is its CTAs (30 us for a CTA per merge at 2^26, 9 us for 4).
+template <int NT, int VT, int MergesPerCta, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t num_merges,
+                                                           int level, const int* max_levels,
+                                                           const segment_merge* merges, K* keys_out, V* values_out,
+                                                           Comp comp) {
   if (level >= *max_levels) return;
-  const segment_merge m = merges[blockIdx.x];
-  if (m.out_begin < 0) return;
-  const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
-  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
-                                      HasValues ? values_out + m.out_begin : values_out, comp);
+  const auto merge = [&](const segment_merge& m) {
+    const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
+                                        HasValues ? values_out + m.out_begin : values_out, comp);
+  };
+  if constexpr (MergesPerCta == 1) {
+    // No loop: a loop keeps more registers live (48 against 96 for 4-byte keys).
+    const segment_merge m = merges[blockIdx.x];
+    if (m.out_begin >= 0) merge(m);
+  } else {
+    const int64_t g0 = (int64_t)blockIdx.x * MergesPerCta;
+#pragma unroll 1
+    for (int64_t g = g0; g < g0 + MergesPerCta && g < num_merges; ++g) {
+      const segment_merge m = merges[g];
+      if (m.out_begin < 0) continue;
+      __syncthreads();  // the previous merge's shared memory
+      merge(m);
+    }
+  }
 }
 
 // Segmented sort, last step: the segments that needed an odd number of levels end in the
