@@ -61,9 +61,9 @@ pub(crate) struct Kernels {
     pub segmented_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub segmented_merge_pairs: [CudaFunction; 3],
-    pub segmented_copy_keys: CudaFunction,
+    pub segmented_levels_keys: CudaFunction,
     /// Indexed by [`value_slot`].
-    pub segmented_copy_pairs: [CudaFunction; 3],
+    pub segmented_levels_pairs: [CudaFunction; 3],
     pub sort4_merge_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub sort4_merge_pairs: [CudaFunction; 3],
@@ -207,8 +207,8 @@ impl Gpu {
             segmented_level_splits: module.load_function("mergepath_segmented_level_splits")?,
             segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,
             segmented_merge_pairs: by_word("mergepath_segmented_merge_pairs")?,
-            segmented_copy_keys: module.load_function("mergepath_segmented_copy_keys")?,
-            segmented_copy_pairs: by_word("mergepath_segmented_copy_pairs")?,
+            segmented_levels_keys: module.load_function("mergepath_segmented_levels_keys")?,
+            segmented_levels_pairs: by_word("mergepath_segmented_levels_pairs")?,
             sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
             sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
             iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],

@@ -36,7 +36,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::tuning::{segmented_merges_per_cta, sort_pairs_shape, sort_shape};
+use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
@@ -261,6 +261,17 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
         // As many levels as a segment of all the keys would need.
         sealed::Resolved::Device(arg) => (arg.ptr, arg.len, segment_levels(0, n, stride, small), None),
     };
+    // The levels launched one by one (each a search and a merge kernel, the fastest merges but
+    // CTAs that cost even where the level turns out empty): all with host offsets; with device
+    // offsets, those a segment of twice the mean length needs. The levels past them, needed
+    // only by longer segments if any, run in the launch that also copies back.
+    let launched_levels = match &resolved {
+        sealed::Resolved::Host(..) => levels,
+        sealed::Resolved::Device(arg) => {
+            let mean = n / arg.len.saturating_sub(1).max(1);
+            segment_levels(0, mean.saturating_mul(2).min(n), stride, small).min(levels)
+        }
+    };
     check_segment_count(offsets_len)?;
     if offsets_len < 2 || n == 0 {
         return Ok(());
@@ -273,10 +284,13 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let (stride_arg, small_arg) = (KernelArg::I64(stride as i64), KernelArg::I64(small as i64));
 
     // Temp: the tile starts (3 i64 each, one more than the tiles), the tiles' jobs (3 i64
-    // each), the level count (an i32), the tiles' kinds (a byte each), then, where there are
-    // levels, the level's merges (two of 5 i64 per tile), keys and values.
+    // each), the level count (an i32) and the merge levels' progress counters (an u64 and 128
+    // u32, `mergepath::segmented_levels_progress`), the tiles' kinds (a byte each), then, where
+    // there are levels, the level's merges (two of 5 i64 per tile), keys and values.
+    const PROGRESS_AT: usize = 256;
+    const KINDS_AT: usize = PROGRESS_AT + 1024;
     let round = |b: usize| b.div_ceil(256) * 256;
-    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 24), round(tiles * 24), 256 + round(tiles));
+    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 24), round(tiles * 24), KINDS_AT + round(tiles));
     let (merges_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
         (round(tiles * 80), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
     } else {
@@ -288,30 +302,30 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     let max_levels = jobs + jobs_bytes as u64;
     let merges = max_levels + levels_bytes as u64;
     let (tmp_keys, tmp_values) = (merges + merges_bytes as u64, merges + (merges_bytes + tmp_keys_bytes) as u64);
-    let kinds = max_levels + 256;
-    let (offsets_arg, bounds_arg, jobs_arg, levels_arg, kinds_arg) = (
+    let (offsets_arg, bounds_arg, jobs_arg, levels_arg, progress_arg, kinds_arg) = (
         KernelArg::Ptr(offsets_ptr),
         KernelArg::Ptr(base),
         KernelArg::Ptr(jobs),
         KernelArg::Ptr(max_levels),
-        KernelArg::Ptr(kinds),
+        KernelArg::Ptr(max_levels + PROGRESS_AT as u64),
+        KernelArg::Ptr(max_levels + KINDS_AT as u64),
     );
 
-    // The tile starts and each level's merges: a thread per search (or two).
-    const SEARCH_THREADS: u32 = 256;
-    let search_cfg = |threads: usize| -> Result<LaunchConfig> {
-        Ok(LaunchConfig {
-            grid_dim: (grid_ctas(threads.div_ceil(SEARCH_THREADS as usize), "segmented sort grid")?, 1, 1),
-            block_dim: (SEARCH_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        })
+    // The tile starts: a thread each.
+    const BOUNDS_THREADS: u32 = 256;
+    let bounds_cfg = LaunchConfig {
+        grid_dim: (grid_ctas((tiles + 1).div_ceil(BOUNDS_THREADS as usize), "segmented sort grid")?, 1, 1),
+        block_dim: (BOUNDS_THREADS, 1, 1),
+        shared_mem_bytes: 0,
     };
-    let args = [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg];
+    let args =
+        [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg, progress_arg];
     // SAFETY: matches `mergepath_segmented_bounds`; one thread per tile start (tiles + 1),
-    // each writing its own bound (tiles + 1 of 24 bytes fit `bounds_bytes`) and thread 0 the
-    // level count; the offsets are only read, `offsets_len` of them (segments clamped into
+    // each writing its own bound (tiles + 1 of 24 bytes fit `bounds_bytes`), thread 0 the
+    // level count and the first CTA the progress counters (520 bytes, inside the 1024 before
+    // the kinds); the offsets are only read, `offsets_len` of them (segments clamped into
     // the keys by the kernel).
-    unsafe { gpu.launch(&kernels.segmented_bounds, search_cfg(tiles + 1)?, &args) }?;
+    unsafe { gpu.launch(&kernels.segmented_bounds, bounds_cfg, &args) }?;
 
     // The tiles inside one segment, the tiles of short pieces, then the others (marked in
     // `kinds` by the second launch): three launches over all the tiles.
@@ -341,52 +355,57 @@ fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     if levels == 0 {
         return Ok(());
     }
-    // The copy back loops over the tiles with the CTAs that fit the device at once; each merge
-    // level has a CTA per merge (two per tile).
-    let copy_func = match values {
-        None => &kernels.segmented_copy_keys,
-        Some((_, word)) => &kernels.segmented_copy_pairs[value_slot(word)],
-    };
-    let per_sm = copy_func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
-    let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-    let copy_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
-    let merges_per_cta = segmented_merges_per_cta(key_bytes, values.is_some());
-    let merge_cfg = LaunchConfig { grid_dim: (grid_ctas((2 * tiles).div_ceil(merges_per_cta), "segmented sort grid")?, 1, 1), ..cfg };
-    // Level k reads where level k - 1 wrote (the keys for even k, the temporary buffer for
-    // odd); the copy back reads the temporary buffer, where odd-level segments ended.
+    // Level k reads where level k - 1 wrote: the keys for even k, the temporary buffer for odd.
     let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
-    let merges_cfg = search_cfg(tiles * 2)?;
-    for step in 0..=levels {
-        let ((src_k, src_v), (dst_k, dst_v)) = if step < levels { (buffer(step), buffer(step + 1)) } else { (buffer(1), buffer(0)) };
-        let level = (step < levels).then_some(KernelArg::I64(step as i64));
-        if let Some(level) = level {
-            let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level, KernelArg::Ptr(merges)];
-            // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job),
-            // 2 * tiles in all, each writing its own merge (two of 40 bytes per tile fit
-            // `merges_bytes`); reads the n keys where the previous level wrote them.
-            unsafe { gpu.launch(&kernels.segmented_level_splits, merges_cfg, &args) }?;
-        }
+    let splits_cfg = LaunchConfig {
+        grid_dim: (grid_ctas((2 * tiles).div_ceil(BOUNDS_THREADS as usize), "segmented sort grid")?, 1, 1),
+        ..bounds_cfg
+    };
+    let merge_cfg = LaunchConfig { grid_dim: (grid_ctas(2 * tiles, "segmented sort grid")?, 1, 1), ..cfg };
+    for level in 0..launched_levels {
+        let ((src_k, src_v), (dst_k, dst_v)) = (buffer(level), buffer(level + 1));
+        let level_arg = KernelArg::I64(level as i64);
+        let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level_arg, KernelArg::Ptr(merges)];
+        // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job),
+        // 2 * tiles in all, each writing its own merge (two of 40 bytes per tile fit
+        // `merges_bytes`); reads the n keys where the previous level wrote them.
+        unsafe { gpu.launch(&kernels.segmented_level_splits, splits_cfg, &args) }?;
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
-        match level {
-            Some(level) => args.extend([KernelArg::I64(2 * tiles as i64), levels_arg, level, KernelArg::Ptr(merges)]),
-            None => args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg]),
-        }
-        args.push(KernelArg::Ptr(dst_k));
+        args.extend([levels_arg, level_arg, KernelArg::Ptr(merges), KernelArg::Ptr(dst_k)]);
         args.extend(dst_v.map(KernelArg::Ptr));
-        let (func, func_cfg) = match (values, level.is_some()) {
-            (None, true) => (&kernels.segmented_merge_keys, merge_cfg),
-            (Some((_, word)), true) => (&kernels.segmented_merge_pairs[value_slot(word)], merge_cfg),
-            (_, false) => (copy_func, copy_cfg),
+        let func = match values {
+            None => &kernels.segmented_merge_keys,
+            Some((_, word)) => &kernels.segmented_merge_pairs[value_slot(word)],
         };
-        // SAFETY: the arguments match `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys
-        // in, [values in], merge count, level count, level, merges, keys out, [values out]:
-        // a CTA per `merges_per_cta` merges just written (the kernel's own constant, mirrored
-        // by `segmented_merges_per_cta`), each inside its tile) or `mergepath_segmented_copy_*` (keys in,
-        // [values in], count, offsets, stride, jobs, level count, keys out, [values out]: CTAs
-        // looping over the tile sort's tiles); both buffers hold n keys (and n values of
-        // `word` bytes) at the same positions.
-        unsafe { gpu.launch(func, func_cfg, &args) }?;
+        // SAFETY: matches `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys in, [values
+        // in], level count, level, merges, keys out, [values out]): one CTA per merge just
+        // written, each inside its tile; both buffers hold n keys (and n values of `word`
+        // bytes) at the same positions.
+        unsafe { gpu.launch(func, merge_cfg, &args) }?;
     }
+    // The levels from `launched_levels` on and the copy back: one launch of the CTAs that fit
+    // the device at once, taking work items in order (any number of CTAs is correct; this many
+    // keeps all busy).
+    let func = match values {
+        None => &kernels.segmented_levels_keys,
+        Some((_, word)) => &kernels.segmented_levels_pairs[value_slot(word)],
+    };
+    let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
+    let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let levels_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
+    let mut args = vec![KernelArg::Ptr(keys)];
+    args.extend(values.map(|(v, _)| KernelArg::Ptr(v)));
+    args.push(KernelArg::Ptr(tmp_keys));
+    args.extend(values.map(|_| KernelArg::Ptr(tmp_values)));
+    args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg, KernelArg::I64(launched_levels as i64)]);
+    args.extend([KernelArg::Ptr(merges), progress_arg]);
+    // SAFETY: matches `mergepath_segmented_levels_{keys,pairs_4,8,16}` (keys, [values],
+    // temporary keys, [temporary values], count, offsets, stride, jobs, level count, first
+    // level, merges, progress): both buffers hold n keys (and n values of `word` bytes) at
+    // the same positions, the merges two of 40 bytes per tile (`merges_bytes`), and every merge
+    // writes inside its tile; the progress counters were zeroed by the bounds launch on this
+    // stream, and the levels before the first were launched before this.
+    unsafe { gpu.launch(func, levels_cfg, &args) }?;
     Ok(())
 }

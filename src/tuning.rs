@@ -39,16 +39,6 @@ pub fn ladder_tile(arch: u32, key_bytes: usize) -> usize {
 /// Tiles per CTA of the `Tiled` and `Circular` ladder kernels.
 pub const LADDER_BLOCK_TILES: usize = 8;
 
-/// Merges per CTA of a segmented sort's merge level: 4 for keys of up to 4 bytes without
-/// values, else 1 (`SEGMENTED_MERGES_PER_CTA` in kernels/mergepath/instantiate.cuh).
-pub fn segmented_merges_per_cta(key_bytes: usize, has_values: bool) -> usize {
-    if !has_values && key_bytes <= 4 {
-        4
-    } else {
-        1
-    }
-}
-
 /// The launch shape of the merge passes of a key sort: two-way passes use it as it is,
 /// four-way passes with twice the threads (segments of up to two tiles); `ways` says which
 /// (large sorts only: small ones always merge two ways).

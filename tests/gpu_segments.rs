@@ -1,5 +1,6 @@
 //! Segmented sort on the GPU against per-segment `sort_by`: 10^6 segments of 0..=64 keys, 1000
-//! of 0..=100k, one segment, all empty, sizes at the tile sizes, offsets not starting at 0,
+//! of 0..=100k, one segment, all empty, sizes at the tile sizes, a few segments far longer than
+//! the rest, offsets not starting at 0,
 //! every built-in key type and both comparators, pairs (values are positions, so stability
 //! shows), and two sorts on two streams at once. Skips without a GPU (fails with
 //! MERGEPATH_REQUIRE_GPU=1).
@@ -80,6 +81,14 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool) {
     // Short and longer segments mixed, so neighbouring tiles sort different ways.
     check(gpu, &offsets(1, 5_000, || if rng.below(4) == 0 { rng.below(400) } else { rng.below(40) } as usize), 0, comp, pairs, &format!("{name} 5k segments of 0..400"));
     check(gpu, &offsets(7, 30, || rng.below(100_001) as usize), 2, comp, pairs, &format!("{name} 30 segments of 0..=100k"));
+    // A few segments far longer than the mean: with device offsets their levels run in the
+    // launch of ordered work items (the launched levels are those of twice the mean length).
+    let mut i = 0;
+    let few_long = offsets(2, 4_000, || {
+        i += 1;
+        if i % 997 == 0 { 150_000 } else { rng.below(17) as usize }
+    });
+    check(gpu, &few_long, 1, comp, pairs, &format!("{name} 4k short segments and 4 of 150k"));
 }
 
 macro_rules! segment_tests {

@@ -37,12 +37,6 @@ constexpr int LADDER_BLOCK_TILES = 8;
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape SORT_PAIRS = mergepath::sort_pairs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape BLOCKSORT = mergepath::blocksort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
-// Segmented sort: merges per CTA of a merge level's keys kernel (mergepath::tuning::
-// segmented_merges_per_cta mirrors this). Several keep empty levels cheap, but their loop
-// needs registers that only keys of up to 4 bytes can spare (held to 8 CTAs per SM); the pairs
-// kernels merge one each.
-constexpr int SEGMENTED_MERGES_PER_CTA = sizeof(K) <= 4 ? 4 : 1;
-constexpr int SEGMENTED_MERGE_MIN_CTAS = SEGMENTED_MERGES_PER_CTA > 1 ? 8 : 0;
 static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0 &&
                   BLOCKSORT.nt * BLOCKSORT.vt % (SORT_PAIRS.nt * SORT_PAIRS.vt) == 0,
               "kernels/tuning.tsv: a blocksort tile must be a whole number of sort and sort_pairs tiles");
@@ -148,12 +142,16 @@ MERGEPATH_SORT_PAIRS(16, uint4)
 
 // Segmented sort over tiles of the merge passes' shape (SORT, or SORT_PAIRS with values, whose
 // (key, segment) items fit shared memory), started every `stride` positions: the tile starts,
-// each tile sorted in place, then merge levels for the long segments crossing tiles
-// (ping-ponging with a temporary buffer), then those that ended there copied back.
+// each tile sorted in place (three launches, by tile kind), then the merge levels for the long
+// segments crossing tiles (ping-ponging with a temporary buffer) and the copy back of those
+// that ended there, in one launch.
 extern "C" __global__ void mergepath_segmented_bounds(const int64_t* offsets, int64_t num_segments, int64_t count,
                                                       int64_t stride, int64_t small, int64_t num_tiles,
-                                                      mergepath::segment_bound* bounds, int* max_levels) {
-  mergepath::segmented_bounds_body(offsets, num_segments, count, stride, small, num_tiles, bounds, max_levels);
+                                                      mergepath::segment_bound* bounds, int* max_levels,
+                                                      mergepath::segmented_levels_progress* progress) {
+  mergepath::segmented_bounds_body(offsets, num_segments, count, stride, small, num_tiles, bounds, max_levels,
+                                   reinterpret_cast<unsigned int*>(progress),
+                                   (int)(sizeof(mergepath::segmented_levels_progress) / sizeof(unsigned int)));
 }
 
 #define MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(NAME, ONE)                                                  \
@@ -188,22 +186,23 @@ extern "C" __global__ void mergepath_segmented_level_splits(const mergepath_key_
                                          Comp());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt, mergepath_instance::SEGMENTED_MERGE_MIN_CTAS)
-mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, int64_t num_merges, const int* max_levels,
-                               int64_t level, const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_segmented_merge_keys(const mergepath_key_t* keys_in, const int* max_levels, int64_t level,
+                               const mergepath::segment_merge* merges, mergepath_key_t* keys_out) {
   using namespace mergepath_instance;
-  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, SEGMENTED_MERGES_PER_CTA, false, K, K>(keys_in, nullptr, num_merges, (int)level,
-                                                                       max_levels, merges, keys_out, nullptr, Comp());
+  mergepath::segmented_merge_level_tile<SORT.nt, SORT.vt, false, K, K>(keys_in, nullptr, (int)level, max_levels,
+                                                                       merges, keys_out, nullptr, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
-mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, const int64_t* offsets, int64_t stride,
-                              const mergepath::segment_tile_jobs* jobs, const int* max_levels,
-                              mergepath_key_t* keys_out) {
+mergepath_segmented_levels_keys(mergepath_key_t* keys, mergepath_key_t* tmp_keys, int64_t count,
+                                const int64_t* offsets, int64_t stride, const mergepath::segment_tile_jobs* jobs,
+                                const int* max_levels, int64_t first_level, mergepath::segment_merge* merges,
+                                mergepath::segmented_levels_progress* progress) {
   using namespace mergepath_instance;
-  mergepath::segmented_copy_back_tile<SORT.nt, SORT.nt * SORT.vt, false, K, K>(keys_in, nullptr, count, offsets,
-                                                                               stride, jobs, max_levels, keys_out,
-                                                                               nullptr);
+  mergepath::segmented_levels_body<SORT.nt, SORT.vt, false, K, K>(keys, nullptr, tmp_keys, nullptr, count, offsets,
+                                                                  stride, jobs, max_levels, (int)first_level, merges,
+                                                                  progress, Comp());
 }
 
 #define MERGEPATH_SEGMENTED_BLOCKSORT_PAIRS(NAME, ONE, WORD)                                           \
@@ -229,22 +228,24 @@ mergepath_segmented_copy_keys(const mergepath_key_t* keys_in, int64_t count, con
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_merge_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,       \
-                                          int64_t num_merges, const int* max_levels, int64_t level,    \
+                                          const int* max_levels, int64_t level,                        \
                                           const mergepath::segment_merge* merges,                      \
                                           mergepath_key_t* keys_out, WORD* values_out) {               \
     using namespace mergepath_instance;                                                                \
-    mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, 1, true, K, WORD>(                \
-        keys_in, values_in, num_merges, (int)level, max_levels, merges, keys_out, values_out, Comp());  \
+    mergepath::segmented_merge_level_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                \
+        keys_in, values_in, (int)level, max_levels, merges, keys_out, values_out, Comp());             \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
-  mergepath_segmented_copy_pairs_##BYTES(const mergepath_key_t* keys_in, const WORD* values_in,        \
-                                         int64_t count, const int64_t* offsets, int64_t stride,        \
-                                         const mergepath::segment_tile_jobs* jobs,                     \
-                                         const int* max_levels, mergepath_key_t* keys_out,             \
-                                         WORD* values_out) {                                           \
+  mergepath_segmented_levels_pairs_##BYTES(mergepath_key_t* keys, WORD* values, mergepath_key_t* tmp_keys, \
+                                           WORD* tmp_values, int64_t count, const int64_t* offsets,    \
+                                           int64_t stride, const mergepath::segment_tile_jobs* jobs,   \
+                                           const int* max_levels, int64_t first_level,                 \
+                                           mergepath::segment_merge* merges,                           \
+                                           mergepath::segmented_levels_progress* progress) {           \
     using namespace mergepath_instance;                                                                \
-    mergepath::segmented_copy_back_tile<SORT_PAIRS.nt, SORT_PAIRS.nt * SORT_PAIRS.vt, true, K, WORD>(  \
-        keys_in, values_in, count, offsets, stride, jobs, max_levels, keys_out, values_out);           \
+    mergepath::segmented_levels_body<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                     \
+        keys, values, tmp_keys, tmp_values, count, offsets, stride, jobs, max_levels, (int)first_level, \
+        merges, progress, Comp());                                                                     \
   }
 MERGEPATH_SEGMENTED_PAIRS(4, uint32_t)
 MERGEPATH_SEGMENTED_PAIRS(8, uint2)

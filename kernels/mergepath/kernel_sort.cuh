@@ -165,12 +165,16 @@ struct segment_bound {
 };
 
 // Segmented sort, step 0: the start of every tile (one thread per tile start, num_tiles + 1 of
-// them), and the level count the tile sorts raise, zeroed.
+// them); the level count the tile sorts raise and the merge levels' progress counters
+// (`progress_words` words), zeroed.
 __device__ __forceinline__ void segmented_bounds_body(const int64_t* offsets, int64_t num_segments, int64_t count,
                                                       int64_t stride, int64_t small, int64_t num_tiles,
-                                                      segment_bound* bounds, int* max_levels) {
+                                                      segment_bound* bounds, int* max_levels, unsigned int* progress,
+                                                      int progress_words) {
   const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t == 0) *max_levels = 0;
+  if (blockIdx.x == 0)
+    for (int i = threadIdx.x; i < progress_words; i += blockDim.x) progress[i] = 0;
   if (t > num_tiles) return;
   const int64_t pos = segmented_tile_start(offsets, num_segments, count, t, stride, small);
   const int64_t s = segment_of(offsets, num_segments, pos);
@@ -228,9 +232,16 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
         for (int d = 0; d < 8; ++d) c += comp(keys[j + d], x[k]) ? 1 : 0;
         before += c;
       }
+      if (j + 4 <= e) {
+        int c = 0;
+#pragma unroll
+        for (int d = 0; d < 4; ++d) c += comp(keys[j + d], x[k]) ? 1 : 0;
+        before += c;
+        j += 4;
+      }
 #pragma unroll 1
       for (; j < e; ++j) before += comp(keys[j], x[k]);
-      dest[k] = b + before;
+      dest[k] = b + before < e ? b + before : e - 1;  // inside the piece whatever the comparator
       owner[dest[k]] = (unsigned short)i;
     }
   }
@@ -256,7 +267,6 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
         const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
         int equal_before = 0;
         for (int j = b; j < i; ++j) equal_before += !comp(keys[j], x[k]) && !comp(x[k], keys[j]);
-        // Inside the piece whatever the comparator (a strict weak order never needs the clamp).
         dest[k] = dest[k] + equal_before < e ? dest[k] + equal_before : e - 1;
       }
     }
@@ -351,8 +361,8 @@ enum : unsigned char { SEGMENTED_TILE_SORTED = 0, SEGMENTED_TILE_ITEMS = 1 };
 // Three launches share the tiles, each a kernel of its own so each runs at its own occupancy:
 // - OneSegment: the tiles inside one segment, by mergesort's tile sort;
 // - short pieces (this function otherwise): the tiles whose pieces all have at most
-//   SHORT_PIECE items, by counting (cta_rank_sort_pieces); it marks the other tiles in `kinds`;
-// - segmented_blocksort_items_tile: the marked tiles.
+//   SHORT_PIECE items, by counting (cta_rank_sort_pieces); it writes every tile's kind;
+// - segmented_blocksort_items_tile: the other tiles, by kind.
 template <int NT, int VT, bool HasValues, bool OneSegment, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
                                                          int64_t num_segments, int64_t stride,
@@ -361,7 +371,10 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
   constexpr int NV = NT * VT;
   static_assert(NV <= 65535, "pieces are numbered in 16 bits");
   const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
-  if (segmented_tile_in_one_segment(lo, hi) != OneSegment) return;
+  if (segmented_tile_in_one_segment(lo, hi) != OneSegment) {
+    if (!OneSegment && threadIdx.x == 0) kinds[blockIdx.x] = SEGMENTED_TILE_SORTED;
+    return;
+  }
   const int64_t first = lo.pos;
   const int n = segmented_tile_items<NV>(lo, hi);
   __shared__ int shared_positions[HasValues ? NV : 1];
@@ -411,8 +424,8 @@ __device__ __forceinline__ void segmented_blocksort_items_tile(K* keys, V* value
                                                                const unsigned char* kinds, segment_tile_jobs* jobs,
                                                                int* max_levels, Comp comp) {
   constexpr int NV = NT * VT;
+  if (kinds[blockIdx.x] != SEGMENTED_TILE_ITEMS) return;
   const segment_bound lo = bounds[blockIdx.x], hi = bounds[blockIdx.x + 1];
-  if (segmented_tile_in_one_segment(lo, hi) || kinds[blockIdx.x] != SEGMENTED_TILE_ITEMS) return;
   const int64_t first = lo.pos;
   const int n = segmented_tile_items<NV>(lo, hi);
   if (threadIdx.x == 0)
@@ -485,18 +498,6 @@ __device__ __forceinline__ void for_each_tile_job(const segment_tile_jobs& j, in
   }
 }
 
-// The copy back runs a grid of resident CTAs over the tiles, and returns at once where the tile
-// sorts found no levels (*max_levels).
-template <class F>
-__device__ __forceinline__ void for_each_tile_with_jobs(const segment_tile_jobs* jobs, int64_t count, int64_t stride,
-                                                        int level, F f) {
-#pragma unroll 1
-  for (int64_t tile = blockIdx.x; tile * stride < count; tile += gridDim.x) {
-    const segment_tile_jobs j = jobs[tile];
-    if (j.levels > level) f(j, tile);
-  }
-}
-
 // The pair of runs that merge level `level` merges for a segment's share of tile `tile`:
 // A = [a_begin, b_begin), B = [b_begin, b_end), each 2^level pieces counted from the tile
 // holding the segment's start.
@@ -517,10 +518,34 @@ struct segment_merge {
   int64_t a_begin, a_end, b_begin, b_end, out_begin;
 };
 
-// Segmented sort, merge level `level`, step 1: what each tile merges for each of its jobs, one
-// thread per (tile, job): the two ends of the tile's share on the merge path of its pair of
-// runs. All the level's searches are in flight at once, and the merge's CTAs start loading
-// after one read.
+// What tile `tile` merges at level `level` for its job `job` (0 or 1): the two ends of the
+// tile's share of the job's segment on the merge path of its pair of runs (out_begin < 0:
+// nothing, the job's segment needing no such level).
+template <class K, class Comp>
+__device__ __forceinline__ segment_merge segmented_level_split(const K* keys, int64_t count, const int64_t* offsets,
+                                                               int64_t stride, int64_t small,
+                                                               const segment_tile_jobs& j, int64_t tile, int job,
+                                                               int level, Comp comp) {
+  const int64_t s = job ? j.segment[1] : j.segment[0];
+  if (j.levels <= level || s < 0) return {0, 0, 0, 0, -1};
+  const segment_span sp = segment_at(offsets, s, count);
+  if (segment_levels(sp, stride, small) <= level) return {0, 0, 0, 0, -1};
+  const int64_t t0 = tile * stride;
+  const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + stride < sp.end ? t0 + stride : sp.end;
+  const segment_level_runs runs = segment_runs_at(sp, tile, level, stride);
+  const int64_t a_count = runs.b_begin - runs.a_begin, b_count = runs.b_end - runs.b_begin;
+  const K* a = keys + runs.a_begin;
+  const int64_t d0 = out_begin - runs.a_begin, d1 = out_end - runs.a_begin;
+  const int64_t a0 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d0, comp);
+  const int64_t a1 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d1, comp);
+  const merge_range r = merge_range_between(runs.a_begin, a_count, runs.b_begin, b_count, d0, d1, a0, a1);
+  return {r.a_begin, r.a_end, r.b_begin, r.b_end, out_begin};
+}
+
+// Segmented sort, a merge level launched on its own (the levels a segment of about the mean
+// length needs; see segmented_levels_body for the rest), step 1: what each tile merges for
+// each of its jobs, one thread per (tile, job). All the level's searches are in flight at once,
+// and the merge's CTAs start loading after one read.
 template <class K, class Comp>
 __device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64_t count, const int64_t* offsets,
                                                             int64_t stride, int64_t small,
@@ -529,78 +554,135 @@ __device__ __forceinline__ void segmented_level_splits_body(const K* keys, int64
   if (level >= *max_levels) return;
   const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tile = g / 2;
   if (tile * stride >= count) return;
-  segment_merge m = {0, 0, 0, 0, -1};
-  const segment_tile_jobs j = jobs[tile];
-  const int64_t s = g % 2 ? j.segment[1] : j.segment[0];
-  if (j.levels > level && s >= 0) {
-    const segment_span sp = segment_at(offsets, s, count);
-    if (segment_levels(sp, stride, small) > level) {
-      const int64_t t0 = tile * stride;
-      const int64_t out_begin = t0 > sp.begin ? t0 : sp.begin, out_end = t0 + stride < sp.end ? t0 + stride : sp.end;
-      const segment_level_runs runs = segment_runs_at(sp, tile, level, stride);
-      const int64_t a_count = runs.b_begin - runs.a_begin, b_count = runs.b_end - runs.b_begin;
-      const K* a = keys + runs.a_begin;
-      const int64_t d0 = out_begin - runs.a_begin, d1 = out_end - runs.a_begin;
-      const int64_t a0 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d0, comp);
-      const int64_t a1 = merge_path<PARTITION_PROBES>(a, a_count, a + a_count, b_count, d1, comp);
-      const merge_range r = merge_range_between(runs.a_begin, a_count, runs.b_begin, b_count, d0, d1, a0, a1);
-      m = {r.a_begin, r.a_end, r.b_begin, r.b_end, out_begin};
-    }
-  }
-  merges[g] = m;
+  merges[g] = segmented_level_split(keys, count, offsets, stride, small, jobs[tile], tile, (int)(g % 2), level, comp);
 }
 
-// Segmented sort, merge level `level`, step 2: merges MergesPerCta of step 1's merges (two per
-// tile) from blockIdx.x * MergesPerCta on, from keys_in into keys_out (same positions). Runs
-// are counted from the tile holding the segment's start, so they are the pieces the tile sort
-// and earlier levels sorted. A call with device offsets launches as many levels as the longest
-// possible segment needs, and a level past the count the tile sorts recorded returns at once;
-// what such an empty level costs is its CTAs (30 us for a CTA per merge at 2^26, 9 us for 4).
-template <int NT, int VT, int MergesPerCta, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int64_t num_merges,
-                                                           int level, const int* max_levels,
-                                                           const segment_merge* merges, K* keys_out, V* values_out,
-                                                           Comp comp) {
+// Step 2: merge blockIdx.x of step 1, from keys_in into keys_out (same positions). One CTA per
+// merge, as mergesort's passes: a CTA looping over merges needs more registers (96 against 48
+// for 4-byte keys) and measured a level at 0.22-0.4 ms against 0.19 ms (BENCHMARKS.md).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, const V* values_in, int level,
+                                                           const int* max_levels, const segment_merge* merges,
+                                                           K* keys_out, V* values_out, Comp comp) {
   if (level >= *max_levels) return;
-  const auto merge = [&](const segment_merge& m) {
-    const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
-    merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
-                                        HasValues ? values_out + m.out_begin : values_out, comp);
-  };
-  if constexpr (MergesPerCta == 1) {
-    // No loop: a loop keeps more registers live (48 against 96 for 4-byte keys).
-    const segment_merge m = merges[blockIdx.x];
-    if (m.out_begin >= 0) merge(m);
-  } else {
-    const int64_t g0 = (int64_t)blockIdx.x * MergesPerCta;
-#pragma unroll 1
-    for (int64_t g = g0; g < g0 + MergesPerCta && g < num_merges; ++g) {
-      const segment_merge m = merges[g];
-      if (m.out_begin < 0) continue;
-      __syncthreads();  // the previous merge's shared memory
-      merge(m);
-    }
-  }
+  const segment_merge m = merges[blockIdx.x];
+  if (m.out_begin < 0) return;
+  const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
+                                      HasValues ? values_out + m.out_begin : values_out, comp);
 }
 
-// Segmented sort, last step: the segments that needed an odd number of levels end in the
-// temporary buffer; copies each tile's share of them back.
-template <int NT, int NV, bool HasValues, class K, class V>
-__device__ __forceinline__ void segmented_copy_back_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                         const int64_t* offsets, int64_t stride,
-                                                         const segment_tile_jobs* jobs, const int* max_levels,
-                                                         K* keys_out, V* values_out) {
-  if (*max_levels == 0) return;
-  for_each_tile_with_jobs(jobs, count, stride, 0, [&](const segment_tile_jobs& j, int64_t tile) {
-    for_each_tile_job(j, tile, offsets, count, stride, NV - stride,
-                      [&](segment_span, int levels, int64_t out_begin, int64_t out_end) {
-      if (levels % 2 == 0) return;
-      for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
-        keys_out[i] = keys_in[i];
-        if constexpr (HasValues) values_out[i] = values_in[i];
+// How far the merge levels have got: work items handed out, and the items finished in each
+// phase (phase 2 l: level l's splits, 2 l + 1: its merges). Zeroed by segmented_bounds_body.
+constexpr int SEGMENTED_MAX_LEVELS = 64;
+struct segmented_levels_progress {
+  unsigned long long handed;
+  unsigned int done[2 * SEGMENTED_MAX_LEVELS];
+};
+
+// Segmented sort, the merge levels from `first_level` on and the copy back, in one launch of
+// resident CTAs, so levels that turn out not to be needed (a call with device offsets must
+// allow for the longest possible segment) cost nothing, where a launch per level costs its
+// CTAs (12 us for an empty level at 2^26). Work items are handed out in order by a counter:
+// for each level from first_level below *max_levels, its splits (NT of
+// the tiles' jobs per item: where each tile's share of its pair of runs starts and ends on the
+// merge path) then its merges (one tile's job per item, from the level's input buffer into the
+// other, same positions; runs are counted from the tile holding the segment's start, so they
+// are the pieces the tile sort and earlier levels sorted); then the copy back of the segments
+// that needed an odd number of levels and so ended in the temporary buffer (one tile per
+// item). An item first waits until every item of the phase before it is finished. Items are
+// taken in order and wait only on earlier ones, so the earliest unfinished item never waits:
+// no deadlock, whatever the number of CTAs resident.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_levels_body(K* keys, V* values, K* tmp_keys, V* tmp_values, int64_t count,
+                                                      const int64_t* offsets, int64_t stride,
+                                                      const segment_tile_jobs* jobs, const int* max_levels,
+                                                      int first_level, segment_merge* merges,
+                                                      segmented_levels_progress* progress, Comp comp) {
+  constexpr int NV = NT * VT;
+  const int64_t small = NV - stride;
+  const int levels = *max_levels < SEGMENTED_MAX_LEVELS ? *max_levels : SEGMENTED_MAX_LEVELS;
+  if (levels <= 0) return;
+  const int64_t tiles = (count + stride - 1) / stride, num_merges = 2 * tiles;
+  const int64_t split_items = (num_merges + NT - 1) / NT, per_level = split_items + num_merges;
+  // Levels first_level.. (none where the launched ones were all), then the copy back.
+  const int level0 = first_level < levels ? first_level : levels;
+  const int64_t total = (levels - level0) * per_level + tiles;
+  __shared__ unsigned long long handed[2];
+  // Thread 0's bookkeeping: phases below `ready` are known finished (this CTA has waited for
+  // them once); `finished` items of `finished_phase` are this CTA's, not yet counted in done[]
+  // (counted once the CTA moves to another phase or runs out of items, before it waits on
+  // anything: fences and atomics once per phase instead of once per item).
+  int ready = 2 * level0, finished_phase = 0;
+  unsigned int finished = 0;
+  const auto publish = [&] {
+    if (finished == 0) return;
+    __threadfence();  // the CTA's writes (ordered before thread 0 by the last barrier) first
+    atomicAdd(progress->done + finished_phase, finished);
+    finished = 0;
+  };
+  if (threadIdx.x == 0) handed[0] = atomicAdd(&progress->handed, 1ull);
+  __syncthreads();
+  // Item = level * per_level + r, followed from the last item (items only grow, by about the
+  // number of CTAs: a step or two, where a division would cost more than a small merge).
+  int64_t item = 0, r = 0;
+  int level = level0;
+#pragma unroll 1
+  for (int turn = 0;; turn ^= 1) {
+    const int64_t next = (int64_t)handed[turn];
+    if (next >= total) break;
+    for (r += next - item, item = next; r >= per_level; r -= per_level) ++level;
+    const int phase = level < levels ? 2 * level + (r >= split_items) : 2 * levels;
+    if (threadIdx.x == 0) {
+      handed[turn ^ 1] = atomicAdd(&progress->handed, 1ull);  // the next item, fetched while this one runs
+      if (phase != finished_phase) publish();
+      if (phase > ready) {
+        const unsigned int need = (unsigned int)(phase % 2 ? split_items : num_merges);
+        const volatile unsigned int* done = progress->done + phase - 1;
+        while (*done < need) __nanosleep(200);
+        __threadfence();  // the finished phase's writes, for this CTA's reads after the barrier
+        ready = phase;
       }
-    });
-  });
+    }
+    __syncthreads();
+    if (phase == 2 * levels) {
+      // Copy back tile r's shares of the segments that needed an odd number of levels.
+      for_each_tile_job(jobs[r], r, offsets, count, stride, small,
+                        [&](segment_span, int job_levels, int64_t out_begin, int64_t out_end) {
+        if (job_levels % 2 == 0) return;
+        for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
+          keys[i] = tmp_keys[i];
+          if constexpr (HasValues) values[i] = tmp_values[i];
+        }
+      });
+    } else {
+      const K* keys_in = level % 2 ? tmp_keys : keys;
+      if (phase % 2 == 0) {
+        const int64_t g = r * NT + threadIdx.x;
+        if (g < num_merges) {
+          const int64_t tile = g / 2;
+          merges[g] = segmented_level_split(keys_in, count, offsets, stride, small, jobs[tile], tile, (int)(g % 2),
+                                            level, comp);
+        }
+      } else {
+        const segment_merge m = merges[r - split_items];
+        if (m.out_begin >= 0) {
+          const V* values_in = level % 2 ? tmp_values : values;
+          K* keys_out = level % 2 ? keys : tmp_keys;
+          V* values_out = level % 2 ? values : tmp_values;
+          const merge_range range = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+          merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, range, keys_out + m.out_begin,
+                                              HasValues ? values_out + m.out_begin : values_out, comp);
+        }
+      }
+      if (threadIdx.x == 0) {
+        finished_phase = phase;
+        ++finished;
+      }
+    }
+    __syncthreads();  // the item done by every thread, handed[turn] read, before the next
+  }
+  if (threadIdx.x == 0) publish();
 }
 
 // One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
