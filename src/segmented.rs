@@ -25,13 +25,14 @@
 //! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
 //! device offsets ([`CudaSlice<u64>`], [`CudaView<u64>`]) are used as they are, with as many
 //! levels as the longest possible segment needs: the tile sorts record the levels really
-//! needed on the device, and a level past them returns at once (each of its CTAs reads that
-//! count and exits). Each level is a search kernel (a thread per tile and job, writing the
-//! merge ranges) and a merge kernel of a CTA per range (per four ranges for keys of up to 4
-//! bytes without values, so that an empty level costs fewer CTAs). Run independent batches
-//! concurrently by calling this on
-//! [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own temporary
-//! storage).
+//! needed on the device. The levels a segment of twice the mean length needs (all of them
+//! with host offsets) are launched one by one, each a search kernel (a thread per tile and
+//! job, writing the merge ranges) and a merge kernel of one CTA per range, which returns at
+//! once past the recorded count. The levels after them, and the copy back, run in one launch
+//! of resident CTAs taking work items in order (`segmented_levels_body`), so the levels that
+//! turn out not to be needed cost nothing. Run independent batches concurrently by calling
+//! this on [`Gpu`]s made with [`Gpu::with_stream`] on different streams (each has its own
+//! temporary storage).
 
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};

@@ -650,9 +650,25 @@ __device__ __forceinline__ void segmented_levels_body(K* keys, V* values, K* tmp
       for_each_tile_job(jobs[r], r, offsets, count, stride, small,
                         [&](segment_span, int job_levels, int64_t out_begin, int64_t out_end) {
         if (job_levels % 2 == 0) return;
-        for (int64_t i = out_begin + threadIdx.x; i < out_end; i += NT) {
-          keys[i] = tmp_keys[i];
-          if constexpr (HasValues) values[i] = tmp_values[i];
+        // A share is at most a tile: all of a thread's loads in flight, then its stores.
+        const int len = (int)(out_end - out_begin);
+        K k[VT];
+        V v[HasValues ? VT : 1];
+#pragma unroll
+        for (int q = 0; q < VT; ++q) {
+          const int i = NT * q + (int)threadIdx.x;
+          if (i < len) {
+            k[q] = tmp_keys[out_begin + i];
+            if constexpr (HasValues) v[q] = tmp_values[out_begin + i];
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < VT; ++q) {
+          const int i = NT * q + (int)threadIdx.x;
+          if (i < len) {
+            keys[out_begin + i] = k[q];
+            if constexpr (HasValues) values[out_begin + i] = v[q];
+          }
         }
       });
     } else {
