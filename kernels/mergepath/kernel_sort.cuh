@@ -203,6 +203,11 @@ __device__ __forceinline__ void cta_segment_pieces(const int* starts, int m, int
   }
 }
 
+// c += p as one predicated add (the compiler's own code for it is an add and a select).
+__device__ __forceinline__ void count_if(int& c, bool p) {
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %1, 0;\n\t@q add.s32 %0, %0, 1;\n\t}" : "+r"(c) : "r"((int)p));
+}
+
 // Sorts keys[0..n) in shared memory stably within each piece [starts[u - 1], starts[u])
 // (starts[-1] = 0, starts[m] = n; piece[i] = item i's u) by counting: item i goes to its
 // piece's start plus the number of the piece's items ordered before it, then, where keys are
@@ -229,18 +234,18 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
       for (; j + 8 <= e; j += 8) {
         int c = 0;
 #pragma unroll
-        for (int d = 0; d < 8; ++d) c += comp(keys[j + d], x[k]) ? 1 : 0;
+        for (int d = 0; d < 8; ++d) count_if(c, comp(keys[j + d], x[k]));
         before += c;
       }
       if (j + 4 <= e) {
         int c = 0;
 #pragma unroll
-        for (int d = 0; d < 4; ++d) c += comp(keys[j + d], x[k]) ? 1 : 0;
+        for (int d = 0; d < 4; ++d) count_if(c, comp(keys[j + d], x[k]));
         before += c;
         j += 4;
       }
 #pragma unroll 1
-      for (; j < e; ++j) before += comp(keys[j], x[k]);
+      for (; j < e; ++j) count_if(before, comp(keys[j], x[k]));
       dest[k] = b + before < e ? b + before : e - 1;  // inside the piece whatever the comparator
       owner[dest[k]] = (unsigned short)i;
     }
