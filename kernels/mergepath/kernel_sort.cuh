@@ -220,14 +220,20 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
                                                      unsigned short* owner, int m, int n, int* sources,
                                                      Comp comp) {
   static_assert(VT <= 32, "one bit per item");
+  // Item i's piece [b, e).
+  const auto piece_bounds = [&](int i, int& b, int& e) {
+    const int u = piece[i];
+    b = u > 0 ? starts[u - 1] : 0;
+    e = u < m ? starts[u] : n;
+  };
   K x[VT];
   int dest[VT];
 #pragma unroll
   for (int k = 0; k < VT; ++k) {
     const int i = NT * k + (int)threadIdx.x;
     if (i < n) {
-      const int u = piece[i];
-      const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
+      int b, e;
+      piece_bounds(i, b, e);
       x[k] = keys[i];
       int before = 0, j = b;
 #pragma unroll 1
@@ -268,8 +274,8 @@ __device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts,
     for (int k = 0; k < VT; ++k) {
       const int i = NT * k + (int)threadIdx.x;
       if (i < n && owner[dest[k]] == 0xffff) {
-        const int u = piece[i];
-        const int b = u > 0 ? starts[u - 1] : 0, e = u < m ? starts[u] : n;
+        int b, e;
+        piece_bounds(i, b, e);
         int equal_before = 0;
         for (int j = b; j < i; ++j) equal_before += !comp(keys[j], x[k]) && !comp(x[k], keys[j]);
         dest[k] = dest[k] + equal_before < e ? dest[k] + equal_before : e - 1;
@@ -547,6 +553,16 @@ __device__ __forceinline__ segment_merge segmented_level_split(const K* keys, in
   return {r.a_begin, r.a_end, r.b_begin, r.b_end, out_begin};
 }
 
+// Merges the slices of `m` (out_begin >= 0) from the keys_in buffer into the same positions of
+// keys_out, with values where HasValues.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void segmented_merge_slices(const K* keys_in, const V* values_in, const segment_merge& m,
+                                                       K* keys_out, V* values_out, Comp comp) {
+  const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
+  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
+                                      HasValues ? values_out + m.out_begin : values_out, comp);
+}
+
 // Segmented sort, a merge level launched on its own (the levels a segment of about the mean
 // length needs; see segmented_levels_body for the rest), step 1: what each tile merges for
 // each of its jobs, one thread per (tile, job). All the level's searches are in flight at once,
@@ -571,10 +587,7 @@ __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, con
                                                            K* keys_out, V* values_out, Comp comp) {
   if (level >= *max_levels) return;
   const segment_merge m = merges[blockIdx.x];
-  if (m.out_begin < 0) return;
-  const merge_range r = {m.a_begin, m.a_end, m.b_begin, m.b_end};
-  merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, r, keys_out + m.out_begin,
-                                      HasValues ? values_out + m.out_begin : values_out, comp);
+  if (m.out_begin >= 0) segmented_merge_slices<NT, VT, HasValues>(keys_in, values_in, m, keys_out, values_out, comp);
 }
 
 // How far the merge levels have got: work items handed out, and the items finished in each
@@ -688,12 +701,9 @@ __device__ __forceinline__ void segmented_levels_body(K* keys, V* values, K* tmp
       } else {
         const segment_merge m = merges[r - split_items];
         if (m.out_begin >= 0) {
-          const V* values_in = level % 2 ? tmp_values : values;
-          K* keys_out = level % 2 ? keys : tmp_keys;
-          V* values_out = level % 2 ? values : tmp_values;
-          const merge_range range = {m.a_begin, m.a_end, m.b_begin, m.b_end};
-          merge_tile_range<NT, VT, HasValues>(keys_in, values_in, keys_in, values_in, range, keys_out + m.out_begin,
-                                              HasValues ? values_out + m.out_begin : values_out, comp);
+          segmented_merge_slices<NT, VT, HasValues>(keys_in, level % 2 ? tmp_values : values, m,
+                                                    level % 2 ? keys : tmp_keys, level % 2 ? values : tmp_values,
+                                                    comp);
         }
       }
       if (threadIdx.x == 0) {
