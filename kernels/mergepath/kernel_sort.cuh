@@ -191,8 +191,8 @@ struct segment_tile_jobs {
 
 // The piece (of the tile's segments) holding each of a thread's VT items in thread order:
 // the number of starts[0..m) at or before the item (starts sorted, in shared memory).
-template <int VT>
-__device__ __forceinline__ void cta_segment_pieces(const int* starts, int m, int n, int (&piece)[VT]) {
+template <int VT, class Start>
+__device__ __forceinline__ void cta_segment_pieces(const Start* starts, int m, int n, int (&piece)[VT]) {
   const int p0 = VT * (int)threadIdx.x < n ? VT * (int)threadIdx.x : n - 1;
   int next = sorted_bound<true>(starts, m, p0, less_t<int>());
 #pragma unroll
@@ -208,90 +208,110 @@ __device__ __forceinline__ void count_if(int& c, bool p) {
   asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %1, 0;\n\t@q add.s32 %0, %0, 1;\n\t}" : "+r"(c) : "r"((int)p));
 }
 
-// Sorts keys[0..n) in shared memory stably within each piece [starts[u - 1], starts[u])
-// (starts[-1] = 0, starts[m] = n; piece[i] = item i's u) by counting: item i goes to its
-// piece's start plus the number of the piece's items ordered before it, then, where keys are
-// equal, plus the equal items before it. Work per item is its piece's length, so this is for
-// short pieces. One comparison per pair of items: equal keys are found afterwards, as the
-// items that claimed the same place (`owner`, n slots of scratch). With HasValues,
-// sources[j] = the position item j came from.
-template <int NT, int VT, bool HasValues, class K, class Comp>
-__device__ __forceinline__ void cta_rank_sort_pieces(K* keys, const int* starts, const unsigned short* piece,
-                                                     unsigned short* owner, int m, int n, int* sources,
-                                                     Comp comp) {
-  static_assert(VT <= 32, "one bit per item");
-  // Item i's piece [b, e).
-  const auto piece_bounds = [&](int i, int& b, int& e) {
-    const int u = piece[i];
+// Ranks keys[0..n) in shared memory stably within each piece [starts[u - 1], starts[u])
+// (starts[-1] = 0, starts[m] = n; piece[i] = item i's u; every piece at most SHORT_PIECE
+// items): on return owner[p] (n + 1 slots) is the item that goes to place p, or >= n where a
+// comparator that is not a strict weak order left p unclaimed. The keys stay where they are.
+//
+// Item i goes to its piece's start plus the number of the piece's items ordered before it (one
+// comparison per pair of items). A thread counts for a group of GROUP neighbouring items of one
+// piece, so each key it loads serves GROUP comparisons; groups are dealt to the threads by
+// their piece's length (`order`, n slots of scratch), so a warp's groups loop equally long.
+// Equal keys claim one place, leaving the places after it unclaimed: each such place is then
+// filled, in item order, by the items equal to the one that claimed it (stability).
+constexpr int SHORT_PIECE = 64;
+template <int NT, int VT, class K, class Comp>
+__device__ __forceinline__ void cta_rank_pieces(const K* keys, const unsigned short* starts, const unsigned short* piece,
+                                                unsigned short* order, unsigned short* owner, int m, int n, Comp comp) {
+  constexpr int GROUP = sizeof(K) <= 8 ? 4 : 2;
+  constexpr unsigned short UNCLAIMED = 0xffff;
+  static_assert(VT <= 32, "a bit per place of a thread");
+  static_assert(SHORT_PIECE == 64, "two piece lengths per lane of the scan below");
+  // Piece u's items [b, e).
+  const auto piece_bounds = [&](int u, int& b, int& e) {
     b = u > 0 ? starts[u - 1] : 0;
     e = u < m ? starts[u] : n;
   };
-  K x[VT];
-  int dest[VT];
-#pragma unroll
-  for (int k = 0; k < VT; ++k) {
-    const int i = NT * k + (int)threadIdx.x;
-    if (i < n) {
-      int b, e;
-      piece_bounds(i, b, e);
-      x[k] = keys[i];
-      int before = 0, j = b;
-#pragma unroll 1
-      for (; j + 8 <= e; j += 8) {
-        int c = 0;
-#pragma unroll
-        for (int d = 0; d < 8; ++d) count_if(c, comp(keys[j + d], x[k]));
-        before += c;
-      }
-      if (j + 4 <= e) {
-        int c = 0;
-#pragma unroll
-        for (int d = 0; d < 4; ++d) count_if(c, comp(keys[j + d], x[k]));
-        before += c;
-        j += 4;
-      }
-#pragma unroll 1
-      for (; j < e; ++j) count_if(before, comp(keys[j], x[k]));
-      dest[k] = b + before < e ? b + before : e - 1;  // inside the piece whatever the comparator
-      owner[dest[k]] = (unsigned short)i;
-    }
+  // Deal the groups by piece length, longest first: each piece takes a place in its length's
+  // stretch of `order` (owner[u]: its offset there), the stretches are laid out by a scan of
+  // their sizes, and each group goes to its piece's place plus its rank in the piece.
+  __shared__ int stretch[SHORT_PIECE + 1];
+  if (threadIdx.x < SHORT_PIECE) stretch[threadIdx.x] = 0;
+  __syncthreads();
+  for (int u = threadIdx.x; u <= m; u += NT) {
+    int b, e;
+    piece_bounds(u, b, e);
+    if (e > b) owner[u] = (unsigned short)atomicAdd(&stretch[SHORT_PIECE - (e - b)], (e - b + GROUP - 1) / GROUP);
   }
   __syncthreads();
-  // Equal keys claimed one place: the items whose claim was overwritten mark it, and every
-  // item of such a place moves past the equal items before it (stability).
-  unsigned tied = 0;
+  if (threadIdx.x < 32) {
+    const int lane = threadIdx.x, v0 = stretch[2 * lane], v1 = stretch[2 * lane + 1];
+    int sum = v0 + v1;
 #pragma unroll
-  for (int k = 0; k < VT; ++k) {
-    const int i = NT * k + (int)threadIdx.x;
-    if (i < n && owner[dest[k]] != i) tied |= 1u << k;
+    for (int d = 1; d < 32; d *= 2) {
+      const int o = __shfl_up_sync(0xffffffffu, sum, d);
+      if (lane >= d) sum += o;
+    }
+    stretch[2 * lane] = sum - v0 - v1;
+    stretch[2 * lane + 1] = sum - v1;
+    if (lane == 31) stretch[SHORT_PIECE] = sum;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += NT) {
+    const int u = piece[i];
+    int b, e;
+    piece_bounds(u, b, e);
+    if ((i - b) % GROUP == 0) order[stretch[SHORT_PIECE - (e - b)] + owner[u] + (i - b) / GROUP] = (unsigned short)i;
+  }
+  __syncthreads();
+  const int groups = stretch[SHORT_PIECE];
+  for (int p = threadIdx.x; p < n; p += NT) owner[p] = UNCLAIMED;
+  __syncthreads();
+  // Each item claims its place (of equal keys' claims, one stands).
+#pragma unroll 1
+  for (int g = threadIdx.x; g < groups; g += NT) {
+    const int i = order[g];
+    int b, e;
+    piece_bounds(piece[i], b, e);
+    K x[GROUP];
+    int before[GROUP];
+#pragma unroll
+    for (int k = 0; k < GROUP; ++k) {
+      x[k] = keys[i + k < e ? i + k : e - 1];
+      before[k] = 0;
+    }
+#pragma unroll 4
+    for (int j = b; j < e; ++j) {
+      const K y = keys[j];
+#pragma unroll
+      for (int k = 0; k < GROUP; ++k) count_if(before[k], comp(y, x[k]));
+    }
+#pragma unroll
+    for (int k = 0; k < GROUP; ++k)  // inside the piece whatever the comparator
+      if (i + k < e) owner[b + before[k] < e ? b + before[k] : e - 1] = (unsigned short)(i + k);
+  }
+  __syncthreads();
+  // Places claimed by equal keys: a claimed place followed by an unclaimed one in its piece.
+  unsigned tied = 0;
+  for (int p = threadIdx.x, k = 0; p < n; p += NT, ++k) {
+    if (owner[p] == UNCLAIMED || p + 1 >= n || owner[p + 1] != UNCLAIMED) continue;
+    int b, e;
+    piece_bounds(piece[p], b, e);
+    if (p + 1 < e) tied |= 1u << k;
   }
   if (__syncthreads_or(tied != 0)) {
-#pragma unroll
-    for (int k = 0; k < VT; ++k)
-      if (tied >> k & 1) owner[dest[k]] = 0xffff;
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < VT; ++k) {
-      const int i = NT * k + (int)threadIdx.x;
-      if (i < n && owner[dest[k]] == 0xffff) {
-        int b, e;
-        piece_bounds(i, b, e);
-        int equal_before = 0;
-        for (int j = b; j < i; ++j) equal_before += !comp(keys[j], x[k]) && !comp(x[k], keys[j]);
-        dest[k] = dest[k] + equal_before < e ? dest[k] + equal_before : e - 1;
-      }
+    for (int p = threadIdx.x, k = 0; p < n; p += NT, ++k) {
+      if (!(tied >> k & 1)) continue;
+      int b, e;
+      piece_bounds(piece[p], b, e);
+      int end = p + 1;
+      while (end < e && owner[end] == UNCLAIMED) ++end;
+      const K x = keys[owner[p]];
+      for (int j = b, d = p; j < e && d < end; ++j)
+        if (!comp(keys[j], x) && !comp(x, keys[j])) owner[d++] = (unsigned short)j;
     }
     __syncthreads();
   }
-#pragma unroll
-  for (int k = 0; k < VT; ++k) {
-    const int i = NT * k + (int)threadIdx.x;
-    if (i < n) {
-      keys[dest[k]] = x[k];
-      if constexpr (HasValues) sources[dest[k]] = i;
-    }
-  }
-  __syncthreads();
 }
 
 // Whether the tile from `lo` to `hi` lies inside one segment, the one holding its first item
@@ -338,16 +358,15 @@ struct segmented_tile_starts {
   int m;
   bool several, short_pieces;
 };
-constexpr int SHORT_PIECE = 64;
-template <int NT, int NV>
+template <int NT, int NV, class Start>
 __device__ __forceinline__ segmented_tile_starts stage_segmented_tile_starts(const int64_t* offsets, segment_bound lo,
-                                                                             segment_bound hi, int n, int* starts) {
+                                                                             segment_bound hi, int n, Start* starts) {
   const int64_t m64 = hi.segment - lo.segment;
   segmented_tile_starts t = {m64 < 0 ? 0 : (m64 > NV ? NV + 1 : (int)m64), true, false};
   if (t.m > NV) return t;
   for (int i = threadIdx.x; i < t.m; i += NT) {
     const int64_t o = offsets[lo.segment + 1 + i];
-    starts[i] = (int)(o < lo.pos ? 0 : (o > lo.pos + n ? n : o - lo.pos));
+    starts[i] = (Start)(o < lo.pos ? 0 : (o > lo.pos + n ? n : o - lo.pos));
   }
   __syncthreads();
   bool inner = false, longer = false, down = false;
@@ -372,7 +391,7 @@ enum : unsigned char { SEGMENTED_TILE_SORTED = 0, SEGMENTED_TILE_ITEMS = 1 };
 // Three launches share the tiles, each a kernel of its own so each runs at its own occupancy:
 // - OneSegment: the tiles inside one segment, by mergesort's tile sort;
 // - short pieces (this function otherwise): the tiles whose pieces all have at most
-//   SHORT_PIECE items, by counting (cta_rank_sort_pieces); it writes every tile's kind;
+//   SHORT_PIECE items, by counting (cta_rank_pieces); it writes every tile's kind;
 // - segmented_blocksort_items_tile: the other tiles, by kind.
 template <int NT, int VT, bool HasValues, bool OneSegment, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int64_t count, const int64_t* offsets,
@@ -400,8 +419,7 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
   }
   __shared__ struct {
     K keys[NV];
-    int starts[NV];
-    unsigned short piece[NV], owner[NV];
+    unsigned short starts[NV], piece[NV], order[NV], owner[NV + 1];
   } shared;
   const segmented_tile_starts ts = stage_segmented_tile_starts<NT, NV>(offsets, lo, hi, n, shared.starts);
   const bool mine = ts.several && ts.short_pieces;
@@ -417,10 +435,14 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
     if (VT * (int)threadIdx.x + i < n) shared.piece[VT * threadIdx.x + i] = (unsigned short)piece[i];
   cta_load_ranges<NT, VT>(tile_ranges<1, K>{{keys + first}, {0, n}}, n, shared.keys);
   __syncthreads();
-  cta_rank_sort_pieces<NT, VT, HasValues>(shared.keys, shared.starts, shared.piece, shared.owner, ts.m, n,
-                                          shared_positions, comp);
-  for (int i = threadIdx.x; i < n; i += NT) keys[first + i] = shared.keys[i];
+  cta_rank_pieces<NT, VT>(shared.keys, shared.starts, shared.piece, shared.order, shared.owner, ts.m, n, comp);
+  for (int p = threadIdx.x; p < n; p += NT) {
+    const int i = shared.owner[p] < n ? shared.owner[p] : p;
+    keys[first + p] = shared.keys[i];
+    if constexpr (HasValues) shared_positions[p] = i;
+  }
   if constexpr (HasValues) {
+    __syncthreads();
     cta_gather_shared<NT, VT, V, true>(shared_positions, tile_ranges<1, V>{{values + first}, {0, n}}, values + first,
                                        n);
   }
