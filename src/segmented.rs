@@ -13,7 +13,9 @@
 //!    a launch of its own over the tiles so each runs at its own occupancy: a tile inside one
 //!    segment as mergesort's first pass; a tile whose segments (or pieces of them) are all
 //!    short, each item placed by counting the items of its segment ordered before it (one
-//!    comparison per pair, equal keys sorted out afterwards); else by (segment, key), as
+//!    comparison per pair; a thread counts for four neighbouring items at once, and the
+//!    threads take their items by segment length so a warp's loops are equally long; equal
+//!    keys sorted out afterwards from the places they leave unclaimed); else by (segment, key), as
 //!    mergesort's first pass with each item's segment as the leading key (the HPCA "Batch
 //!    Sort" project's one block per batch of small arrays). Every segment inside a tile is then
 //!    sorted; a long segment crossing tile starts is sorted piecewise.

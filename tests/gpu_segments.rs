@@ -1,8 +1,8 @@
 //! Segmented sort on the GPU against per-segment `sort_by`: 10^6 segments of 0..=64 keys, 1000
-//! of 0..=100k, one segment, all empty, sizes at the tile sizes, a few segments far longer than
-//! the rest, offsets not starting at 0,
-//! every built-in key type and both comparators, pairs (values are positions, so stability
-//! shows), and two sorts on two streams at once. Skips without a GPU (fails with
+//! of 0..=100k, one segment, all empty, runs of equal keys, sizes at the tile sizes, a few
+//! segments far longer than the rest, offsets not starting at 0, every built-in key type and
+//! both comparators, pairs (values are positions, so stability shows), and two sorts on two
+//! streams at once. Skips without a GPU (fails with
 //! MERGEPATH_REQUIRE_GPU=1).
 
 mod common;
@@ -29,7 +29,12 @@ fn keys<K: TestKey>(n: usize, seed: u64) -> Vec<K> {
 
 fn check<K: TestKey, C: Comparator<K>>(gpu: &Gpu, offs: &[usize], tail: usize, comp: C, pairs: bool, ctx: &str) {
     let n = offs.last().copied().unwrap_or(0) + tail;
-    let k = keys::<K>(n, n as u64 ^ 0x5e6);
+    check_keys(gpu, offs, &keys::<K>(n, n as u64 ^ 0x5e6), comp, pairs, ctx);
+}
+
+/// As `check`, on the given keys (`offs` ending at most at `k.len()`).
+fn check_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, offs: &[usize], k: &[K], comp: C, pairs: bool, ctx: &str) {
+    let (k, n) = (k.to_vec(), k.len());
     let device_offsets = gpu.upload(&offs.iter().map(|&o| o as u64).collect::<Vec<u64>>()).unwrap();
     // Host offsets, then the same offsets in device memory.
     for on_device in [false, true] {
@@ -117,6 +122,22 @@ fn sort_segments_issue_cases() {
     check::<u32, Less>(gpu, &[5, 5, 5, 5], 9, Less, false, "all empty");
     check::<u32, Less>(gpu, &[0; 1000], 100, Less, false, "all empty at 0");
     check::<u32, Less>(gpu, &[2], 10, Less, false, "one offset: no segments");
+}
+
+/// Short segments of few distinct keys and of one key repeated: whole runs of equal keys claim
+/// one place in the counting sort, and stability must still hold.
+#[test]
+fn sort_segments_equal_keys() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(11);
+    let offs = offsets(0, 20_000, || rng.below(65) as usize);
+    let n = *offs.last().unwrap();
+    let few: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+    let same = vec![7u32; n];
+    for (k, what) in [(&few, "3 distinct keys"), (&same, "one key")] {
+        check_keys(gpu, &offs, k, Less, true, &format!("20k segments of 0..=64, {what}, pairs, Less"));
+        check_keys(gpu, &offs, k, Greater, true, &format!("20k segments of 0..=64, {what}, pairs, Greater"));
+    }
 }
 
 /// Two sorts on two streams of one context, enqueued before either is waited for: each Gpu
