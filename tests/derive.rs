@@ -17,6 +17,26 @@ struct Point {
     id: i32,
 }
 
+/// An order wider than 64 bits (compared field by field on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "a desc, b, c desc")]
+struct Wide {
+    a: i64,
+    b: f32,
+    c: i16,
+    d: u16,
+}
+
+/// An order of 24 bits, signed fields descending and ascending (packed into 32 bits on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "w desc, hi")]
+struct Small {
+    lo: u8,
+    hi: i8,
+    w: i16,
+}
 
 #[test]
 fn derived_comparators_on_the_cpu() {
@@ -118,5 +138,43 @@ fn sort_two_field_structs() {
         let mut d = gpu.upload(&keys).unwrap();
         mergepath::sort_keys(gpu, &mut d, Less).unwrap();
         assert_same(&gpu.download(&d).unwrap(), &cpu::sort_keys(&keys, Less), &format!("sort Point n={n}"));
+    }
+}
+
+/// Orders packed into one integer (up to 64 bits) and compared field by field (wider), against
+/// the field-by-field oracle, with NaNs, signed zeros, negative integers and many ties.
+#[test]
+fn sort_packed_and_wide_orders() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x9a);
+    let floats = [f32::NAN, -f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1.5, -1.5];
+    for n in [7usize, 4000, 300_001] {
+        let wide: Vec<Wide> = (0..n)
+            .map(|_| {
+                let r = rng.next();
+                Wide { a: (r % 7) as i64 - 3, b: floats[(r >> 8) as usize % floats.len()], c: (r >> 16) as i16 % 5, d: (r >> 32) as u16 }
+            })
+            .collect();
+        let small: Vec<Small> = (0..n)
+            .map(|_| {
+                let r = rng.next();
+                Small { lo: r as u8, hi: (r >> 8) as i8, w: ((r >> 16) as i16) % 300 }
+            })
+            .collect();
+        for greater in [false, true] {
+            let ctx = |what: &str| format!("sort {what} n={n} {}", if greater { "Greater" } else { "Less" });
+            let (mut dw, mut ds) = (gpu.upload(&wide).unwrap(), gpu.upload(&small).unwrap());
+            if greater {
+                mergepath::sort_keys(gpu, &mut dw, Greater).unwrap();
+                mergepath::sort_keys(gpu, &mut ds, Greater).unwrap();
+                assert_same(&gpu.download(&dw).unwrap(), &cpu::sort_keys(&wide, Greater), &ctx("Wide"));
+                assert_same(&gpu.download(&ds).unwrap(), &cpu::sort_keys(&small, Greater), &ctx("Small"));
+            } else {
+                mergepath::sort_keys(gpu, &mut dw, Less).unwrap();
+                mergepath::sort_keys(gpu, &mut ds, Less).unwrap();
+                assert_same(&gpu.download(&dw).unwrap(), &cpu::sort_keys(&wide, Less), &ctx("Wide"));
+                assert_same(&gpu.download(&ds).unwrap(), &cpu::sort_keys(&small, Less), &ctx("Small"));
+            }
+        }
     }
 }

@@ -46,6 +46,8 @@ pub fn derive_key(input: TokenStream) -> TokenStream {
 struct Field {
     ident: Ident,
     cuda_type: &'static str,
+    /// Size in bytes.
+    size: usize,
     /// Byte offset in the repr(C) layout (no padding, so the sum of the sizes before it).
     offset: usize,
 }
@@ -119,7 +121,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         if offset % size != 0 {
             return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
         }
-        fields.push(Field { ident, cuda_type, offset });
+        fields.push(Field { ident, cuda_type, size, offset });
         offset += size;
         align = align.max(size);
     }
@@ -168,17 +170,39 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let (order, order_span) = order.unwrap_or_else(|| ((0..fields.len()).map(|i| (i, false)).collect(), name.span()));
 
     let mut comparators = Vec::new();
-    // Field order, lexicographic; floats through order_key (the total order).
+    // Field order, lexicographic; floats in the total order. Where the order's fields fit 64
+    // bits, each side is packed into one unsigned integer whose `<` is that order (each field
+    // as order_bits, complemented where descending, the first field highest), so a comparison
+    // is one integer compare; else field by field through order_key.
+    let bits: usize = order.iter().map(|&(i, _)| fields[i].size * 8).sum();
     let mut less_body = String::new();
+    if bits <= 64 {
+        let word = if bits <= 32 { "uint32_t" } else { "uint64_t" };
+        let mut shift = bits;
+        let mut parts = Vec::new();
+        for &(i, desc) in &order {
+            let f = &fields[i];
+            shift -= f.size * 8;
+            let value = format!("mergepath::order_bits<{t}>::get(k.{n})", t = f.cuda_type, n = f.ident);
+            let value = if desc { format!("({value} ^ mergepath::order_bits<{t}>::ones)", t = f.cuda_type) } else { value };
+            parts.push(format!("(({word}){value} << {shift})"));
+        }
+        less_body += &format!(
+            "    const auto key = [](const {name}& k) -> {word} {{ return {}; }};\n    return key(a) < key(b);\n",
+            parts.join(" | ")
+        );
+    }
     let mut rust_less = Vec::new();
     for &(i, desc) in &order {
         let f = &fields[i];
         let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
-        less_body += &format!(
-            "    {{ const auto x = mergepath::order_key<{t}>::get(a.{n}), y = mergepath::order_key<{t}>::get(b.{n});\n      if (x != y) return {x} < {y}; }}\n",
-            t = f.cuda_type,
-            n = f.ident
-        );
+        if bits > 64 {
+            less_body += &format!(
+                "    {{ const auto x = mergepath::order_key<{t}>::get(a.{n}), y = mergepath::order_key<{t}>::get(b.{n});\n      if (x != y) return {x} < {y}; }}\n",
+                t = f.cuda_type,
+                n = f.ident
+            );
+        }
         let ident = &f.ident;
         let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
         rust_less.push(quote! {
@@ -191,7 +215,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
-        cuda_def: format!("struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}    return false;\n  }}\n}};\n"),
+        cuda_def: format!(
+            "struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
+            if bits > 64 { "    return false;\n" } else { "" }
+        ),
         cuda_name: format!("mergepath_user::{name}_less"),
         is_less: quote! { #(#rust_less)* false },
         span: order_span,
@@ -229,7 +256,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     // The CUDA struct, checked against the Rust layout on both sides.
     let mut decl = format!("struct {name} {{\n");
     let mut checks = format!("static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \"layout of {name}\");\n");
-    for Field { ident, cuda_type, offset } in &fields {
+    for Field { ident, cuda_type, offset, .. } in &fields {
         decl += &format!("  {cuda_type} {ident};\n");
         checks += &format!("static_assert(offsetof({name}, {ident}) == {offset}, \"offset of {name}::{ident}\");\n");
     }

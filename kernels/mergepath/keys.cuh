@@ -23,6 +23,28 @@ template <class K> struct order_key { __device__ __forceinline__ static K get(K 
 template <> struct order_key<float> { __device__ __forceinline__ static int32_t get(float k) { return total_order_bits(k); } };
 template <> struct order_key<double> { __device__ __forceinline__ static int64_t get(double k) { return total_order_bits(k); } };
 
+// A key's bits as an unsigned integer of its width whose `<` is the key's order (the total
+// order for floats): signed integers and floats with the sign bit flipped. `ones`: all bits
+// set (a descending field is complemented). Derived keys pack their fields' order_bits into
+// one integer where they fit 64 bits.
+template <class K> struct order_bits;
+#define MERGEPATH_ORDER_BITS(K, U, EXPR)                                               \
+  template <> struct order_bits<K> {                                                  \
+    static constexpr U ones = (U)~(U)0;                                               \
+    __device__ __forceinline__ static U get(K k) { return EXPR; }                     \
+  };
+MERGEPATH_ORDER_BITS(uint8_t, uint8_t, k)
+MERGEPATH_ORDER_BITS(uint16_t, uint16_t, k)
+MERGEPATH_ORDER_BITS(uint32_t, uint32_t, k)
+MERGEPATH_ORDER_BITS(uint64_t, uint64_t, k)
+MERGEPATH_ORDER_BITS(int8_t, uint8_t, (uint8_t)((uint8_t)k ^ 0x80u))
+MERGEPATH_ORDER_BITS(int16_t, uint16_t, (uint16_t)((uint16_t)k ^ 0x8000u))
+MERGEPATH_ORDER_BITS(int32_t, uint32_t, (uint32_t)k ^ 0x80000000u)
+MERGEPATH_ORDER_BITS(int64_t, uint64_t, (uint64_t)k ^ 0x8000000000000000ull)
+MERGEPATH_ORDER_BITS(float, uint32_t, (uint32_t)total_order_bits(k) ^ 0x80000000u)
+MERGEPATH_ORDER_BITS(double, uint64_t, (uint64_t)total_order_bits(k) ^ 0x8000000000000000ull)
+#undef MERGEPATH_ORDER_BITS
+
 template <class K> struct less_t {
   __device__ __forceinline__ bool operator()(K a, K b) const {
     return order_key<K>::get(a) < order_key<K>::get(b);
