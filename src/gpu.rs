@@ -80,6 +80,8 @@ pub(crate) struct Kernels {
     /// Indexed by [`value_slot`].
     pub set_pairs: [CudaFunction; 3],
     pub set_count: CudaFunction,
+    /// Packing into and unpacking from u64 (`Comparator::PACKED_U64` orders only).
+    pub pack_keys: Option<[CudaFunction; 2]>,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -227,6 +229,10 @@ impl Gpu {
             set_keys: module.load_function("mergepath_set_keys")?,
             set_pairs: by_word("mergepath_set_pairs")?,
             set_count: module.load_function("mergepath_set_count")?,
+            pack_keys: match C::PACKED_U64 {
+                Some(_) => Some([module.load_function("mergepath_pack_keys")?, module.load_function("mergepath_unpack_keys")?]),
+                None => None,
+            },
             arch,
         });
         modules.insert(id, kernels.clone());

@@ -23,6 +23,13 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     const KERNELS: &'static [u8];
     /// Does `a` go strictly before `b`?
     fn is_less(&self, a: &K, b: &K) -> bool;
+    /// `Some(descending)` where this order is the ascending (`false`) or descending (`true`)
+    /// order of a bijective packing of the 8-byte key into a `u64` (`#[derive(Key)]` field
+    /// orders that cover every field; the kernels `mergepath_pack_keys` and
+    /// `mergepath_unpack_keys` in [`Comparator::KERNELS`]): key sorts then sort the packed
+    /// integers, packing once on the way in and unpacking once on the way out.
+    #[doc(hidden)]
+    const PACKED_U64: Option<bool> = None;
 }
 
 /// Ascending order. Floats use the IEEE total order of `f32::total_cmp`:

@@ -29,10 +29,10 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels};
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::key::{value_word, Comparator, Greater, Key, Less, Value};
 use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
 /// Sorts `keys` in place by `comp`, stably. Any length, including 0 and more than 2^31 items.
@@ -302,6 +302,18 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
+    let aligned = (keys_in | keys_out) % 8 == 0;
+    if let (Some(descending), Some([pack, unpack]), None, true) = (C::PACKED_U64, &kernels.pack_keys, values, aligned) {
+        // The order is a packed u64's (and the buffers are aligned for u64): pack into the
+        // output, sort it there as u64, unpack.
+        launch_elementwise(gpu, pack, keys_in, keys_out, n)?;
+        if descending {
+            launch_sort::<u64, Greater>(gpu, keys_out, keys_out, None, n, Greater)?;
+        } else {
+            launch_sort::<u64, Less>(gpu, keys_out, keys_out, None, n, Less)?;
+        }
+        return launch_elementwise(gpu, unpack, keys_out, keys_out, n);
+    }
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
@@ -413,6 +425,18 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         }
     }
     Ok(())
+}
+
+/// Runs `func(in, out, n)`, a grid-stride loop mapping in[i] to out[i] for i < n: here the
+/// packing of 8-byte keys into u64 and back (`Comparator::PACKED_U64`).
+fn launch_elementwise(gpu: &Gpu, func: &CudaFunction, input: u64, output: u64, n: usize) -> Result<()> {
+    let ctas = n.div_ceil(256).min(65_535) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let args = [KernelArg::Ptr(input), KernelArg::Ptr(output), KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?)];
+    // SAFETY: matches `mergepath_{pack,unpack}_keys` (in, out, n): both buffers hold n 8-byte
+    // keys (the caller's key buffers, K and u64 of the same size), each thread reading and then
+    // writing its own items, so in and out may be the same buffer.
+    unsafe { gpu.launch(func, cfg, &args) }
 }
 
 /// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).

@@ -55,6 +55,12 @@ fn derived_comparators_on_the_cpu() {
     assert!(Less.is_less(&p(1.0, -1), &p(1.0, 0)));
     assert_eq!(<Hit as mergepath::Key>::CUDA_TYPE, "mergepath_user::Hit");
     assert_eq!(<ByX as Comparator<Hit>>::NAME, "ByX");
+    // Only an order over every bit of an 8-byte key sorts as packed u64s.
+    assert_eq!(<Less as Comparator<Point>>::PACKED_U64, Some(false));
+    assert_eq!(<Greater as Comparator<Point>>::PACKED_U64, Some(true));
+    assert_eq!(<Less as Comparator<Hit>>::PACKED_U64, None, "Hit's order leaves out x");
+    assert_eq!(<ByX as Comparator<Hit>>::PACKED_U64, None);
+    assert_eq!(<Less as Comparator<Small>>::PACKED_U64, None, "Small's order leaves out lo");
 }
 
 fn check_sort<C: Comparator<Hit>>(comp: C) {
@@ -126,18 +132,31 @@ fn merge_derived_keys() {
     }
 }
 
+/// Point's order covers all its 8 bytes, so its sorts sort packed u64s (packing and unpacking
+/// once): in place and into another buffer, both directions, NaNs and signed zeros included.
 #[test]
 fn sort_two_field_structs() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(0x77);
+    let specials = [f32::NAN, -f32::NAN, f32::from_bits(0x7fc0_0001), -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
     for n in [3usize, 5000, 1 << 21] {
-        let keys: Vec<Point> = (0..n).map(|_| {
-            let r = rng.next();
-            Point { x: (r % 1000) as f32 - 500.0, id: (r >> 32) as i32 % 100 }
-        }).collect();
+        let keys: Vec<Point> = (0..n)
+            .map(|_| {
+                let r = rng.next();
+                let x = if r % 16 == 0 { specials[(r >> 4) as usize % specials.len()] } else { (r % 1000) as f32 - 500.0 };
+                Point { x, id: (r >> 32) as i32 % 100 }
+            })
+            .collect();
         let mut d = gpu.upload(&keys).unwrap();
         mergepath::sort_keys(gpu, &mut d, Less).unwrap();
         assert_same(&gpu.download(&d).unwrap(), &cpu::sort_keys(&keys, Less), &format!("sort Point n={n}"));
+        let input = gpu.upload(&keys).unwrap();
+        let mut out = gpu.alloc_zeros::<Point>(n + 3).unwrap();
+        mergepath::sort_keys_copy(gpu, &input, &mut out, Greater).unwrap();
+        let got = gpu.download(&out).unwrap();
+        assert_same(&got[..n], &cpu::sort_keys(&keys, Greater), &format!("sort_keys_copy Point n={n} Greater"));
+        assert!(got[n..].iter().all(|p| *p == Point { x: 0.0, id: 0 }), "sort_keys_copy wrote past n");
+        assert_eq!(gpu.download(&input).unwrap().iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), keys.iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), "input left as it is");
     }
 }
 

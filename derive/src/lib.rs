@@ -13,7 +13,10 @@
 //!   numeric types (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`) and no padding (add explicit fields).
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
-//!   the IEEE total order, as the built-in keys.
+//!   the IEEE total order, as the built-in keys. Where the order's fields fit 64 bits the GPU
+//!   compares one packed integer per key; where they are every field of an 8-byte key, key
+//!   sorts sort the packed integers (as fast as `u64` keys, plus a pass to pack and one to
+//!   unpack).
 //! - Each `comparator(Name, cuda = "...", rust = "...")` defines a comparator type `Name`: a CUDA
 //!   expression in `a` and `b` (the two keys, `const T&`) and its Rust twin, a closure on
 //!   `(&T, &T)`, both answering "does `a` go strictly before `b`" (a strict weak order).
@@ -67,6 +70,9 @@ struct Comparator {
     span: Span,
     /// A new unit struct to declare (custom comparators).
     declare: Option<Ident>,
+    /// `Comparator::PACKED_U64`: the order is that of the packed key, ascending (false) or
+    /// descending (true).
+    packed_u64: Option<bool>,
 }
 
 fn numeric(ty: &Type) -> Option<(&'static str, usize)> {
@@ -175,22 +181,39 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     // as order_bits, complemented where descending, the first field highest), so a comparison
     // is one integer compare; else field by field through order_key.
     let bits: usize = order.iter().map(|&(i, _)| fields[i].size * 8).sum();
+    // The order covers every bit of an 8-byte key: the packing is then a bijection, and sorts
+    // sort the packed integers (`Comparator::PACKED_U64`), packing and unpacking once.
+    let covered: std::collections::BTreeSet<usize> = order.iter().map(|&(i, _)| i).collect();
+    let packed_u64 = bits == 64 && size == 8 && covered.len() == fields.len();
     let mut less_body = String::new();
+    let mut packing = String::new();
     if bits <= 64 {
         let word = if bits <= 32 { "uint32_t" } else { "uint64_t" };
-        let mut shift = bits;
-        let mut parts = Vec::new();
+        let (mut shift, mut parts, mut unpack) = (bits, Vec::new(), String::new());
         for &(i, desc) in &order {
             let f = &fields[i];
             shift -= f.size * 8;
-            let value = format!("mergepath::order_bits<{t}>::get(k.{n})", t = f.cuda_type, n = f.ident);
-            let value = if desc { format!("({value} ^ mergepath::order_bits<{t}>::ones)", t = f.cuda_type) } else { value };
-            parts.push(format!("(({word}){value} << {shift})"));
+            let (t, n) = (f.cuda_type, &f.ident);
+            let flip = if desc { format!(" ^ mergepath::order_bits<{t}>::ones") } else { String::new() };
+            parts.push(format!("(({word})(mergepath::order_bits<{t}>::get(k.{n}){flip}) << {shift})"));
+            unpack += &format!(
+                "  k.{n} = mergepath::order_bits<{t}>::key((decltype(mergepath::order_bits<{t}>::ones))((p >> {shift}){flip}));\n"
+            );
         }
-        less_body += &format!(
-            "    const auto key = [](const {name}& k) -> {word} {{ return {}; }};\n    return key(a) < key(b);\n",
+        packing += &format!(
+            "__device__ __forceinline__ {word} {name}_order_bits(const {name}& k) {{\n  return {};\n}}\n",
             parts.join(" | ")
         );
+        if packed_u64 {
+            packing += &format!(
+                "__device__ __forceinline__ {name} {name}_from_order_bits(uint64_t p) {{\n  {name} k;\n{unpack}  return k;\n}}\n\
+                 extern \"C\" __global__ void mergepath_pack_keys(const {name}* in, uint64_t* out, int64_t n) {{\n\
+                 \x20 for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = {name}_order_bits(in[i]);\n}}\n\
+                 extern \"C\" __global__ void mergepath_unpack_keys(const uint64_t* in, {name}* out, int64_t n) {{\n\
+                 \x20 for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = {name}_from_order_bits(in[i]);\n}}\n"
+            );
+        }
+        less_body += &format!("    return {name}_order_bits(a) < {name}_order_bits(b);\n");
     }
     let mut rust_less = Vec::new();
     for &(i, desc) in &order {
@@ -216,13 +239,14 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
         cuda_def: format!(
-            "struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
+            "{packing}struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
             if bits > 64 { "    return false;\n" } else { "" }
         ),
         cuda_name: format!("mergepath_user::{name}_less"),
         is_less: quote! { #(#rust_less)* false },
         span: order_span,
         declare: None,
+        packed_u64: packed_u64.then_some(false),
     });
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Greater),
@@ -232,6 +256,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         is_less: quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) },
         span: order_span,
         declare: None,
+        packed_u64: packed_u64.then_some(true),
     });
     for (ident, cuda, rust) in customs {
         let closure: syn::Expr = rust.parse().map_err(|e| Error::new(rust.span(), format!("`rust` must be a closure |a, b| ...: {e}")))?;
@@ -250,6 +275,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             },
             span: cuda.span(),
             declare: Some(ident),
+            packed_u64: None,
         });
     }
 
@@ -283,11 +309,16 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 #vis struct #ident;
             }
         });
+        let packed = match c.packed_u64 {
+            Some(descending) => quote!(::core::option::Option::Some(#descending)),
+            None => quote!(::core::option::Option::None),
+        };
         quote! {
             #declare
             impl ::mergepath::Comparator<#name> for #rust_type {
                 const NAME: &'static str = #cname;
                 const KERNELS: &'static [u8] = #kernels;
+                const PACKED_U64: ::core::option::Option<bool> = #packed;
                 fn is_less(&self, a: &#name, b: &#name) -> bool {
                     #body
                 }

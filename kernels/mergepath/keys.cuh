@@ -24,25 +24,34 @@ template <> struct order_key<float> { __device__ __forceinline__ static int32_t 
 template <> struct order_key<double> { __device__ __forceinline__ static int64_t get(double k) { return total_order_bits(k); } };
 
 // A key's bits as an unsigned integer of its width whose `<` is the key's order (the total
-// order for floats): signed integers and floats with the sign bit flipped. `ones`: all bits
-// set (a descending field is complemented). Derived keys pack their fields' order_bits into
-// one integer where they fit 64 bits.
+// order for floats): signed integers and floats with the sign bit flipped; `key` maps it back.
+// `ones`: all bits set (a descending field is complemented). Derived keys pack their fields'
+// order_bits into one integer where they fit 64 bits.
+__device__ __forceinline__ float float_from_order_bits(uint32_t u) {
+  const int32_t t = (int32_t)(u ^ 0x80000000u);  // total_order_bits is its own inverse
+  return __int_as_float(t ^ (int32_t)((uint32_t)(t >> 31) >> 1));
+}
+__device__ __forceinline__ double double_from_order_bits(uint64_t u) {
+  const int64_t t = (int64_t)(u ^ 0x8000000000000000ull);
+  return __longlong_as_double(t ^ (int64_t)((uint64_t)(t >> 63) >> 1));
+}
 template <class K> struct order_bits;
-#define MERGEPATH_ORDER_BITS(K, U, EXPR)                                               \
+#define MERGEPATH_ORDER_BITS(K, U, GET, KEY)                                          \
   template <> struct order_bits<K> {                                                  \
     static constexpr U ones = (U)~(U)0;                                               \
-    __device__ __forceinline__ static U get(K k) { return EXPR; }                     \
+    __device__ __forceinline__ static U get(K k) { return GET; }                      \
+    __device__ __forceinline__ static K key(U u) { return KEY; }                      \
   };
-MERGEPATH_ORDER_BITS(uint8_t, uint8_t, k)
-MERGEPATH_ORDER_BITS(uint16_t, uint16_t, k)
-MERGEPATH_ORDER_BITS(uint32_t, uint32_t, k)
-MERGEPATH_ORDER_BITS(uint64_t, uint64_t, k)
-MERGEPATH_ORDER_BITS(int8_t, uint8_t, (uint8_t)((uint8_t)k ^ 0x80u))
-MERGEPATH_ORDER_BITS(int16_t, uint16_t, (uint16_t)((uint16_t)k ^ 0x8000u))
-MERGEPATH_ORDER_BITS(int32_t, uint32_t, (uint32_t)k ^ 0x80000000u)
-MERGEPATH_ORDER_BITS(int64_t, uint64_t, (uint64_t)k ^ 0x8000000000000000ull)
-MERGEPATH_ORDER_BITS(float, uint32_t, (uint32_t)total_order_bits(k) ^ 0x80000000u)
-MERGEPATH_ORDER_BITS(double, uint64_t, (uint64_t)total_order_bits(k) ^ 0x8000000000000000ull)
+MERGEPATH_ORDER_BITS(uint8_t, uint8_t, k, u)
+MERGEPATH_ORDER_BITS(uint16_t, uint16_t, k, u)
+MERGEPATH_ORDER_BITS(uint32_t, uint32_t, k, u)
+MERGEPATH_ORDER_BITS(uint64_t, uint64_t, k, u)
+MERGEPATH_ORDER_BITS(int8_t, uint8_t, (uint8_t)((uint8_t)k ^ 0x80u), (int8_t)(uint8_t)(u ^ 0x80u))
+MERGEPATH_ORDER_BITS(int16_t, uint16_t, (uint16_t)((uint16_t)k ^ 0x8000u), (int16_t)(uint16_t)(u ^ 0x8000u))
+MERGEPATH_ORDER_BITS(int32_t, uint32_t, (uint32_t)k ^ 0x80000000u, (int32_t)(u ^ 0x80000000u))
+MERGEPATH_ORDER_BITS(int64_t, uint64_t, (uint64_t)k ^ 0x8000000000000000ull, (int64_t)(u ^ 0x8000000000000000ull))
+MERGEPATH_ORDER_BITS(float, uint32_t, (uint32_t)total_order_bits(k) ^ 0x80000000u, float_from_order_bits(u))
+MERGEPATH_ORDER_BITS(double, uint64_t, (uint64_t)total_order_bits(k) ^ 0x8000000000000000ull, double_from_order_bits(u))
 #undef MERGEPATH_ORDER_BITS
 
 template <class K> struct less_t {
