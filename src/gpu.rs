@@ -80,11 +80,26 @@ pub(crate) struct Kernels {
     /// Indexed by [`value_slot`].
     pub set_pairs: [CudaFunction; 3],
     pub set_count: CudaFunction,
-    /// Packing into and unpacking from u64 (`Comparator::PACKED_U64` orders only).
-    pub pack_keys: Option<[CudaFunction; 2]>,
+    /// The passes of a key sort that pack into and unpack from u64 (`Comparator::PACKED_U64`
+    /// orders only).
+    pub packed_sort: Option<PackedSortKernels>,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
+}
+
+/// The first and last passes of a key sort whose order is a packed u64's
+/// (`Comparator::PACKED_U64`); the passes between are the u64 module's.
+#[derive(Clone)]
+pub(crate) struct PackedSortKernels {
+    /// Blocksort reading the keys packed into u64 (`mergepath_blocksort_keys`'s arguments).
+    pub blocksort: CudaFunction,
+    /// The same, writing them unpacked again: a sort of one block.
+    pub blocksort_whole: CudaFunction,
+    /// Two-way and four-way merge passes writing the keys unpacked (`mergepath_sort_merge_keys`'
+    /// and `mergepath_sort4_merge_keys`' arguments).
+    pub last_merge: CudaFunction,
+    pub last_merge4: CudaFunction,
 }
 
 /// Index of the kernel variant for values of `bytes` (4, 8 or 16).
@@ -229,8 +244,13 @@ impl Gpu {
             set_keys: module.load_function("mergepath_set_keys")?,
             set_pairs: by_word("mergepath_set_pairs")?,
             set_count: module.load_function("mergepath_set_count")?,
-            pack_keys: match C::PACKED_U64 {
-                Some(_) => Some([module.load_function("mergepath_pack_keys")?, module.load_function("mergepath_unpack_keys")?]),
+            packed_sort: match C::PACKED_U64 {
+                Some(_) => Some(PackedSortKernels {
+                    blocksort: module.load_function("mergepath_blocksort_pack")?,
+                    blocksort_whole: module.load_function("mergepath_blocksort_pack_unpack")?,
+                    last_merge: module.load_function("mergepath_sort_merge_unpack")?,
+                    last_merge4: module.load_function("mergepath_sort4_merge_unpack")?,
+                }),
                 None => None,
             },
             arch,

@@ -25,9 +25,9 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     fn is_less(&self, a: &K, b: &K) -> bool;
     /// `Some(descending)` where this order is the ascending (`false`) or descending (`true`)
     /// order of a bijective packing of the 8-byte key into a `u64` (`#[derive(Key)]` field
-    /// orders that cover every field; the kernels `mergepath_pack_keys` and
-    /// `mergepath_unpack_keys` in [`Comparator::KERNELS`]): key sorts then sort the packed
-    /// integers, packing once on the way in and unpacking once on the way out.
+    /// orders that cover every field): key sorts then run the `u64` sort, with the first pass
+    /// reading the keys packed and the last writing them unpacked (the `mergepath_blocksort_pack`
+    /// and `_unpack` kernels in [`Comparator::KERNELS`]).
     #[doc(hidden)]
     const PACKED_U64: Option<bool> = None;
 }

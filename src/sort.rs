@@ -28,11 +28,11 @@
 //! keys keep their input order.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels, PackedSortKernels};
 use crate::key::{value_word, Comparator, Greater, Key, Less, Value};
 use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
-use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
 /// Sorts `keys` in place by `comp`, stably. Any length, including 0 and more than 2^31 items.
@@ -302,19 +302,29 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    let aligned = (keys_in | keys_out) % 8 == 0;
-    if let (Some(descending), Some([pack, unpack]), None, true) = (C::PACKED_U64, &kernels.pack_keys, values, aligned) {
-        // The order is a packed u64's (and the buffers are aligned for u64): pack into the
-        // output, sort it there as u64, unpack.
-        launch_elementwise(gpu, pack, keys_in, keys_out, n)?;
-        if descending {
-            launch_sort::<u64, Greater>(gpu, keys_out, keys_out, None, n, Greater)?;
-        } else {
-            launch_sort::<u64, Less>(gpu, keys_out, keys_out, None, n, Less)?;
-        }
-        return launch_elementwise(gpu, unpack, keys_out, keys_out, n);
+    if let (Some(descending), Some(packed), None, true) = (C::PACKED_U64, &kernels.packed_sort, values, keys_out % 8 == 0) {
+        // The order is a packed u64's (and the output, which holds the passes between, is
+        // aligned for u64): the u64 sort, with the first pass packing and the last unpacking.
+        let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
+        return enqueue_sort(gpu, &u64_kernels, Some(packed), keys_in, keys_out, None, n, 8);
     }
-    let key_bytes = std::mem::size_of::<K>();
+    enqueue_sort(gpu, &kernels, None, keys_in, keys_out, values, n, std::mem::size_of::<K>())
+}
+
+/// `launch_sort` with the module's kernels (`key_bytes` per key) for a sort of `n >= 1` keys;
+/// with `packed`, of keys-only sorts of packed-u64 orders, the first and last passes are
+/// `packed`'s (reading `keys_in` and writing `keys_out` as the derived keys).
+#[allow(clippy::too_many_arguments)]
+fn enqueue_sort(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    packed: Option<&PackedSortKernels>,
+    keys_in: u64,
+    keys_out: u64,
+    values: Option<(u64, u64, usize)>,
+    n: usize,
+    key_bytes: usize,
+) -> Result<()> {
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
     let (tile, block) = (shape.tile(), block_shape.tile());
@@ -361,11 +371,18 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
     match values {
         None => {
             let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
-            // SAFETY: matches `mergepath_blocksort_keys`; the kernel's block is `block_shape`
-            // (same table row), the grid covers ceil(n / block) blocks, and keys_in and stage 0
-            // hold n keys (stage 0 may be keys_in itself: each CTA reads its block before
-            // writing it).
-            unsafe { gpu.launch(&kernels.blocksort_keys, block_cfg, &args) }?;
+            let func = match packed {
+                Some(p) if plan.is_empty() => &p.blocksort_whole,
+                Some(p) => &p.blocksort,
+                None => &kernels.blocksort_keys,
+            };
+            // SAFETY: matches `mergepath_blocksort_keys` (and the packed variants, whose
+            // arguments are the same with the derived keys in, and out where the blocksort is
+            // the whole sort); the kernel's block is `block_shape` (same table row: packed keys
+            // are 8 bytes, as u64), the grid covers ceil(n / block) blocks, and keys_in and
+            // stage 0 hold n keys (stage 0 may be keys_in itself: each CTA reads its block
+            // before writing it).
+            unsafe { gpu.launch(func, block_cfg, &args) }?;
         }
         Some((vals_in, _, word)) => {
             let args = [KernelArg::Ptr(keys_in), KernelArg::Ptr(vals_in), count, KernelArg::Ptr(k0), KernelArg::Ptr(v0.unwrap())];
@@ -403,11 +420,16 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         match values {
             None => {
                 let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
+                let func = match packed {
+                    Some(p) if j + 1 == passes => if pass.ways == 2 { &p.last_merge } else { &p.last_merge4 },
+                    _ => keys_func,
+                };
                 // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
-                // (whose CTAs are the shape's or twice its threads, as configured); src and
-                // dst are distinct n-key buffers (one is the temp); the partitions are null or
-                // were written just above for this pass's grid.
-                unsafe { gpu.launch(keys_func, merge_cfg, &args) }?;
+                // (whose CTAs are the shape's or twice its threads, as configured), or their
+                // packed variants for the last pass (same arguments, the derived keys out);
+                // src and dst are distinct n-key buffers (one is the temp); the partitions are
+                // null or were written just above for this pass's grid.
+                unsafe { gpu.launch(func, merge_cfg, &args) }?;
             }
             Some((_, _, word)) => {
                 let args = [
@@ -425,18 +447,6 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         }
     }
     Ok(())
-}
-
-/// Runs `func(in, out, n)`, a grid-stride loop mapping in[i] to out[i] for i < n: here the
-/// packing of 8-byte keys into u64 and back (`Comparator::PACKED_U64`).
-fn launch_elementwise(gpu: &Gpu, func: &CudaFunction, input: u64, output: u64, n: usize) -> Result<()> {
-    let ctas = n.div_ceil(256).min(65_535) as u32;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let args = [KernelArg::Ptr(input), KernelArg::Ptr(output), KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?)];
-    // SAFETY: matches `mergepath_{pack,unpack}_keys` (in, out, n): both buffers hold n 8-byte
-    // keys (the caller's key buffers, K and u64 of the same size), each thread reading and then
-    // writing its own items, so in and out may be the same buffer.
-    unsafe { gpu.launch(func, cfg, &args) }
 }
 
 /// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).

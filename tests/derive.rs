@@ -157,6 +157,26 @@ fn sort_two_field_structs() {
         assert_same(&got[..n], &cpu::sort_keys(&keys, Greater), &format!("sort_keys_copy Point n={n} Greater"));
         assert!(got[n..].iter().all(|p| *p == Point { x: 0.0, id: 0 }), "sort_keys_copy wrote past n");
         assert_eq!(gpu.download(&input).unwrap().iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), keys.iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), "input left as it is");
+        // Buffers 4 bytes off 8-byte alignment (Points from the second word of u32 buffers):
+        // an input read as Points by the packing pass, and an output that cannot hold the u64
+        // passes (sorted with the struct comparator instead).
+        let mut words = vec![0u32];
+        words.extend_from_slice(bytemuck::cast_slice(&keys));
+        let shifted_in = gpu.upload(&words).unwrap();
+        let mut shifted_out = gpu.alloc_zeros::<u32>(2 * n + 1).unwrap();
+        let mut aligned_out = gpu.alloc_zeros::<Point>(n).unwrap();
+        {
+            // SAFETY: Point is plain old data of two 4-byte words, so any 2n words are n Points.
+            let input = unsafe { shifted_in.slice(1..).transmute::<Point>(n) }.unwrap();
+            let mut out = shifted_out.slice_mut(1..);
+            // SAFETY: as above.
+            let mut out = unsafe { out.transmute_mut::<Point>(n) }.unwrap();
+            mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap();
+            mergepath::sort_keys_copy(gpu, &input, &mut aligned_out, Greater).unwrap();
+        }
+        let got: Vec<u32> = gpu.download(&shifted_out).unwrap();
+        assert_same(bytemuck::cast_slice(&got[1..]), &cpu::sort_keys(&keys, Less), &format!("sort_keys_copy Point n={n} into an output at 4 mod 8"));
+        assert_same(&gpu.download(&aligned_out).unwrap(), &cpu::sort_keys(&keys, Greater), &format!("sort_keys_copy Point n={n} from an input at 4 mod 8"));
     }
 }
 

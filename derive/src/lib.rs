@@ -15,8 +15,8 @@
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys. Where the order's fields fit 64 bits the GPU
 //!   compares one packed integer per key; where they are every field of an 8-byte key, key
-//!   sorts sort the packed integers (as fast as `u64` keys, plus a pass to pack and one to
-//!   unpack).
+//!   sorts sort the packed integers (as fast as `u64` keys: the first pass packs them as it
+//!   reads them, the last unpacks them as it writes them).
 //! - Each `comparator(Name, cuda = "...", rust = "...")` defines a comparator type `Name`: a CUDA
 //!   expression in `a` and `b` (the two keys, `const T&`) and its Rust twin, a closure on
 //!   `(&T, &T)`, both answering "does `a` go strictly before `b`" (a strict weak order).
@@ -185,6 +185,14 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     // sort the packed integers (`Comparator::PACKED_U64`), packing and unpacking once.
     let covered: std::collections::BTreeSet<usize> = order.iter().map(|&(i, _)| i).collect();
     let packed_u64 = bits == 64 && size == 8 && covered.len() == fields.len();
+    // A packed-u64 order's comparator names the packing and the u64 order (instantiate.cuh).
+    let packed_types = |order: &str| {
+        if packed_u64 {
+            format!("  using packed_codec = {name}_packing;\n  using packed_order = mergepath::{order}<uint64_t>;\n")
+        } else {
+            String::new()
+        }
+    };
     let mut less_body = String::new();
     let mut packing = String::new();
     if bits <= 64 {
@@ -197,7 +205,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             let flip = if desc { format!(" ^ mergepath::order_bits<{t}>::ones") } else { String::new() };
             parts.push(format!("(({word})(mergepath::order_bits<{t}>::get(k.{n}){flip}) << {shift})"));
             unpack += &format!(
-                "  k.{n} = mergepath::order_bits<{t}>::key((decltype(mergepath::order_bits<{t}>::ones))((p >> {shift}){flip}));\n"
+                "    k.{n} = mergepath::order_bits<{t}>::key((decltype(mergepath::order_bits<{t}>::ones))((p >> {shift}){flip}));\n"
             );
         }
         packing += &format!(
@@ -205,12 +213,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             parts.join(" | ")
         );
         if packed_u64 {
+            // The packing and its inverse, for the sort passes that read and write the keys
+            // (instantiate.cuh, MERGEPATH_PACKED_U64).
             packing += &format!(
-                "__device__ __forceinline__ {name} {name}_from_order_bits(uint64_t p) {{\n  {name} k;\n{unpack}  return k;\n}}\n\
-                 extern \"C\" __global__ void mergepath_pack_keys(const {name}* in, uint64_t* out, int64_t n) {{\n\
-                 \x20 for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = {name}_order_bits(in[i]);\n}}\n\
-                 extern \"C\" __global__ void mergepath_unpack_keys(const uint64_t* in, {name}* out, int64_t n) {{\n\
-                 \x20 for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = {name}_from_order_bits(in[i]);\n}}\n"
+                "#define MERGEPATH_PACKED_U64 1\n\
+                 struct {name}_packing {{\n\
+                 \x20 __device__ __forceinline__ static uint64_t encode(const {name}& k) {{ return {name}_order_bits(k); }}\n\
+                 \x20 __device__ __forceinline__ static {name} decode(uint64_t p) {{\n    {name} k;\n{unpack}    return k;\n  }}\n}};\n"
             );
         }
         less_body += &format!("    return {name}_order_bits(a) < {name}_order_bits(b);\n");
@@ -239,7 +248,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
         cuda_def: format!(
-            "{packing}struct {name}_less {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
+            "{packing}struct {name}_less {{\n{}  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
+            packed_types("less_t"),
             if bits > 64 { "    return false;\n" } else { "" }
         ),
         cuda_name: format!("mergepath_user::{name}_less"),
@@ -251,7 +261,11 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Greater),
         name: "greater".into(),
-        cuda_def: format!("{}struct {name}_greater {{\n  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{ return {name}_less()(b, a); }}\n}};\n", comparators[0].cuda_def),
+        cuda_def: format!(
+            "{}struct {name}_greater {{\n{}  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{ return {name}_less()(b, a); }}\n}};\n",
+            comparators[0].cuda_def,
+            packed_types("greater_t")
+        ),
         cuda_name: format!("mergepath_user::{name}_greater"),
         is_less: quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) },
         span: order_span,

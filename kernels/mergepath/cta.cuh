@@ -44,11 +44,34 @@ __device__ __forceinline__ merge_range compute_merge_range(int64_t a_count, int6
   return merge_range_between(0, a_count, 0, b_count, diag0, diag1, partitions[tile], partitions[tile + 1]);
 }
 
+// Keys stored in global memory in another form than the one a kernel compares: `Codec` has
+// static `encode(const Stored&)` (the compared form) and `decode` (back). A sort of derived keys
+// whose order is a packed u64's reads them through encoding_reader in its first pass and writes
+// them through decoding_writer in its last, so no pass of its own converts them.
+template <class Stored, class Codec>
+struct encoding_reader {
+  const Stored* p;
+  __device__ __forceinline__ auto operator[](int64_t i) const { return Codec::encode(p[i]); }
+  __device__ __forceinline__ encoding_reader operator+(int64_t i) const { return {p + i}; }
+};
+template <class Stored, class Codec>
+struct decoding_writer {
+  Stored* p;
+  struct slot {
+    Stored* at;
+    template <class T>
+    __device__ __forceinline__ void operator=(const T& key) const { *at = Codec::decode(key); }
+  };
+  __device__ __forceinline__ slot operator[](int64_t i) const { return {p + i}; }
+  __device__ __forceinline__ decoding_writer operator+(int64_t i) const { return {p + i}; }
+};
+
 // A tile's input as N consecutive global ranges: tile position i is in range r where
-// start[r] <= i < start[r + 1] (start[0] == 0), at range[r][i - start[r]].
-template <int N, class T>
+// start[r] <= i < start[r + 1] (start[0] == 0), at range[r][i - start[r]]. A range is a
+// pointer or, for keys stored in another form, a reader such as encoding_reader.
+template <int N, class T, class Src = const T*>
 struct tile_ranges {
-  const T* range[N];
+  Src range[N];
   int start[N + 1];
   // Nested conditionals on compile-time indices, so the struct stays in registers.
   template <int R = 0>
@@ -66,8 +89,8 @@ __device__ __forceinline__ tile_ranges<2, T> two_ranges(const T* a, int a_count,
 
 // Loads the tile src[0..count) into shared[0..count), coalesced. All VT loads are issued
 // before the first shared store so they are in flight together.
-template <int NT, int VT, int N, class T>
-__device__ __forceinline__ void cta_load_ranges(const tile_ranges<N, T>& src, int count, T* shared) {
+template <int NT, int VT, int N, class T, class Src>
+__device__ __forceinline__ void cta_load_ranges(const tile_ranges<N, T, Src>& src, int count, T* shared) {
   T x[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -92,9 +115,10 @@ __device__ __forceinline__ void cta_load_two_ranges(const T* a, int a_count, con
 // through `shared` (NT * VT slots) so the global loads are coalesced. Items past `count` get
 // copies of the last item (count >= 1). Ends with `shared` still in use: call
 // cta_store_thread_order (which starts with a barrier) or synchronize before writing `shared`.
-template <int NT, int VT, class T>
-__device__ __forceinline__ void cta_load_thread_order(const T* src, int count, T* shared, T (&values)[VT]) {
-  cta_load_ranges<NT, VT>(tile_ranges<1, T>{{src}, {0, count}}, count, shared);
+// `src` is a pointer or a reader (encoding_reader).
+template <int NT, int VT, class T, class Src>
+__device__ __forceinline__ void cta_load_thread_order(Src src, int count, T* shared, T (&values)[VT]) {
+  cta_load_ranges<NT, VT>(tile_ranges<1, T, Src>{{src}, {0, count}}, count, shared);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -105,9 +129,10 @@ __device__ __forceinline__ void cta_load_thread_order(const T* src, int count, T
 
 // Stores VT values per thread, held in thread order (thread t holds items VT*t .. VT*t+VT-1),
 // to out[0..count) with coalesced stores, transposing through `shared` (NT * VT slots).
-// Starts with a barrier, so `shared` may still be in use by other threads when called.
-template <int NT, int VT, class T>
-__device__ __forceinline__ void cta_store_thread_order(const T (&values)[VT], T* shared, T* out,
+// Starts with a barrier, so `shared` may still be in use by other threads when called. `out`
+// is a pointer or a writer (decoding_writer).
+template <int NT, int VT, class T, class Out>
+__device__ __forceinline__ void cta_store_thread_order(const T (&values)[VT], T* shared, Out out,
                                                        int count) {
   __syncthreads();
 #pragma unroll

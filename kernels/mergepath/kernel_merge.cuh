@@ -34,10 +34,11 @@ template <int NV, class K> union merge_shared {
 
 // Merges one tile: a_keys[r.a_begin, r.a_end) with b_keys[r.b_begin, r.b_end) into
 // out_keys[0, r.count()). With `HasValues`, values follow their keys (V is then moved as an
-// opaque word). Called by all NT threads; r.count() <= NT * VT.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+// opaque word). Called by all NT threads; r.count() <= NT * VT. `out_keys` is a pointer or a
+// decoding_writer.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
-                                                 const V* b_vals, const merge_range& r, K* out_keys,
+                                                 const V* b_vals, const merge_range& r, KeysOut out_keys,
                                                  V* out_vals, Comp comp) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;

@@ -60,9 +60,10 @@ __device__ __forceinline__ merge_range mergesort_range(int64_t count, int64_t ru
 }
 
 // Sorts the n <= NT * VT keys keys_in[0..n) (and their values) into keys_out, which may be
-// keys_in itself, through cta_blocksort: mergesort's first pass on one tile.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void cta_sort_tile(const K* keys_in, const V* values_in, int n, K* keys_out, V* values_out,
+// keys_in itself, through cta_blocksort: mergesort's first pass on one tile. Keys are read
+// and written through pointers or through an encoding_reader / decoding_writer.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
+__device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, const V* values_in, int n, KeysOut keys_out, V* values_out,
                                               K* shared_keys, int* shared_positions, Comp comp) {
   K keys[VT];
   int positions[VT];
@@ -79,10 +80,11 @@ __device__ __forceinline__ void cta_sort_tile(const K* keys_in, const V* values_
 
 // Sorts tile blockIdx.x of keys_in[0..count) (NT * VT items) into the same place of keys_out,
 // which may be keys_in itself. With HasValues, values follow their keys: they are gathered
-// once, through the sorted keys' source positions (values_out may be values_in too).
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void blocksort_tile(const K* keys_in, const V* values_in, int64_t count,
-                                               K* keys_out, V* values_out, Comp comp) {
+// once, through the sorted keys' source positions (values_out may be values_in too). Keys
+// are read and written through pointers or an encoding_reader / decoding_writer.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
+__device__ __forceinline__ void blocksort_tile(KeysIn keys_in, const V* values_in, int64_t count,
+                                               KeysOut keys_out, V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
   __shared__ K shared_keys[NV];
   __shared__ int shared_positions[HasValues ? NV : 1];
@@ -740,10 +742,11 @@ __device__ __forceinline__ void segmented_levels_body(K* keys, V* values, K* tmp
 
 // One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
 // `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
-// of two: faster while the passes are small, see BENCHMARKS.md).
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+// of two: faster while the passes are small, see BENCHMARKS.md). Keys are written through a
+// pointer or a decoding_writer.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                    int64_t run, const int64_t* partitions, K* keys_out,
+                                                    int64_t run, const int64_t* partitions, KeysOut keys_out,
                                                     V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
   const int64_t tile = blockIdx.x;
@@ -873,9 +876,9 @@ __device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_
 // items, so half a CTA), back into shared memory; then all threads merge (A + B) with (C + D).
 // With HasValues, the source positions of both levels are composed and values are gathered
 // once, from global memory.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                     int64_t run, const split4* splits, K* keys_out,
+                                                     int64_t run, const split4* splits, KeysOut keys_out,
                                                      V* values_out, Comp comp) {
   constexpr int NV = NT * VT, HALF = NT / 2;
   constexpr int64_t SPACING = HALF * VT;
