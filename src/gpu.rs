@@ -52,6 +52,7 @@ pub(crate) struct Kernels {
     /// Indexed by [`value_slot`].
     pub sort_merge_pairs: [CudaFunction; 3],
     pub sort4_boundaries: CudaFunction,
+    pub sort4_tile_splits: CudaFunction,
     pub segmented_bounds: CudaFunction,
     /// Tiles inside one segment, tiles of short pieces, the rest (by segment and key).
     pub segmented_blocksort_keys: [CudaFunction; 3],
@@ -210,6 +211,7 @@ impl Gpu {
             sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
             sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
+            sort4_tile_splits: module.load_function("mergepath_sort4_tile_splits")?,
             segmented_bounds: module.load_function("mergepath_segmented_bounds")?,
             segmented_blocksort_keys: [
                 module.load_function("mergepath_segmented_blocksort_one_keys")?,

@@ -8,21 +8,23 @@
 //! - A two-way pass merges pairs of runs, each pair a *frame* of `2 * run` items
 //!   ([`mergesort_frame`]), as the two-phase merge of [`crate::partition`]: one Merge Path search
 //!   per output tile inside its frame, then the merge kernel.
-//! - A four-way pass merges frames of four runs A, B, C, D. Its partition takes the elements at
-//!   every tile-th position of the merges A + B and C + D as boundaries: each boundary's split of
-//!   all four runs is one Merge Path search in its own pair and one binary search in each run of
-//!   the other pair, never a nested search ([`mergesort4_segments`]). Between two boundaries lie
-//!   at most a tile of A + B and a tile of C + D, so each segment fits one CTA, which merges A
-//!   with B and C with D in its two halves and then the two results, all in shared memory.
+//! - A four-way pass merges frames of four runs A, B, C, D, in output tiles of two merge tiles
+//!   each ([`mergesort4_tiles`]). Its partition first takes the elements at every tile-th
+//!   position of the merges A + B and C + D as coarse boundaries: each boundary's split of all
+//!   four runs is one Merge Path search in its own pair and one binary search in each run of
+//!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
+//!   and a tile of C + D. Then each output tile's exact split is searched inside the bracket of
+//!   boundaries around it, one thread per run. A CTA merges its tile's A with B and C with D in
+//!   one pass over its threads, then the two results, all in shared memory.
 //!
 //! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
 //! last pass writes the caller's buffer.
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
-//! pairs), plus the partitions: 32 bytes per four-way segment (about `n / tile` of them) and, for
-//! a two-way pass of more than 1,024 tiles, 8 bytes per tile; none when the input fits one
-//! block. It comes from the [`Gpu`]'s temp pool, so repeated sorts of the same size do not
-//! allocate.
+//! pairs), plus the partitions: 32 bytes per four-way coarse boundary and per four-way tile
+//! (about `n / tile` and `n / (2 tile)` of them) and, for a two-way pass of more than 1,024
+//! tiles, 8 bytes per tile; none when the input fits one block. It comes from the [`Gpu`]'s
+//! temp pool, so repeated sorts of the same size do not allocate.
 //!
 //! Comparators must be strict weak orders (the built-in ones are). Sorting is stable: equal
 //! keys keep their input order.
@@ -229,15 +231,16 @@ fn mergesort4_frame(n: usize, run: usize, frame: usize) -> (usize, [usize; 4]) {
     (begin, counts)
 }
 
-/// Boundaries (and segments) of a frame with runs of `c` items: one every `tile` items, rounded
-/// up, of A + B, and of C + D.
+/// Coarse boundaries of a frame with runs of `c` items: one every `tile` items, rounded up, of
+/// A + B, and of C + D.
 fn mergesort4_pair_boundaries(c: &[usize; 4], tile: usize) -> (usize, usize) {
     ((c[0] + c[1]).div_ceil(tile), (c[2] + c[3]).div_ceil(tile))
 }
 
-/// Segments (CTAs) of a four-way pass over `n` items with runs of `run` and tiles of `tile`:
-/// every frame before the last is full, with `4 * run / tile`.
-pub fn mergesort4_segment_count(n: usize, run: usize, tile: usize) -> usize {
+/// Coarse boundaries of a four-way pass over `n` items with runs of `run` and tiles of `tile`
+/// (the merge passes' tile; a four-way CTA merges two): every frame before the last is full,
+/// with `4 * run / tile`.
+pub fn mergesort4_boundary_count(n: usize, run: usize, tile: usize) -> usize {
     let frames = n.div_ceil(4 * run);
     if frames == 0 {
         return 0;
@@ -246,25 +249,37 @@ pub fn mergesort4_segment_count(n: usize, run: usize, tile: usize) -> usize {
     (frames - 1) * (4 * run / tile) + ab + cd
 }
 
-/// The input ranges of the four runs (A, B, C, D, global indices) each segment of a four-way
-/// pass merges, in segment (CTA) order, as the device computes them
-/// (`mergesort4_boundaries_body` and `mergesort4_pass_tile`). `keys` holds sorted runs of
-/// `run` items; `run` must be a multiple of `tile`. Segment outputs follow one another in order.
-pub fn mergesort4_segments<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
+/// Output tiles (CTAs) of a four-way pass over `n` items with runs of `run`: `2 * tile` items
+/// each, every frame before the last with `2 * run / tile`.
+pub fn mergesort4_tile_count(n: usize, run: usize, tile: usize) -> usize {
+    let frames = n.div_ceil(4 * run);
+    if frames == 0 {
+        return 0;
+    }
+    (frames - 1) * (2 * run / tile) + (n - (frames - 1) * 4 * run).div_ceil(2 * tile)
+}
+
+/// The input ranges of the four runs (A, B, C, D, global indices) each output tile of a
+/// four-way pass merges, in tile (CTA) order, as the device computes them
+/// (`mergesort4_boundaries_body`, `mergesort4_tile_splits_body` and `mergesort4_pass_tile`):
+/// every tile but a frame's last merges exactly `2 * tile` items. `keys` holds sorted runs of
+/// `run` items; `run` must be a multiple of `tile`.
+pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
     assert!(tile > 0 && run % tile == 0, "runs must be whole tiles");
     let n = keys.len();
-    let mut segments = Vec::new();
+    let mut tiles = Vec::new();
     for frame in 0..n.div_ceil(4 * run) {
         let (begin, c) = mergesort4_frame(n, run, frame);
         let mut starts = [0; 4];
         for r in 1..4 {
             starts[r] = starts[r - 1] + c[r - 1];
         }
-        let list = |r: usize| &keys[begin + starts[r]..begin + starts[r] + c[r]];
-        // A boundary of pair p (runs 2p, 2p + 1): the element at position j * tile of the
-        // pair's merge, its split of all four runs, and its place among the frame's boundaries.
+        let lists: [&[T]; 4] = [0, 1, 2, 3].map(|r| &keys[begin + starts[r]..begin + starts[r] + c[r]]);
+        // A coarse boundary of pair p (runs 2p, 2p + 1): the element at position j * tile of
+        // the pair's merge, its split of all four runs, and its place among the frame's
+        // boundaries.
         let boundary = |p: usize, j: usize| -> (usize, [usize; 4]) {
-            let (p0, p1, q0, q1) = (list(2 * p), list(2 * p + 1), list(2 - 2 * p), list(3 - 2 * p));
+            let (p0, p1, q0, q1) = (lists[2 * p], lists[2 * p + 1], lists[2 - 2 * p], lists[3 - 2 * p]);
             let a = merge_path(p0, p1, j * tile, &is_less);
             let b = j * tile - a;
             let x = if b >= p1.len() || (a < p0.len() && !is_less(&p1[b], &p0[a])) { &p0[a] } else { &p1[b] };
@@ -275,17 +290,48 @@ pub fn mergesort4_segments<T>(keys: &[T], run: usize, tile: usize, is_less: impl
             (j + (c0 + c1).div_ceil(tile), split)
         };
         let (ab, cd) = mergesort4_pair_boundaries(&c, tile);
-        let mut splits = vec![[0; 4]; ab + cd];
+        let mut bounds = vec![[0; 4]; ab + cd];
         for j in 0..ab + cd {
             let (slot, split) = if j < ab { boundary(0, j) } else { boundary(1, j - ab) };
-            splits[slot] = split;
+            bounds[slot] = split;
         }
+        // Each tile start's split: a boundary's slot is ceil(its rank / tile), so boundaries
+        // 2 t and 2 t + 1 (or the frame's end) bracket tile t's first output; in the bracket,
+        // run q's count is a binary search over its items' places in the merge
+        // (mergesort4_split_run).
+        let total: usize = c.iter().sum();
+        let mut splits: Vec<[usize; 4]> = (0..total.div_ceil(2 * tile))
+            .map(|t| {
+                let rank = t * 2 * tile;
+                let (lo, hi) = (bounds[2 * t], bounds.get(2 * t + 1).copied().unwrap_or(c));
+                [0, 1, 2, 3].map(|q| {
+                    let place = |i: usize| {
+                        let x = &lists[q][i];
+                        let before = |p: usize| {
+                            let within = &lists[p][lo[p]..hi[p]];
+                            lo[p] + within.partition_point(|y| if p < q { !is_less(x, y) } else { is_less(y, x) })
+                        };
+                        i + (0..4).filter(|&p| p != q).map(before).sum::<usize>()
+                    };
+                    let (mut b, mut e) = (lo[q], hi[q]);
+                    while b < e {
+                        let m = b + (e - b) / 2;
+                        if place(m) < rank {
+                            b = m + 1;
+                        } else {
+                            e = m;
+                        }
+                    }
+                    b
+                })
+            })
+            .collect();
         splits.push(c);
         for w in splits.windows(2) {
-            segments.push([0, 1, 2, 3].map(|r| begin + starts[r] + w[0][r]..begin + starts[r] + w[1][r]));
+            tiles.push([0, 1, 2, 3].map(|r| begin + starts[r] + w[0][r]..begin + starts[r] + w[1][r]));
         }
     }
-    segments
+    tiles
 }
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
@@ -341,7 +387,7 @@ fn enqueue_sort(
     let pass_partition_bytes = |p: &MergesortPass| match p.ways {
         2 if search_in_merge => 0,
         2 => (tiles + 1) * 8,
-        _ => mergesort4_segment_count(n, p.run, tile) * std::mem::size_of::<[i64; 4]>(),
+        _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<[i64; 4]>(),
     };
     let parts_bytes = plan.iter().map(pass_partition_bytes).max().unwrap_or(0);
 
@@ -409,13 +455,30 @@ fn enqueue_sort(
             let parts_arg = if search_in_merge { 0 } else { parts_ptr };
             (&kernels.sort_merge_keys, &kernels.sort_merge_pairs, config(grid(tiles)?, shape.threads), parts_arg)
         } else {
-            let segments = mergesort4_segment_count(n, pass.run, tile);
-            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(segments as i64), KernelArg::Ptr(parts_ptr)];
+            // The coarse boundaries, then each output tile's exact split (after them in the
+            // partition buffer).
+            let bounds = mergesort4_boundary_count(n, pass.run, tile);
+            let tiles4 = mergesort4_tile_count(n, pass.run, tile);
+            let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<[i64; 4]>()) as u64;
+            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(bounds as i64), KernelArg::Ptr(parts_ptr)];
             // SAFETY: matches `mergepath_sort4_boundaries`; src holds n keys, the partition
-            // buffer `segments` 32-byte splits, the grid covers `segments` threads, and run is
-            // a multiple of the spacing `tile`, the kernel's segment spacing.
-            unsafe { gpu.launch(&kernels.sort4_boundaries, partition_launch_config(segments)?, &args) }?;
-            (&kernels.sort4_merge_keys, &kernels.sort4_merge_pairs, config(grid(segments)?, 2 * shape.threads), parts_ptr)
+            // buffer `bounds` 32-byte splits, the grid covers `bounds` threads, and run is a
+            // multiple of the spacing `tile`.
+            unsafe { gpu.launch(&kernels.sort4_boundaries, partition_launch_config(bounds)?, &args) }?;
+            let args = [
+                KernelArg::Ptr(src_k),
+                count,
+                KernelArg::I64(tile as i64),
+                run,
+                KernelArg::Ptr(parts_ptr),
+                KernelArg::I64(tiles4 as i64),
+                KernelArg::Ptr(splits_ptr),
+            ];
+            // SAFETY: matches `mergepath_sort4_tile_splits`; the coarse boundaries were written
+            // just above for the same (n, tile, run), the partition buffer holds `tiles4` more
+            // 32-byte splits after them, and the grid covers 4 * tiles4 threads.
+            unsafe { gpu.launch(&kernels.sort4_tile_splits, partition_launch_config(4 * tiles4)?, &args) }?;
+            (&kernels.sort4_merge_keys, &kernels.sort4_merge_pairs, config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
         };
         match values {
             None => {

@@ -1,12 +1,12 @@
 //! Host-side mergesort math, without a GPU: the pass plan, the frames, the tiles' input ranges
-//! of a two-way pass and the segments of a four-way pass (each input item in exactly one tile or
-//! segment, inside its frame, a segment within one CTA's capacity), and a CPU model of the whole
-//! pass structure (blocksort, then merge passes over those ranges) against `slice::sort_by`.
+//! of two-way and four-way passes (each input item in exactly one tile, inside its frame, every
+//! tile but a frame's last full), and a CPU model of the whole pass structure (blocksort, then
+//! merge passes over those ranges) against `slice::sort_by`.
 
 use mergepath::cpu;
 use mergepath::sort::{
-    mergesort4_segment_count, mergesort4_segments, mergesort_frame, mergesort_plan, mergesort_tile_ranges,
-    MergesortPass,
+    mergesort4_boundary_count, mergesort4_tile_count, mergesort4_tiles, mergesort_frame, mergesort_plan,
+    mergesort_tile_ranges, MergesortPass,
 };
 use proptest::prelude::*;
 
@@ -30,7 +30,7 @@ fn ordering<T>(less: &impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Orderi
 
 /// What the GPU does, pass by pass, on the CPU: stable-sort each block, then for each merge pass
 /// of the plan merge every output tile's (A, B) ranges (two-way) or every segment's (A, B, C, D)
-/// ranges as (A + B) + (C + D) (four-way), in tile or segment order.
+/// ranges as (A + B) + (C + D) (four-way), in tile order.
 fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, four_way: bool, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut cur: Vec<T> = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(block) {
@@ -45,7 +45,7 @@ fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, four_way: boo
                 next.extend(cpu::merge_by(&cur[a], &cur[b], &less));
             }
         } else {
-            for [a, b, c, d] in mergesort4_segments(&cur, pass.run, tile, &less) {
+            for [a, b, c, d] in mergesort4_tiles(&cur, pass.run, tile, &less) {
                 let ab = cpu::merge_by(&cur[a], &cur[b], &less);
                 let cd = cpu::merge_by(&cur[c], &cur[d], &less);
                 next.extend(cpu::merge_by(&ab, &cd, &less));
@@ -96,29 +96,29 @@ proptest! {
     }
 
     #[test]
-    fn segments_cover_every_input_once_inside_their_frame(
+    fn four_way_tiles_cover_every_input_once_inside_their_frame(
         keys in proptest::collection::vec(0u8..6, 0..900), tile in 1usize..30, log_runs in 0u32..4,
     ) {
         let run = tile << log_runs;
         let input = sorted_runs(keys, run);
         let n = input.len();
-        let segments = mergesort4_segments(&input, run, tile, by_key);
-        prop_assert_eq!(segments.len(), mergesort4_segment_count(n, run, tile));
+        let tiles = mergesort4_tiles(&input, run, tile, by_key);
+        prop_assert_eq!(tiles.len(), mergesort4_tile_count(n, run, tile));
         let mut out = 0;
-        for seg in &segments {
+        for t in &tiles {
             let frame = out / (4 * run) * (4 * run);
-            for (r, range) in seg.iter().enumerate() {
+            for (r, range) in t.iter().enumerate() {
                 let (lo, hi) = ((frame + r * run).min(n), (frame + (r + 1) * run).min(n));
                 prop_assert!(lo <= range.start && range.start <= range.end && range.end <= hi, "range outside its run");
             }
-            // One CTA's capacity: a tile of A + B and a tile of C + D at most, never empty.
-            prop_assert!(seg[0].len() + seg[1].len() <= tile && seg[2].len() + seg[3].len() <= tile);
-            let len: usize = seg.iter().map(|r| r.len()).sum();
-            prop_assert!(len > 0);
+            // Full tiles of one CTA's capacity, except at the end of a frame.
+            let len: usize = t.iter().map(|r| r.len()).sum();
+            let frame_end = (frame + 4 * run).min(n);
+            prop_assert_eq!(len, (2 * tile).min(frame_end - out), "tile size");
             out += len;
         }
         prop_assert_eq!(out, n);
-        prop_assert!(cover_each_once(n, segments.into_iter().flatten()), "every input item in exactly one segment");
+        prop_assert!(cover_each_once(n, tiles.into_iter().flatten()), "every input item in exactly one tile");
     }
 
     #[test]
@@ -162,12 +162,17 @@ fn pass_plans() {
 }
 
 #[test]
-fn segment_counts() {
-    // Full frames: 4 * run / tile segments each; the last frame's runs rounded up per pair.
-    assert_eq!(mergesort4_segment_count(0, 10, 5), 0);
-    assert_eq!(mergesort4_segment_count(40, 10, 5), 8);
-    assert_eq!(mergesort4_segment_count(41, 10, 5), 9);
-    assert_eq!(mergesort4_segment_count(66, 10, 5), 8 + 4 + 2);
+fn four_way_counts() {
+    // Full frames: 4 * run / tile coarse boundaries and 2 * run / tile tiles each; the last
+    // frame's boundaries rounded up per pair, its tiles of 2 * tile rounded up.
+    assert_eq!(mergesort4_boundary_count(0, 10, 5), 0);
+    assert_eq!(mergesort4_boundary_count(40, 10, 5), 8);
+    assert_eq!(mergesort4_boundary_count(41, 10, 5), 9);
+    assert_eq!(mergesort4_boundary_count(66, 10, 5), 8 + 4 + 2);
+    assert_eq!(mergesort4_tile_count(0, 10, 5), 0);
+    assert_eq!(mergesort4_tile_count(40, 10, 5), 4);
+    assert_eq!(mergesort4_tile_count(41, 10, 5), 5);
+    assert_eq!(mergesort4_tile_count(66, 10, 5), 4 + 3);
 }
 
 #[test]

@@ -32,7 +32,7 @@ constexpr int LADDER_TILE = LADDER.nt * LADDER.vt < LADDER_TILE_FIT ? LADDER.nt 
                             : LADDER_TILE_FIT > LADDER.nt ? LADDER_TILE_FIT : LADDER.nt;
 constexpr int LADDER_BLOCK_TILES = 8;
 // Mergesort: the blocksort's tile is a whole number of the merge passes' tiles, so runs are
-// whole tiles. Four-way passes run 2 * SORT.nt threads on segments of up to two SORT tiles
+// whole tiles. Four-way passes run 2 * SORT.nt threads on output tiles of two SORT tiles
 // (SORT_PAIRS for the kernels that move values).
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape SORT_PAIRS = mergepath::sort_pairs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
@@ -101,6 +101,13 @@ mergepath_sort4_boundaries(const mergepath_key_t* keys, int64_t count, int64_t s
                            int64_t num_segments, mergepath::split4* splits) {
   mergepath::mergesort4_boundaries_body(keys, count, spacing, run, num_segments, splits,
                                         mergepath_comp_t());
+}
+
+// Four threads per output tile of a four-way pass (a tile is 2 * spacing items).
+extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+mergepath_sort4_tile_splits(const mergepath_key_t* keys, int64_t count, int64_t spacing, int64_t run,
+                            const mergepath::split4* coarse, int64_t num_tiles, mergepath::split4* splits) {
+  mergepath::mergesort4_tile_splits_body(keys, count, spacing, run, coarse, num_tiles, splits, mergepath_comp_t());
 }
 
 extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 4)

@@ -2,8 +2,10 @@
 // sorted on its own) and then merge passes over sorted runs of `run` items. A two-way pass
 // merges pairs of runs ("frames" of 2 * run items) with one coarse merge-path partition per
 // output tile, searched inside the tile's frame. A four-way pass merges frames of four runs
-// A, B, C, D as (A + B) + (C + D) inside each CTA, on segments cut at sample boundaries (see
-// mergesort4_boundaries_body), so no global pass ever materializes A + B.
+// A, B, C, D as (A + B) + (C + D) inside each CTA, on full output tiles whose exact splits of
+// the four runs are found inside brackets of coarse sample boundaries (see
+// mergesort4_boundaries_body and mergesort4_tile_splits_body), so no global pass ever
+// materializes A + B.
 #pragma once
 #include "kernel_merge.cuh"
 
@@ -797,7 +799,7 @@ __device__ __forceinline__ mergesort4_frame find_mergesort4_frame(int64_t count,
   return f;
 }
 
-// Items of each of a frame's four runs that go out before a segment boundary (frame-local).
+// Items of each of a frame's four runs that go out before a boundary or a tile (frame-local).
 struct split4 {
   int64_t at[4];
 };
@@ -814,7 +816,9 @@ __device__ __forceinline__ int64_t mergesort4_segments(const mergesort4_frame& f
 // boundaries. The split of P is P's merge path; the other pair Q's items before x are found by
 // one binary search in each of its runs (QAfter: Q is C + D, after P, so its ties with x go
 // after x). Every item before x is either among P's first j * spacing or before x in Q, and
-// Q's boundary m is before x exactly when m * spacing < (Q's items before x).
+// Q's boundary m is before x exactly when m * spacing < (Q's items before x). So the place is
+// j + ceil(c / spacing) = ceil(rank / spacing), with c Q's items before x and rank = j *
+// spacing + c x's position in the frame's merge.
 template <bool QAfter, class K, class Comp>
 __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const K* p1, int64_t n1, const K* q0,
                                                  int64_t m0, const K* q1, int64_t m1, int64_t j,
@@ -836,8 +840,9 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
 // after frame; a full frame has 4 * run / spacing). Boundaries are the elements at every
 // `spacing`-th position of A + B and of C + D; each is written, as the split of the four runs
 // before it, to its place in the frame's boundaries sorted by rank. Between two consecutive
-// boundaries there are at most `spacing` items of A + B and `spacing` of C + D, so a segment
-// fits a CTA of 2 * spacing items. Three binary searches per boundary, none nested.
+// boundaries there are at most `spacing` items of A + B and `spacing` of C + D: the brackets
+// in which mergesort4_tile_splits_body finds the tiles' exact splits. Three binary searches
+// per boundary, none nested.
 template <class K, class Comp>
 __device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_t count, int64_t spacing,
                                                            int64_t run, int64_t num_segments, split4* splits,
@@ -870,56 +875,153 @@ __device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_
   splits[frame * per_frame + slot] = out;
 }
 
-// One four-way pass: segment blockIdx.x (see mergesort4_boundaries_body) with NT threads and
-// VT items each, NT * VT = 2 * spacing. The segment's runs are loaded as [A | B | C | D]; the
-// first half of the CTA merges A with B and the second half C with D (each at most `spacing`
-// items, so half a CTA), back into shared memory; then all threads merge (A + B) with (C + D).
+// Tiles of a frame in a four-way pass: one per `tile` items of its output (the last may be
+// short).
+__device__ __forceinline__ int64_t mergesort4_tiles(const mergesort4_frame& f, int64_t tile) {
+  return ceil_div(f.count[0] + f.count[1] + f.count[2] + f.count[3], tile);
+}
+
+// The exact split of a frame's four runs at output position `rank` of their stable merge, one
+// run per thread (lane `q` of four): the number of run q's items whose place in the merge is
+// before `rank`. Run q's i-th item x goes out at i plus, in every other run p, the items that
+// go before it (p before q: those not after x; p after q: those before x). That place grows
+// with i, so a binary search over i finds the count, each probe three bound searches in
+// lockstep. All of it stays inside the bracket [lo, hi] of two coarse boundaries around `rank`
+// (every item between them has, in every run p, between lo[p] and hi[p] items before it), and
+// each probe narrows the bounds of the later ones (their counts lie beyond this probe's on
+// the side the search goes), so the inner searches shrink with the outer one.
+template <class K, class Comp>
+__device__ __forceinline__ int64_t mergesort4_split_run(const K* const (&runs)[4], int q, const split4& lo,
+                                                        const split4& hi, int64_t rank, Comp comp) {
+  // Run q's bounds and keys picked with compile-time indices (no local-memory arrays).
+  int64_t begin = 0, end = 0, inner_lo[4], inner_hi[4];
+  const K* own = runs[0];
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    inner_lo[p] = lo.at[p];
+    inner_hi[p] = hi.at[p];
+    if (p == q) {
+      begin = lo.at[p];
+      end = hi.at[p];
+      own = runs[p];
+    }
+  }
+  while (begin < end) {
+    const int64_t mid = begin + (end - begin) / 2;
+    const K x = own[mid];
+    int64_t b[4], e[4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      b[p] = inner_lo[p];
+      e[p] = p == q ? inner_lo[p] : inner_hi[p];
+    }
+    while (b[0] < e[0] || b[1] < e[1] || b[2] < e[2] || b[3] < e[3]) {
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        if (b[p] < e[p]) {
+          const int64_t m = b[p] + (e[p] - b[p]) / 2;
+          const K y = runs[p][m];
+          if (p < q ? !comp(x, y) : comp(y, x)) b[p] = m + 1;
+          else e[p] = m;
+        }
+      }
+    }
+    int64_t place = mid;
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (p != q) place += b[p];
+    const bool before = place < rank;
+    if (before) begin = mid + 1;
+    else end = mid;
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      if (p != q) {
+        if (before) inner_lo[p] = b[p];
+        else inner_hi[p] = b[p];
+      }
+    }
+  }
+  return begin;
+}
+
+// The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items: thread
+// 4 t + q writes run q's count (frame-local) before tile t's first output (`num_tiles` tiles,
+// frame after frame; a full frame has 4 * run / tile). The frame's coarse boundaries
+// (mergesort4_boundaries_body, `spacing` apart in each pair: `coarse`) are in slots
+// ceil(rank / spacing) (see pair_boundary), so the last one at or before tile j's first output
+// is slot 2 j and the next slot 2 j + 1 (or the frame's end): the bracket searched by
+// mergesort4_split_run.
+template <class K, class Comp>
+__device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64_t count, int64_t spacing,
+                                                            int64_t run, const split4* coarse, int64_t num_tiles,
+                                                            split4* splits, Comp comp) {
+  const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 4;
+  const int q = (int)(threadIdx.x % 4);
+  if (g >= num_tiles) return;
+  const int64_t tile = 2 * spacing, per_frame = 4 * run / tile, frame = g / per_frame, j = g % per_frame;
+  const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
+  const split4* bounds = coarse + frame * (4 * run / spacing);
+  const split4 lo = bounds[2 * j];
+  split4 hi;
+  if (2 * j + 1 < mergesort4_segments(f, spacing)) hi = bounds[2 * j + 1];
+  else
+#pragma unroll
+    for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
+  const K* runs[4];
+#pragma unroll
+  for (int r = 0; r < 4; ++r) runs[r] = keys + f.run_begin(r);
+  splits[g].at[q] = mergesort4_split_run(runs, q, lo, hi, j * tile, comp);
+}
+
+// One four-way pass: output tile blockIdx.x (see mergesort4_tile_splits_body) with NT threads
+// and VT items each, NT * VT = tile. The tile's slices of the runs are loaded as
+// [A | C | B | D]; all threads merge A with B and C with D in one pass (serial_merge_two_at:
+// X = A | C, Y = B | D), back into shared memory as [A + B | C + D], then (A + B) with (C + D).
 // With HasValues, the source positions of both levels are composed and values are gathered
 // once, from global memory.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* values_in, int64_t count,
                                                      int64_t run, const split4* splits, KeysOut keys_out,
                                                      V* values_out, Comp comp) {
-  constexpr int NV = NT * VT, HALF = NT / 2;
-  constexpr int64_t SPACING = HALF * VT;
+  constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   __shared__ int shared_sources[HasValues ? NV : 1];
   const int64_t g = blockIdx.x;
-  const int64_t per_frame = 4 * run / SPACING;
+  const int64_t per_frame = 4 * run / NV;
   const mergesort4_frame f = find_mergesort4_frame(count, run, g / per_frame);
   const split4 lo = splits[g];
   split4 hi;
-  if (g % per_frame + 1 < mergesort4_segments(f, SPACING)) hi = splits[g + 1];
+  if (g % per_frame + 1 < mergesort4_tiles(f, NV)) hi = splits[g + 1];
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
 
+  // Load order A, C, B, D.
+  constexpr int LOAD_ORDER[4] = {0, 2, 1, 3};
   tile_ranges<4, K> key_src;
   int64_t out_first = f.begin;
   key_src.start[0] = 0;
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    key_src.range[r] = keys_in + f.run_begin(r) + lo.at[r];
-    key_src.start[r + 1] = key_src.start[r] + (int)(hi.at[r] - lo.at[r]);
+  for (int i = 0; i < 4; ++i) {
+    const int r = LOAD_ORDER[i];
+    key_src.range[i] = keys_in + f.run_begin(r) + lo.at[r];
+    key_src.start[i + 1] = key_src.start[i] + (int)(hi.at[r] - lo.at[r]);
     out_first += lo.at[r];
   }
-  const int n_ab = key_src.start[2], n = key_src.start[4];
+  const int n = key_src.start[4];
   cta_load_ranges<NT, VT>(key_src, n, shared.keys);
   __syncthreads();
 
-  // Level 1: A + B in the first half of the CTA, C + D in the second, each into its own place.
-  const int tid = (int)threadIdx.x;
-  const bool cd = tid >= HALF;
-  const int begin = cd ? n_ab : 0, mid = cd ? key_src.start[3] : key_src.start[1], end = cd ? n : n_ab;
-  const int first = begin + VT * (cd ? tid - HALF : tid);
-  // Segments average half the CTA's capacity: whole warps past their merge's end skip it.
+  // Level 1: A + B, then C + D.
+  const int first = VT * (int)threadIdx.x;
+  const int n_a = key_src.start[1], n_ac = key_src.start[2], n_acb = key_src.start[3];
   K results[VT];
   int indices[VT];
-  if (first < end) serial_merge_at<VT>(shared.keys, begin, mid, end, first - begin, results, indices, comp);
+  if (first < n) serial_merge_two_at<VT>(shared.keys, n_a, n_ac, n_acb, n, first, results, indices, comp);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    if (first + i < end) {
+    if (first + i < n) {
       shared.keys[first + i] = results[i];
       if constexpr (HasValues) shared_sources[first + i] = indices[i];
     }
@@ -927,19 +1029,20 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   __syncthreads();
 
   // Level 2: (A + B) with (C + D).
-  if (VT * tid < n) serial_merge_at<VT>(shared.keys, 0, n_ab, n, VT * tid, results, indices, comp);
+  const int n_ab = n_a + (n_acb - n_ac);
+  if (first < n) serial_merge_at<VT>(shared.keys, 0, n_ab, n, first, results, indices, comp);
   if constexpr (HasValues) {
 #pragma unroll
     for (int i = 0; i < VT; ++i)
-      if (VT * tid + i < n) indices[i] = shared_sources[indices[i]];
+      if (first + i < n) indices[i] = shared_sources[indices[i]];
   }
   cta_store_thread_order<NT, VT>(results, shared.keys, keys_out + out_first, n);
   if constexpr (HasValues) {
     tile_ranges<4, V> value_src;
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      value_src.range[r] = values_in + (key_src.range[r] - keys_in);
-      value_src.start[r] = key_src.start[r];
+    for (int i = 0; i < 4; ++i) {
+      value_src.range[i] = values_in + (key_src.range[i] - keys_in);
+      value_src.start[i] = key_src.start[i];
     }
     value_src.start[4] = n;
     cta_gather_values<NT, VT>(indices, shared.indices, value_src, values_out + out_first, n);

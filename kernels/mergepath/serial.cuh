@@ -4,6 +4,31 @@
 
 namespace mergepath {
 
+// The loop of serial_merge (Tagged = false) and serial_merge_two (Tagged = true): X is
+// keys[a..a_end) with its second list from a_split, Y is keys[b..b_end) with its second list
+// from b_split; an item of a first list goes before any of a second list.
+template <int VT, bool Tagged, class K, class Comp>
+__device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_split, int a_end, int b, int b_split,
+                                                  int b_end, K (&results)[VT], int (&indices)[VT], Comp comp) {
+  const int last = b_end > 0 ? b_end - 1 : 0;  // an empty merge reads keys[0], unused
+  K a_key = keys[a < last ? a : last];
+  K b_key = keys[b < last ? b : last];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const bool by_list = Tagged && (a >= a_split) != (b >= b_split);
+    const bool take_a =
+        (b >= b_end) || ((a < a_end) && (by_list ? b >= b_split : a_goes_first(a_key, b_key, comp)));
+    results[i] = take_a ? a_key : b_key;
+    indices[i] = take_a ? a : b;
+    a += (int)take_a;
+    b += (int)!take_a;
+    const int next = take_a ? a : b;
+    const K key = keys[next < last ? next : last];
+    a_key = take_a ? key : a_key;
+    b_key = take_a ? b_key : key;
+  }
+}
+
 // Merges exactly VT items from shared memory into registers, starting at (a, b) on the
 // thread's merge path. A is keys[a..a_end), B is keys[b..b_end), both in one shared array
 // (B placed after A, so b_end is the end of both). Reads stay inside [a, b_end); past the end
@@ -15,21 +40,29 @@ namespace mergepath {
 template <int VT, class K, class Comp>
 __device__ __forceinline__ void serial_merge(const K* keys, int a, int a_end, int b, int b_end,
                                              K (&results)[VT], int (&indices)[VT], Comp comp) {
-  const int last = b_end > 0 ? b_end - 1 : 0;  // an empty merge reads keys[0], unused
-  K a_key = keys[a < last ? a : last];
-  K b_key = keys[b < last ? b : last];
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const bool take_a = (b >= b_end) || ((a < a_end) && a_goes_first(a_key, b_key, comp));
-    results[i] = take_a ? a_key : b_key;
-    indices[i] = take_a ? a : b;
-    a += (int)take_a;
-    b += (int)!take_a;
-    const int next = take_a ? a : b;
-    const K key = keys[next < last ? next : last];
-    a_key = take_a ? key : a_key;
-    b_key = take_a ? b_key : key;
+  serial_merge_loop<VT, false>(keys, a, a_end, a_end, b, b_end, b_end, results, indices, comp);
+}
+
+// Two merges in one output: X = keys[0..x_end) holds sorted lists X0 = [0, x0_end) and X1 =
+// [x0_end, x_end), Y = keys[x_end..y_end) holds Y0 = [x_end, y0_end) and Y1; the output is
+// merge(X0, Y0) followed by merge(X1, Y1) (n0 = x0_end + (y0_end - x_end) items, then the
+// rest). A thread's VT items from output position `diag` on may straddle the two merges, so
+// threads split the whole output evenly. Results and indices as serial_merge_at.
+template <int VT, class K, class Comp>
+__device__ __forceinline__ void serial_merge_two_at(const K* keys, int x0_end, int x_end, int y0_end, int y_end,
+                                                    int diag, K (&results)[VT], int (&indices)[VT], Comp comp) {
+  const int n0 = x0_end + (y0_end - x_end);
+  int x, y;
+  if (diag < n0) {
+    x = merge_path(keys, x0_end, keys + x_end, y0_end - x_end, diag, comp);
+    y = x_end + diag - x;
+  } else {
+    const int d = (diag < y_end ? diag : y_end) - n0;
+    const int mp = merge_path(keys + x0_end, x_end - x0_end, keys + y0_end, y_end - y0_end, d, comp);
+    x = x0_end + mp;
+    y = y0_end + d - mp;
   }
+  serial_merge_loop<VT, true>(keys, x, x0_end, x_end, y, y0_end, y_end, results, indices, comp);
 }
 
 // One thread's share of a merge held in shared memory: the VT items of the merge of
