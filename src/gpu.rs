@@ -46,6 +46,9 @@ pub(crate) struct Kernels {
     pub merge_pairs: [CudaFunction; 3],
     pub sort_partitions: CudaFunction,
     pub blocksort_keys: CudaFunction,
+    /// The blocksort on doubled blocks (`crate::sort::blocksort2_shared_bytes` of dynamic
+    /// shared memory).
+    pub blocksort2_keys: CudaFunction,
     /// Indexed by [`value_slot`].
     pub blocksort_pairs: [CudaFunction; 3],
     pub sort_merge_keys: CudaFunction,
@@ -95,6 +98,8 @@ pub(crate) struct Kernels {
 pub(crate) struct PackedSortKernels {
     /// Blocksort reading the keys packed into u64 (`mergepath_blocksort_keys`'s arguments).
     pub blocksort: CudaFunction,
+    /// The same on doubled blocks (as `Kernels::blocksort2_keys`).
+    pub blocksort2: CudaFunction,
     /// The same, writing them unpacked again: a sort of one block.
     pub blocksort_whole: CudaFunction,
     /// Two-way and four-way merge passes writing the keys unpacked (`mergepath_sort_merge_keys`'
@@ -196,6 +201,14 @@ impl Gpu {
                 module.load_function(&format!("{name}_16"))?,
             ])
         };
+        // Blocksorts of doubled blocks keep their keys in dynamic shared memory, more than the
+        // default 48 KB for 8-byte keys.
+        let doubled_blocksort = |name: &str| -> Result<CudaFunction> {
+            let f = module.load_function(name)?;
+            let bytes = crate::sort::blocksort2_shared_bytes(arch, std::mem::size_of::<K>());
+            f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?;
+            Ok(f)
+        };
         let kernels = Arc::new(Kernels {
             partitions: module.load_function("mergepath_partitions")?,
             merge_keys,
@@ -207,6 +220,7 @@ impl Gpu {
             merge_pairs: by_word("mergepath_merge_pairs")?,
             sort_partitions: module.load_function("mergepath_sort_partitions")?,
             blocksort_keys: module.load_function("mergepath_blocksort_keys")?,
+            blocksort2_keys: doubled_blocksort("mergepath_blocksort2_keys")?,
             blocksort_pairs: by_word("mergepath_blocksort_pairs")?,
             sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
             sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
@@ -249,6 +263,7 @@ impl Gpu {
             packed_sort: match C::PACKED_U64 {
                 Some(_) => Some(PackedSortKernels {
                     blocksort: module.load_function("mergepath_blocksort_pack")?,
+                    blocksort2: doubled_blocksort("mergepath_blocksort2_pack")?,
                     blocksort_whole: module.load_function("mergepath_blocksort_pack_unpack")?,
                     last_merge: module.load_function("mergepath_sort_merge_unpack")?,
                     last_merge4: module.load_function("mergepath_sort4_merge_unpack")?,

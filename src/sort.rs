@@ -142,13 +142,41 @@ pub struct MergesortPass {
     pub ways: usize,
 }
 
-/// The merge passes after the blocksort of `n` items in blocks of `block` items:
-/// `ceil(log2(ceil(n / block)))` levels of pairwise merging. With `four_way`, two levels per
-/// four-way pass and one two-way pass first when the number of levels is odd; otherwise one
-/// two-way pass per level.
-pub fn mergesort_plan(n: usize, block: usize, four_way: bool) -> Vec<MergesortPass> {
+/// Levels of pairwise merging after the blocksort of `n` items in blocks of `block` items:
+/// `ceil(log2(ceil(n / block)))`.
+pub fn mergesort_levels(n: usize, block: usize) -> u32 {
     let blocks = n.div_ceil(block);
-    let mut levels = if blocks <= 1 { 0 } else { usize::BITS - (blocks - 1).leading_zeros() };
+    if blocks <= 1 {
+        0
+    } else {
+        usize::BITS - (blocks - 1).leading_zeros()
+    }
+}
+
+/// The block a sort of `n` keys starts from, given the tuning's `block`: twice it where the
+/// passes are four-way (`four_way`), the sort moves keys alone (`keys_only`: the doubled
+/// blocksort has no values) and the levels are odd and at least 3, so the sort runs one level
+/// fewer and no two-way pass (a blocksort round on doubled blocks costs less than a pass).
+pub fn mergesort_block(n: usize, block: usize, four_way: bool, keys_only: bool) -> usize {
+    let levels = mergesort_levels(n, block);
+    if four_way && keys_only && levels % 2 == 1 && levels >= 3 {
+        2 * block
+    } else {
+        block
+    }
+}
+
+/// Dynamic shared memory of the blocksort on doubled blocks: its keys.
+pub(crate) fn blocksort2_shared_bytes(arch: u32, key_bytes: usize) -> usize {
+    2 * blocksort_shape(arch, key_bytes).tile() * key_bytes
+}
+
+/// The merge passes after the blocksort of `n` items in blocks of `block` items:
+/// [`mergesort_levels`] levels of pairwise merging. With `four_way`, two levels per four-way
+/// pass and one two-way pass first when the number of levels is odd; otherwise one two-way
+/// pass per level.
+pub fn mergesort_plan(n: usize, block: usize, four_way: bool) -> Vec<MergesortPass> {
+    let mut levels = mergesort_levels(n, block);
     let mut run = block;
     let mut plan = Vec::new();
     while levels > 0 && (levels % 2 == 1 || !four_way) {
@@ -373,17 +401,21 @@ fn enqueue_sort(
 ) -> Result<()> {
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
-    let (tile, block) = (shape.tile(), block_shape.tile());
+    let tile = shape.tile();
     let grid = |ctas: usize| grid_ctas(ctas, "sort grid");
     let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
 
     // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
     // a null partition array). Large ones: two-way passes with the partition kernel, or, where
     // the tuning table says four ways, four-way passes (which write their segment boundaries
-    // first) and one two-way pass when the levels are odd.
+    // first) and one two-way pass when the levels are odd, or, for keys alone, a blocksort on
+    // doubled blocks instead.
     let tiles = n.div_ceil(tile);
     let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
-    let plan = mergesort_plan(n, block, !search_in_merge && shape.ways == 4);
+    let four_way = !search_in_merge && shape.ways == 4;
+    let block = mergesort_block(n, block_shape.tile(), four_way, values.is_none());
+    let doubled = block != block_shape.tile();
+    let plan = mergesort_plan(n, block, four_way);
     let pass_partition_bytes = |p: &MergesortPass| match p.ways {
         2 if search_in_merge => 0,
         2 => (tiles + 1) * 8,
@@ -412,22 +444,29 @@ fn enqueue_sort(
     };
     let config = |ctas: u32, threads: u32| LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
 
-    let block_cfg = config(grid(n.div_ceil(block))?, block_shape.threads);
+    let mut block_cfg = config(grid(n.div_ceil(block))?, block_shape.threads);
+    if doubled {
+        block_cfg.block_dim.0 *= 2;
+        block_cfg.shared_mem_bytes = blocksort2_shared_bytes(kernels.arch, key_bytes) as u32;
+    }
     let (k0, v0) = stage(0);
     match values {
         None => {
             let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
-            let func = match packed {
-                Some(p) if plan.is_empty() => &p.blocksort_whole,
-                Some(p) => &p.blocksort,
-                None => &kernels.blocksort_keys,
+            let func = match (packed, doubled) {
+                (Some(p), _) if plan.is_empty() => &p.blocksort_whole,
+                (Some(p), true) => &p.blocksort2,
+                (Some(p), false) => &p.blocksort,
+                (None, true) => &kernels.blocksort2_keys,
+                (None, false) => &kernels.blocksort_keys,
             };
             // SAFETY: matches `mergepath_blocksort_keys` (and the packed variants, whose
             // arguments are the same with the derived keys in, and out where the blocksort is
             // the whole sort); the kernel's block is `block_shape` (same table row: packed keys
-            // are 8 bytes, as u64), the grid covers ceil(n / block) blocks, and keys_in and
-            // stage 0 hold n keys (stage 0 may be keys_in itself: each CTA reads its block
-            // before writing it).
+            // are 8 bytes, as u64), or twice its threads with the doubled block's keys in
+            // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
+            // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
+            // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
             unsafe { gpu.launch(func, block_cfg, &args) }?;
         }
         Some((vals_in, _, word)) => {

@@ -139,7 +139,9 @@ fn sort_two_field_structs() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(0x77);
     let specials = [f32::NAN, -f32::NAN, f32::from_bits(0x7fc0_0001), -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
-    for n in [3usize, 5000, 1 << 21] {
+    // One block; one two-way pass; five four-way passes; a blocksort on doubled blocks (11
+    // levels, 8-byte keys) and five four-way passes.
+    for n in [3usize, 5000, 1 << 21, (1 << 22) + 1] {
         let keys: Vec<Point> = (0..n)
             .map(|_| {
                 let r = rng.next();

@@ -167,12 +167,14 @@ __device__ __forceinline__ void cta_load_merge(const K* a, const K* b, const mer
 }
 
 // Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts
-// its VT keys (odd_even_transposition_sort), then log2(NT) rounds merge sorted lists of VT,
+// its VT keys (odd_even_transposition_sort, or merge_exchange_sort where stability cannot be
+// seen: keys alone, equal keys the same bits), then log2(NT) rounds merge sorted lists of VT,
 // 2 VT, ... NT/2 VT keys pairwise through shared memory, `coop` threads per merge. With
 // HasValues, `positions` (tile-local source positions, usually VT * tid + i) move with the
 // keys, so values can be gathered once at the end instead of moving through every round.
 // Items past `count` (a partial last tile) are padded in the last valid thread with its
-// largest key, which a stable sort keeps behind the real items, and excluded from the merges
+// largest key, which a stable sort keeps behind the real items (an unstable one may swap it
+// with the real item it copies, the same bits), and excluded from the merges
 // by clamping every list to `count`. On return the sorted tile is in registers in thread
 // order and the shared arrays are still in use (store with cta_store_thread_order, which
 // starts with a barrier). NT must be a power of two.
@@ -191,7 +193,9 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
     for (int i = 1; i < VT; ++i)
       if (first + i >= count) keys[i] = largest;
   }
-  odd_even_transposition_sort<VT, HasValues>(keys, positions, comp);
+  // Keys alone under an order whose equal keys are the same bits need no stable sort here.
+  if constexpr (!HasValues && order_is_identity<Comp>::value) merge_exchange_sort<VT>(keys, comp);
+  else odd_even_transposition_sort<VT, HasValues>(keys, positions, comp);
 #pragma unroll 1
   for (int coop = 2; coop <= NT; coop *= 2) {
     __syncthreads();  // the previous round's reads of shared memory are done

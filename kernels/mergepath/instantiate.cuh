@@ -88,6 +88,17 @@ mergepath_blocksort_keys(const mergepath_key_t* in, int64_t count, mergepath_key
   mergepath::blocksort_tile<BLOCKSORT.nt, BLOCKSORT.vt, false, K, K>(in, nullptr, count, out, nullptr, Comp());
 }
 
+// The blocksort on blocks of twice the tile (2 * BLOCKSORT.nt threads, the keys in dynamic shared
+// memory: 2 * BLOCKSORT tile keys), so a key sort whose merge levels would be odd starts with
+// one level fewer, all of them in four-way passes.
+extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::BLOCKSORT.nt)
+mergepath_blocksort2_keys(const mergepath_key_t* in, int64_t count, mergepath_key_t* out) {
+  using namespace mergepath_instance;
+  mergepath::blocksort_tile_in<2 * BLOCKSORT.nt, BLOCKSORT.vt, false, K, K>(
+      in, nullptr, count, out, nullptr, reinterpret_cast<K*>(mergepath_dynamic_shared), nullptr, Comp());
+}
+
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
 mergepath_sort_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run,
                           const int64_t* partitions, mergepath_key_t* out) {
@@ -110,7 +121,7 @@ mergepath_sort4_tile_splits(const mergepath_key_t* keys, int64_t count, int64_t 
   mergepath::mergesort4_tile_splits_body(keys, count, spacing, run, coarse, num_tiles, splits, mergepath_comp_t());
 }
 
-extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 4)
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 5)
 mergepath_sort4_merge_keys(const mergepath_key_t* in, int64_t count, int64_t run,
                            const mergepath::split4* splits, mergepath_key_t* out) {
   using namespace mergepath_instance;
@@ -168,6 +179,14 @@ mergepath_blocksort_pack(const mergepath_key_t* in, int64_t count, uint64_t* out
                                                                                    nullptr, PackedOrder());
 }
 
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::BLOCKSORT.nt)
+mergepath_blocksort2_pack(const mergepath_key_t* in, int64_t count, uint64_t* out) {
+  using namespace mergepath_instance;
+  mergepath::blocksort_tile_in<2 * BLOCKSORT.nt, BLOCKSORT.vt, false, uint64_t, uint64_t>(
+      Packed{in}, nullptr, count, out, nullptr, reinterpret_cast<uint64_t*>(mergepath_dynamic_shared), nullptr,
+      PackedOrder());
+}
+
 extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)
 mergepath_blocksort_pack_unpack(const mergepath_key_t* in, int64_t count, mergepath_key_t* out) {
   using namespace mergepath_instance;
@@ -183,7 +202,7 @@ mergepath_sort_merge_unpack(const uint64_t* in, int64_t count, int64_t run, cons
                                                                               Unpacked{out}, nullptr, PackedOrder());
 }
 
-extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 4)
+extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 5)
 mergepath_sort4_merge_unpack(const uint64_t* in, int64_t count, int64_t run, const mergepath::split4* splits,
                              mergepath_key_t* out) {
   using namespace mergepath_instance;

@@ -81,19 +81,30 @@ __device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, const V* values_in
 }
 
 // Sorts tile blockIdx.x of keys_in[0..count) (NT * VT items) into the same place of keys_out,
-// which may be keys_in itself. With HasValues, values follow their keys: they are gathered
-// once, through the sorted keys' source positions (values_out may be values_in too). Keys
-// are read and written through pointers or an encoding_reader / decoding_writer.
+// which may be keys_in itself, staging it in `shared_keys` (and `shared_positions`), NT * VT
+// slots each. With HasValues, values follow their keys: they are gathered once, through the
+// sorted keys' source positions (values_out may be values_in too). Keys are read and written
+// through pointers or an encoding_reader / decoding_writer.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
+__device__ __forceinline__ void blocksort_tile_in(KeysIn keys_in, const V* values_in, int64_t count,
+                                                  KeysOut keys_out, V* values_out, K* shared_keys,
+                                                  int* shared_positions, Comp comp) {
+  constexpr int NV = NT * VT;
+  const int64_t first = (int64_t)blockIdx.x * NV;
+  const int n = count - first < NV ? (int)(count - first) : NV;
+  cta_sort_tile<NT, VT, HasValues>(keys_in + first, HasValues ? values_in + first : values_in, n, keys_out + first,
+                                   HasValues ? values_out + first : values_out, shared_keys, shared_positions, comp);
+}
+
+// blocksort_tile_in with the tile in static shared memory.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
 __device__ __forceinline__ void blocksort_tile(KeysIn keys_in, const V* values_in, int64_t count,
                                                KeysOut keys_out, V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
   __shared__ K shared_keys[NV];
   __shared__ int shared_positions[HasValues ? NV : 1];
-  const int64_t first = (int64_t)blockIdx.x * NV;
-  const int n = count - first < NV ? (int)(count - first) : NV;
-  cta_sort_tile<NT, VT, HasValues>(keys_in + first, HasValues ? values_in + first : values_in, n, keys_out + first,
-                                   HasValues ? values_out + first : values_out, shared_keys, shared_positions, comp);
+  blocksort_tile_in<NT, VT, HasValues>(keys_in, values_in, count, keys_out, values_out, shared_keys,
+                                       shared_positions, comp);
 }
 
 // Segmented sort: an item and the segment it is in (numbered from the tile's first segment),
