@@ -376,9 +376,10 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    if let (Some(descending), Some(packed), None, true) = (C::PACKED_U64, &kernels.packed_sort, values, keys_out % 8 == 0) {
-        // The order is a packed u64's (and the output, which holds the passes between, is
-        // aligned for u64): the u64 sort, with the first pass packing and the last unpacking.
+    if let (Some(descending), Some(packed), None, true) = (C::PACKED_U64, &kernels.packed_sort, values, (keys_in | keys_out) % 8 == 0) {
+        // The order is a packed u64's (and both buffers are aligned for u64: the output holds
+        // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
+        // pass packing and the last unpacking.
         let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
         return enqueue_sort(gpu, &u64_kernels, Some(packed), keys_in, keys_out, None, n, 8);
     }

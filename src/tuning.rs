@@ -40,7 +40,7 @@ pub fn ladder_tile(arch: u32, key_bytes: usize) -> usize {
 pub const LADDER_BLOCK_TILES: usize = 8;
 
 /// The launch shape of the merge passes of a key sort: two-way passes use it as it is,
-/// four-way passes with twice the threads (segments of up to two tiles); `ways` says which
+/// four-way passes with twice the threads (output tiles of two tiles); `ways` says which
 /// (large sorts only: small ones always merge two ways).
 pub fn sort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(crate::kernels::SORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort rows")

@@ -159,9 +159,9 @@ fn sort_two_field_structs() {
         assert_same(&got[..n], &cpu::sort_keys(&keys, Greater), &format!("sort_keys_copy Point n={n} Greater"));
         assert!(got[n..].iter().all(|p| *p == Point { x: 0.0, id: 0 }), "sort_keys_copy wrote past n");
         assert_eq!(gpu.download(&input).unwrap().iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), keys.iter().map(|p| (p.x.to_bits(), p.id)).collect::<Vec<_>>(), "input left as it is");
-        // Buffers 4 bytes off 8-byte alignment (Points from the second word of u32 buffers):
-        // an input read as Points by the packing pass, and an output that cannot hold the u64
-        // passes (sorted with the struct comparator instead).
+        // Buffers 4 bytes off 8-byte alignment (Points from the second word of u32 buffers),
+        // which the packed sort does not take (it moves keys as 8-byte words): sorted with the
+        // struct comparator instead.
         let mut words = vec![0u32];
         words.extend_from_slice(bytemuck::cast_slice(&keys));
         let shifted_in = gpu.upload(&words).unwrap();
