@@ -14,7 +14,8 @@
 //!   four runs is one Merge Path search in its own pair and one binary search in each run of
 //!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
 //!   and a tile of C + D. Then each output tile's exact split is searched inside the bracket of
-//!   boundaries around it, one thread per run. A CTA merges its tile's A with B and C with D in
+//!   boundaries around it: the merge path of the merges A + B and C + D, sixteen probes a
+//!   round, each a Merge Path search in both pairs. A CTA merges its tile's A with B and C with D in
 //!   one pass over its threads, then the two results, all in shared memory.
 //!
 //! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
@@ -324,34 +325,13 @@ pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn
             bounds[slot] = split;
         }
         // Each tile start's split: a boundary's slot is ceil(its rank / tile), so boundaries
-        // 2 t and 2 t + 1 (or the frame's end) bracket tile t's first output; in the bracket,
-        // run q's count is a binary search over its items' places in the merge
-        // (mergesort4_split_run).
+        // 2 t and 2 t + 1 (or the frame's end) bracket tile t's first output, in which
+        // mergesort4_tile_split searches it.
         let total: usize = c.iter().sum();
         let mut splits: Vec<[usize; 4]> = (0..total.div_ceil(2 * tile))
             .map(|t| {
-                let rank = t * 2 * tile;
                 let (lo, hi) = (bounds[2 * t], bounds.get(2 * t + 1).copied().unwrap_or(c));
-                [0, 1, 2, 3].map(|q| {
-                    let place = |i: usize| {
-                        let x = &lists[q][i];
-                        let before = |p: usize| {
-                            let within = &lists[p][lo[p]..hi[p]];
-                            lo[p] + within.partition_point(|y| if p < q { !is_less(x, y) } else { is_less(y, x) })
-                        };
-                        i + (0..4).filter(|&p| p != q).map(before).sum::<usize>()
-                    };
-                    let (mut b, mut e) = (lo[q], hi[q]);
-                    while b < e {
-                        let m = b + (e - b) / 2;
-                        if place(m) < rank {
-                            b = m + 1;
-                        } else {
-                            e = m;
-                        }
-                    }
-                    b
-                })
+                mergesort4_tile_split(&lists, lo, hi, t * 2 * tile, &is_less)
             })
             .collect();
         splits.push(c);
@@ -360,6 +340,74 @@ pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn
         }
     }
     tiles
+}
+
+/// Lanes per output tile of the device's exact four-way split search
+/// (`mergepath::TILE_SPLIT_LANES`): probes per round of [`mergesort4_tile_split`].
+const TILE_SPLIT_LANES: usize = 4;
+
+/// The point at diagonal `diag` of the merge path of `x` and `y` (the counts of each before
+/// it), searched between known points `lo` and `hi` of the path, as the device's
+/// `merge_path_between2` does.
+fn merge_path_between<T>(x: &[T], y: &[T], lo: [usize; 2], hi: [usize; 2], diag: usize, is_less: impl Fn(&T, &T) -> bool) -> [usize; 2] {
+    let mut b = if diag > hi[1] { (diag - hi[1]).max(lo[0]) } else { lo[0] };
+    let mut e = (diag - lo[1]).min(hi[0]);
+    while b < e {
+        let mid = b + (e - b) / 2;
+        if !is_less(&y[diag - 1 - mid], &x[mid]) {
+            b = mid + 1;
+        } else {
+            e = mid;
+        }
+    }
+    [b, diag - b]
+}
+
+/// The item the merge of `x` and `y` puts out at path point `p` (not the end).
+fn merge_item_at<'a, T>(x: &'a [T], y: &'a [T], p: [usize; 2], is_less: impl Fn(&T, &T) -> bool) -> &'a T {
+    if p[1] >= y.len() || (p[0] < x.len() && !is_less(&y[p[1]], &x[p[0]])) {
+        &x[p[0]]
+    } else {
+        &y[p[1]]
+    }
+}
+
+/// The split of a four-way frame's runs at output position `rank`, as the device's
+/// `mergesort4_tile_splits_body` searches it inside the bracket of coarse boundaries `lo` and
+/// `hi`: k (the items of A + B before `rank`) is the merge path of the pairs' merges at
+/// `rank`, searched with `TILE_SPLIT_LANES` probes a round, each probe a merge-path search in
+/// each pair, all bounded by the path points of the probes that bracket the answer so far.
+fn mergesort4_tile_split<T>(lists: &[&[T]; 4], lo: [usize; 4], hi: [usize; 4], rank: usize, is_less: &impl Fn(&T, &T) -> bool) -> [usize; 4] {
+    let lanes = TILE_SPLIT_LANES;
+    let (mut below, mut above) = ([[lo[0], lo[1]], [lo[2], lo[3]]], [[hi[0], hi[1]], [hi[2], hi[3]]]);
+    let mut begin = (lo[0] + lo[1]).max(rank.saturating_sub(hi[2] + hi[3]));
+    let mut end = (hi[0] + hi[1]).min(rank - (lo[2] + lo[3]));
+    while begin < end {
+        let len = end - begin;
+        let (first, probe) = (begin, |l: usize| len * (l + 1) / (lanes + 1));
+        // Each lane's path points in both pairs, and whether its probe takes from A + B.
+        let probes: Vec<([usize; 2], [usize; 2], bool)> = (0..lanes)
+            .map(|l| {
+                let m = first + probe(l);
+                let ab = merge_path_between(lists[0], lists[1], below[0], above[0], m, is_less);
+                let cd = merge_path_between(lists[2], lists[3], below[1], above[1], rank - 1 - m, is_less);
+                let takes = !is_less(merge_item_at(lists[2], lists[3], cd, is_less), merge_item_at(lists[0], lists[1], ab, is_less));
+                (ab, cd, takes)
+            })
+            .collect();
+        let f = probes.iter().position(|p| !p.2).unwrap_or(lanes);
+        if f > 0 {
+            begin = first + probe(f - 1) + 1;
+            (below[0], above[1]) = (probes[f - 1].0, probes[f - 1].1);
+        }
+        if f < lanes {
+            end = first + probe(f);
+            (above[0], below[1]) = (probes[f].0, probes[f].1);
+        }
+    }
+    let ab = merge_path_between(lists[0], lists[1], below[0], above[0], begin, is_less);
+    let cd = merge_path_between(lists[2], lists[3], below[1], above[1], rank - begin, is_less);
+    [ab[0], ab[1], cd[0], cd[1]]
 }
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
@@ -516,8 +564,8 @@ fn enqueue_sort(
             ];
             // SAFETY: matches `mergepath_sort4_tile_splits`; the coarse boundaries were written
             // just above for the same (n, tile, run), the partition buffer holds `tiles4` more
-            // 32-byte splits after them, and the grid covers 4 * tiles4 threads.
-            unsafe { gpu.launch(&kernels.sort4_tile_splits, partition_launch_config(4 * tiles4)?, &args) }?;
+            // 32-byte splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
+            unsafe { gpu.launch(&kernels.sort4_tile_splits, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &args) }?;
             (&kernels.sort4_merge_keys, &kernels.sort4_merge_pairs, config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
         };
         match values {

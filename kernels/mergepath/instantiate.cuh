@@ -114,7 +114,7 @@ mergepath_sort4_boundaries(const mergepath_key_t* keys, int64_t count, int64_t s
                                         mergepath_comp_t());
 }
 
-// Four threads per output tile of a four-way pass (a tile is 2 * spacing items).
+// mergepath::TILE_SPLIT_LANES threads per output tile of a four-way pass (a tile is 2 * spacing items).
 extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 mergepath_sort4_tile_splits(const mergepath_key_t* keys, int64_t count, int64_t spacing, int64_t run,
                             const mergepath::split4* coarse, int64_t num_tiles, mergepath::split4* splits) {

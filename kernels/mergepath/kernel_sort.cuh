@@ -892,83 +892,80 @@ __device__ __forceinline__ int64_t mergesort4_tiles(const mergesort4_frame& f, i
   return ceil_div(f.count[0] + f.count[1] + f.count[2] + f.count[3], tile);
 }
 
-// The exact split of a frame's four runs at output position `rank` of their stable merge, one
-// run per thread (lane `q` of four): the number of run q's items whose place in the merge is
-// before `rank`. Run q's i-th item x goes out at i plus, in every other run p, the items that
-// go before it (p before q: those not after x; p after q: those before x). That place grows
-// with i, so a binary search over i finds the count, each probe three bound searches in
-// lockstep. All of it stays inside the bracket [lo, hi] of two coarse boundaries around `rank`
-// (every item between them has, in every run p, between lo[p] and hi[p] items before it), and
-// each probe narrows the bounds of the later ones (their counts lie beyond this probe's on
-// the side the search goes), so the inner searches shrink with the outer one.
+// Lanes per output tile in mergesort4_tile_splits_body (a divisor of 32, so a tile's lanes are
+// in one warp). Measured on the H100 (u64 keys, 2^26): 2 and 4 alike, 8 and 16 slower (their
+// extra probes cost DRAM traffic in the passes over long runs).
+constexpr int TILE_SPLIT_LANES = 4;
+
+// A point of a pair's merge path: the pair's first and second runs' items before it.
+struct path_point {
+  int64_t first, second;
+};
+
+// Two merge-path searches in lockstep (their loads in flight together): for s = 0, 1, the
+// point at diagonal diag[s] of the merge path of runs x[s] and y[s], searched only between
+// two known points lo[s] and hi[s] of that path (lo[s].first + lo[s].second <= diag[s] <=
+// hi[s].first + hi[s].second).
 template <class K, class Comp>
-__device__ __forceinline__ int64_t mergesort4_split_run(const K* const (&runs)[4], int q, const split4& lo,
-                                                        const split4& hi, int64_t rank, Comp comp) {
-  // Run q's bounds and keys picked with compile-time indices (no local-memory arrays).
-  int64_t begin = 0, end = 0, inner_lo[4], inner_hi[4];
-  const K* own = runs[0];
+__device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], const K* const (&y)[2],
+                                                    const path_point (&lo)[2], const path_point (&hi)[2],
+                                                    const int64_t (&diag)[2], path_point (&at)[2], Comp comp) {
+  int64_t begin[2], end[2];
 #pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    inner_lo[p] = lo.at[p];
-    inner_hi[p] = hi.at[p];
-    if (p == q) {
-      begin = lo.at[p];
-      end = hi.at[p];
-      own = runs[p];
-    }
+  for (int s = 0; s < 2; ++s) {
+    // The x position is in [lo.first, hi.first] and diag - it in [lo.second, hi.second].
+    begin[s] = diag[s] - hi[s].second > lo[s].first ? diag[s] - hi[s].second : lo[s].first;
+    end[s] = diag[s] - lo[s].second < hi[s].first ? diag[s] - lo[s].second : hi[s].first;
   }
-  while (begin < end) {
-    const int64_t mid = begin + (end - begin) / 2;
-    const K x = own[mid];
-    int64_t b[4], e[4];
+  while (begin[0] < end[0] || begin[1] < end[1]) {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      b[p] = inner_lo[p];
-      e[p] = p == q ? inner_lo[p] : inner_hi[p];
-    }
-    while (b[0] < e[0] || b[1] < e[1] || b[2] < e[2] || b[3] < e[3]) {
-#pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        if (b[p] < e[p]) {
-          const int64_t m = b[p] + (e[p] - b[p]) / 2;
-          const K y = runs[p][m];
-          if (p < q ? !comp(x, y) : comp(y, x)) b[p] = m + 1;
-          else e[p] = m;
-        }
-      }
-    }
-    int64_t place = mid;
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-      if (p != q) place += b[p];
-    const bool before = place < rank;
-    if (before) begin = mid + 1;
-    else end = mid;
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      if (p != q) {
-        if (before) inner_lo[p] = b[p];
-        else inner_hi[p] = b[p];
+    for (int s = 0; s < 2; ++s) {
+      if (begin[s] < end[s]) {
+        const int64_t mid = begin[s] + (end[s] - begin[s]) / 2;
+        if (a_goes_first(x[s][mid], y[s][diag[s] - 1 - mid], comp)) begin[s] = mid + 1;
+        else end[s] = mid;
       }
     }
   }
-  return begin;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) at[s] = {begin[s], diag[s] - begin[s]};
 }
 
-// The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items: thread
-// 4 t + q writes run q's count (frame-local) before tile t's first output (`num_tiles` tiles,
-// frame after frame; a full frame has 4 * run / tile). The frame's coarse boundaries
-// (mergesort4_boundaries_body, `spacing` apart in each pair: `coarse`) are in slots
-// ceil(rank / spacing) (see pair_boundary), so the last one at or before tile j's first output
-// is slot 2 j and the next slot 2 j + 1 (or the frame's end): the bracket searched by
-// mergesort4_split_run.
+// The item a pair's merge puts out at path point `p` (not the pair's end).
+template <class K, class Comp>
+__device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, int64_t y_count, path_point p,
+                                     Comp comp) {
+  const bool from_x = p.second >= y_count || (p.first < x_count && a_goes_first(x[p.first], y[p.second], comp));
+  return from_x ? x[p.first] : y[p.second];
+}
+
+// The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items, one tile
+// per TILE_SPLIT_LANES lanes (`num_tiles` tiles, frame after frame; a full frame has 4 * run /
+// tile), each written as the four runs' counts (frame-local) before the tile's first output.
+// The frame's coarse boundaries (mergesort4_boundaries_body, `spacing` apart in each pair:
+// `coarse`) are in slots ceil(rank / spacing) (see pair_boundary), so the last one at or
+// before tile j's first output is slot 2 j and the next slot 2 j + 1 (or the frame's end): a
+// bracket with at most `spacing` items of A + B and of C + D between its ends.
+//
+// The four-way merge is (A + B) merged with (C + D), A + B first on ties, so the split at rank r
+// is k items of A + B and r - k of C + D, with k the merge path of the two pairs' merges at
+// diagonal r, and each pair's split its own merge path at k (or r - k). k is searched over the
+// bracket with one probe per lane at once (TILE_SPLIT_LANES + 1 gaps a round): a probe at m
+// compares the item A + B puts out at m with the one C + D puts out at r - 1 - m, each found by
+// a merge-path search of its pair, both in lockstep. A round keeps the gap between the last
+// probe that took from A + B and the first that did not, and those two probes' path points
+// bound every later search of both pairs, so the inner searches shrink with the outer one.
+// Against one thread per run (a binary search over its items, each probe three nested bound
+// searches), the chain of dependent loads is less than half as long.
 template <class K, class Comp>
 __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64_t count, int64_t spacing,
                                                             int64_t run, const split4* coarse, int64_t num_tiles,
                                                             split4* splits, Comp comp) {
-  const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 4;
-  const int q = (int)(threadIdx.x % 4);
-  if (g >= num_tiles) return;
+  constexpr int G = TILE_SPLIT_LANES;
+  const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
+  if (g >= num_tiles) return;  // the tile's lanes leave together
+  const int lane = (int)(threadIdx.x % G);
+  const unsigned group = (G == 32 ? 0xffffffffu : ((1u << G) - 1)) << ((threadIdx.x % 32) / G * G);
   const int64_t tile = 2 * spacing, per_frame = 4 * run / tile, frame = g / per_frame, j = g % per_frame;
   const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
   const split4* bounds = coarse + frame * (4 * run / spacing);
@@ -978,10 +975,50 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
-  const K* runs[4];
-#pragma unroll
-  for (int r = 0; r < 4; ++r) runs[r] = keys + f.run_begin(r);
-  splits[g].at[q] = mergesort4_split_run(runs, q, lo, hi, j * tile, comp);
+  const int64_t rank = j * tile;
+  const K* const x[2] = {keys + f.run_begin(0), keys + f.run_begin(2)};
+  const K* const y[2] = {keys + f.run_begin(1), keys + f.run_begin(3)};
+  const int64_t x_count[2] = {f.count[0], f.count[2]}, y_count[2] = {f.count[1], f.count[3]};
+  // Known path points: pair 0 (A + B) at diagonals <= and >= every probe m, pair 1 (C + D) at
+  // diagonals <= and >= r - 1 - m.
+  path_point below[2] = {{lo.at[0], lo.at[1]}, {lo.at[2], lo.at[3]}};
+  path_point above[2] = {{hi.at[0], hi.at[1]}, {hi.at[2], hi.at[3]}};
+  int64_t begin = below[0].first + below[0].second, end = above[0].first + above[0].second;
+  if (rank - (above[1].first + above[1].second) > begin) begin = rank - (above[1].first + above[1].second);
+  if (rank - (below[1].first + below[1].second) < end) end = rank - (below[1].first + below[1].second);
+  while (begin < end) {
+    const int64_t len = end - begin;
+    const int64_t m = begin + len * (lane + 1) / (G + 1);  // in [begin, end)
+    const int64_t diag[2] = {m, rank - 1 - m};
+    path_point at[2];
+    merge_path_between2(x, y, below, above, diag, at, comp);
+    const K ab = item_at(x[0], x_count[0], y[0], y_count[0], at[0], comp);
+    const K cd = item_at(x[1], x_count[1], y[1], y_count[1], at[1], comp);
+    // Probes that take from A + B come first; the first that does not is lane `f`.
+    const unsigned takes = (__ballot_sync(group, a_goes_first(ab, cd, comp)) & group) >> ((threadIdx.x % 32) / G * G);
+    const int f = __ffs(~takes) - 1;  // G where every probe takes
+    const int64_t a_last = __shfl_sync(group, at[0].first, f > 0 ? f - 1 : 0, G);
+    const int64_t c_last = __shfl_sync(group, at[1].first, f > 0 ? f - 1 : 0, G);
+    const int64_t a_first = __shfl_sync(group, at[0].first, f < G ? f : 0, G);
+    const int64_t c_first = __shfl_sync(group, at[1].first, f < G ? f : 0, G);
+    const int64_t m_last = begin + len * f / (G + 1), m_first = begin + len * (f + 1) / (G + 1);
+    if (f > 0) {
+      begin = m_last + 1;
+      below[0] = {a_last, m_last - a_last};
+      above[1] = {c_last, rank - 1 - m_last - c_last};
+    }
+    if (f < G) {
+      end = m_first;
+      above[0] = {a_first, m_first - a_first};
+      below[1] = {c_first, rank - 1 - m_first - c_first};
+    }
+  }
+  // k = begin: the pairs' own splits at k and r - k, inside the points known by now.
+  const int64_t diag[2] = {begin, rank - begin};
+  path_point at[2];
+  merge_path_between2(x, y, below, above, diag, at, comp);
+  for (int q = lane; q < 4; q += G) splits[g].at[q] = q < 2 ? (q == 0 ? at[0].first : at[0].second)
+                                                           : (q == 2 ? at[1].first : at[1].second);
 }
 
 // One four-way pass: output tile blockIdx.x (see mergesort4_tile_splits_body) with NT threads

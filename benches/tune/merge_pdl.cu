@@ -1,0 +1,111 @@
+// Issue 2 experiments: merge u32 2^26, partitions + merge, with (a) more tile shapes, (b) the
+// merge launched as a programmatic dependent of the partition kernel (griddepcontrol), (c)
+// 16-byte stores of the merged tile.
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_pdl.cu -o merge_pdl && ./merge_pdl [log2_n]
+#include <mergepath/kernel_merge.cuh>
+#include <mergepath/keys.cuh>
+#include "timing.cuh"
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+using K = uint32_t;
+
+template <bool Trigger>
+__global__ void __launch_bounds__(128) partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+  if (Trigger) asm volatile("griddepcontrol.launch_dependents;");
+  mergepath::merge_path_partitions_body(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
+}
+
+template <int NT, int VT, bool Wait, bool Vec>
+__global__ void __launch_bounds__(NT) merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
+  using namespace mergepath;
+  if (Wait) asm volatile("griddepcontrol.wait;" ::: "memory");
+  constexpr int NV = NT * VT;
+  const int64_t tile = blockIdx.x;
+  const merge_range r = compute_merge_range(ac, bc, tile, NV, parts);
+  __shared__ __align__(16) merge_shared<NV, K> shared;
+  K results[VT];
+  int indices[VT];
+  cta_load_merge<NT, VT>(a, b, r, shared.keys, results, indices, less_t<K>());
+  const int count = r.count();
+  K* o = out + tile * NV;
+  if (!Vec || NV % 4 != 0) {
+    cta_store_thread_order<NT, VT>(results, shared.keys, o, count);
+  } else {
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < VT; ++i) shared.keys[VT * threadIdx.x + i] = results[i];
+    __syncthreads();
+    const int vecs = count / 4;
+    const uint4* s4 = reinterpret_cast<const uint4*>(shared.keys);
+    uint4* o4 = reinterpret_cast<uint4*>(o);
+    for (int v = threadIdx.x; v < vecs; v += NT) o4[v] = s4[v];
+    for (int i = vecs * 4 + threadIdx.x; i < count; i += NT) o[i] = shared.keys[i];
+  }
+}
+
+struct Bench {
+  size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;
+  explicit Bench(size_t n_) : n(n_) {
+    std::mt19937_64 g(42); std::vector<K> h(n); for (auto& x : h) x = (K)g();
+    std::sort(h.begin(), h.begin() + n / 2); std::sort(h.begin() + n / 2, h.end());
+    want.resize(n); std::merge(h.begin(), h.begin() + n / 2, h.begin() + n / 2, h.end(), want.begin());
+    CK(cudaMalloc(&a, n * sizeof(K))); b = a + n / 2; CK(cudaMalloc(&out, n * sizeof(K)));
+    CK(cudaMalloc(&parts, (n / 256 + 2) * sizeof(int64_t)));
+    CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); }, 50);
+    printf("copy\t-\t-\t%.4f\t100.0\n", copy_ms);
+  }
+  void check(const char* what, int nt, int vt, float ms) {
+    CK(cudaGetLastError());
+    std::vector<K> got(n); CK(cudaMemcpy(got.data(), out, n * sizeof(K), cudaMemcpyDeviceToHost));
+    printf("%s\t%d\t%d\t%.4f\t%.1f\t%s\n", what, nt, vt, ms, 100.0 * copy_ms / ms, got == want ? "ok" : "WRONG");
+    fflush(stdout);
+    CK(cudaMemset(out, 0, n * sizeof(K)));
+  }
+  template <int NT, int VT> void run() {
+    const int64_t nv = NT * VT, ac = n / 2, bc = n - n / 2;
+    const int64_t tiles = (n + nv - 1) / nv, np = tiles + 1;
+    const unsigned pgrid = (unsigned)((np + 127) / 128);
+    auto part = [&] { partitions<false><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto part_trigger = [&] { partitions<true><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto mrg = [&] { merge<NT, VT, false, false><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
+    auto mrg_vec = [&] { merge<NT, VT, false, true><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
+    auto pdl = [&](auto kernel) {
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3((unsigned)tiles); cfg.blockDim = dim3(NT); cfg.stream = 0;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = attr; cfg.numAttrs = 1;
+      CK(cudaLaunchKernelEx(&cfg, kernel, (const K*)a, (int64_t)ac, (const K*)b, (int64_t)bc, (const int64_t*)parts, out));
+    };
+    printf("partitions\t%d\t%d\t%.4f\n", NT, VT, median_ms(part, 50));
+    check("merge_only", NT, VT, median_ms(mrg, 50));
+    check("merge_only_vec", NT, VT, median_ms(mrg_vec, 50));
+    check("part+merge", NT, VT, median_ms([&] { part(); mrg(); }, 50));
+    check("part+merge_vec", NT, VT, median_ms([&] { part(); mrg_vec(); }, 50));
+    check("part+pdl_merge", NT, VT, median_ms([&] { part_trigger(); pdl(merge<NT, VT, true, false>); }, 50));
+    check("part+pdl_merge_vec", NT, VT, median_ms([&] { part_trigger(); pdl(merge<NT, VT, true, true>); }, 50));
+  }
+};
+
+int main(int argc, char** argv) {
+  size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
+  printf("what\tnt\tvt\tms\tpct_of_copy\tok\n");
+  Bench t(n);
+  size_t granularity = 0;
+  CK(cudaDeviceGetLimit(&granularity, cudaLimitMaxL2FetchGranularity));
+  printf("default L2 fetch granularity %zu\n", granularity);
+  for (size_t g : {(size_t)32, (size_t)64, (size_t)128, granularity}) {
+    CK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, g));
+    CK(cudaDeviceGetLimit(&granularity, cudaLimitMaxL2FetchGranularity));
+    printf("## L2 fetch granularity %zu\n", granularity);
+    t.run<128, 23>(); t.run<256, 19>();
+  }
+  return 0;
+}
