@@ -27,8 +27,9 @@
 //! tiles, 8 bytes per tile; none when the input fits one block. It comes from the [`Gpu`]'s
 //! temp pool, so repeated sorts of the same size do not allocate.
 //!
-//! Comparators must be strict weak orders (the built-in ones are). Sorting is stable: equal
-//! keys keep their input order.
+//! Comparators must be strict weak orders (the built-in ones are); one that is not (a custom
+//! comparator such as `a.x <= b.x`) gives an unspecified output, items possibly repeated or
+//! missing, never an access out of bounds. Sorting is stable: equal keys keep their input order.
 
 use crate::error::{Error, Result};
 use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels, PackedSortKernels};
@@ -350,17 +351,8 @@ const TILE_SPLIT_LANES: usize = 4;
 /// it), searched between known points `lo` and `hi` of the path, as the device's
 /// `merge_path_between2` does.
 fn merge_path_between<T>(x: &[T], y: &[T], lo: [usize; 2], hi: [usize; 2], diag: usize, is_less: impl Fn(&T, &T) -> bool) -> [usize; 2] {
-    let mut b = if diag > hi[1] { (diag - hi[1]).max(lo[0]) } else { lo[0] };
-    let mut e = (diag - lo[1]).min(hi[0]);
-    while b < e {
-        let mid = b + (e - b) / 2;
-        if !is_less(&y[diag - 1 - mid], &x[mid]) {
-            b = mid + 1;
-        } else {
-            e = mid;
-        }
-    }
-    [b, diag - b]
+    let a = lo[0] + merge_path(&x[lo[0]..hi[0]], &y[lo[1]..hi[1]], diag - lo[0] - lo[1], is_less);
+    [a, diag - a]
 }
 
 /// The item the merge of `x` and `y` puts out at path point `p` (not the end).

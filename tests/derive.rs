@@ -182,6 +182,61 @@ fn sort_two_field_structs() {
     }
 }
 
+/// Two comparators that are not strict weak orders, a mistake the library cannot see: one not
+/// irreflexive, one a coin flip per pair of keys.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(comparator(NotIrreflexive, cuda = "a.x <= b.x", rust = "|a, b| a.x <= b.x"))]
+#[key(comparator(CoinFlip, cuda = "((a.x * 2654435761u) ^ (b.x * 2246822519u)) >> 31", rust = "|a, b| ((a.x.wrapping_mul(2654435761) ^ b.x.wrapping_mul(2246822519)) >> 31) == 1"))]
+struct Careless {
+    x: u32,
+    y: u32,
+}
+
+fn sort_carelessly<C: Comparator<Careless>>(gpu: &mergepath::Gpu, keys: &[Careless], comp: C) {
+    let n = keys.len();
+    let ctx = format!("{} n={n}", C::NAME);
+    let mut d = gpu.upload(keys).unwrap();
+    mergepath::sort_keys(gpu, &mut d, comp).unwrap();
+    let input = gpu.upload(keys).unwrap();
+    let mut out = gpu.alloc_zeros::<Careless>(n + 5).unwrap();
+    mergepath::sort_keys_copy(gpu, &input, &mut out, comp).unwrap();
+    let got = gpu.download(&out).unwrap();
+    assert!(got[n..].iter().all(|k| *k == Careless { x: 0, y: 0 }), "{ctx}: sort_keys_copy wrote past n");
+    let (mut dk, mut dv) = (gpu.upload(keys).unwrap(), gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap());
+    mergepath::sort_pairs(gpu, &mut dk, &mut dv, comp).unwrap();
+    let offsets = [0, n / 3, n / 3 + 70, n];
+    mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &offsets[..], comp).unwrap();
+    let (a, b) = (gpu.upload(&keys[..n / 2]).unwrap(), gpu.upload(&keys[n / 2..]).unwrap());
+    mergepath::merge_keys(gpu, &a, &b, &mut out, comp).unwrap();
+    // Every kernel stayed in bounds: the context still works (an illegal address would fail
+    // every later call) and sorts correctly.
+    gpu.download(&dk).unwrap();
+    gpu.download(&out).unwrap();
+    let mut check = gpu.upload(keys).unwrap();
+    mergepath::sort_keys(gpu, &mut check, Less).unwrap();
+    assert_same(&gpu.download(&check).unwrap(), &cpu::sort_keys(keys, Less), &format!("{ctx}: a correct sort after"));
+}
+
+/// Comparators that are not strict weak orders give an unspecified order, never an access out
+/// of bounds (run under compute-sanitizer on the GPU machine): keys, pairs, segments, merges,
+/// up to four-way passes.
+#[test]
+fn comparators_that_are_not_strict_weak_orders_stay_in_bounds() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0xc0);
+    for n in [5000usize, 1 << 21, (1 << 22) + 3] {
+        let keys: Vec<Careless> = (0..n)
+            .map(|_| {
+                let r = rng.next();
+                Careless { x: (r % 1000) as u32, y: (r >> 32) as u32 }
+            })
+            .collect();
+        sort_carelessly(gpu, &keys, NotIrreflexive);
+        sort_carelessly(gpu, &keys, CoinFlip);
+    }
+}
+
 /// Orders packed into one integer (up to 64 bits) and compared field by field (wider), against
 /// the field-by-field oracle, with NaNs, signed zeros, negative integers and many ties.
 #[test]

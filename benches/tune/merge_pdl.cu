@@ -48,16 +48,8 @@ __global__ void __launch_bounds__(NT) merge(const K* a, int64_t ac, const K* b, 
   }
 }
 
-struct Bench {
-  size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;
-  explicit Bench(size_t n_) : n(n_) {
-    std::mt19937_64 g(42); std::vector<K> h(n); for (auto& x : h) x = (K)g();
-    std::sort(h.begin(), h.begin() + n / 2); std::sort(h.begin() + n / 2, h.end());
-    want.resize(n); std::merge(h.begin(), h.begin() + n / 2, h.begin() + n / 2, h.end(), want.begin());
-    CK(cudaMalloc(&a, n * sizeof(K))); b = a + n / 2; CK(cudaMalloc(&out, n * sizeof(K)));
-    CK(cudaMalloc(&parts, (n / 256 + 2) * sizeof(int64_t)));
-    CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
-    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); }, 50);
+struct Bench : merge_input<K> {
+  explicit Bench(size_t n_) : merge_input<K>(n_) {
     printf("copy\t-\t-\t%.4f\t100.0\n", copy_ms);
   }
   void check(const char* what, int nt, int vt, float ms) {

@@ -32,16 +32,10 @@ merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* o
 }
 
 
-template <class K> struct Bench {
-  size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;
-  explicit Bench(size_t n_) : n(n_) {
-    std::mt19937_64 g(42); std::vector<K> h(n); for (auto& x : h) x = (K)g();
-    std::sort(h.begin(), h.begin() + n / 2); std::sort(h.begin() + n / 2, h.end());
-    want.resize(n); std::merge(h.begin(), h.begin() + n / 2, h.begin() + n / 2, h.end(), want.begin());
-    CK(cudaMalloc(&a, n * sizeof(K))); b = a + n / 2; CK(cudaMalloc(&out, n * sizeof(K)));
-    CK(cudaMalloc(&parts, (n / 256 + 2) * sizeof(int64_t)));
-    CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
-    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); });
+template <class K> struct Bench : merge_input<K> {
+  using merge_input<K>::n; using merge_input<K>::a; using merge_input<K>::b; using merge_input<K>::out;
+  using merge_input<K>::parts; using merge_input<K>::want; using merge_input<K>::copy_ms;
+  explicit Bench(size_t n_) : merge_input<K>(n_) {
     printf("copy\t%zu\t-\t-\t%.4f\t%.1f\t100.0\t-\tok\n", sizeof(K), copy_ms, 2.0 * n * sizeof(K) / copy_ms / 1e6);
   }
   template <int NT, int VT> void run() {

@@ -40,8 +40,7 @@ __global__ void __launch_bounds__(128) partitions(const K* a, int64_t ac, const 
 int main(int argc, char** argv) {
   const bool profile = argc > 1;  // only the cold-L2 runs, for ncu
   const size_t n = size_t(1) << 26;
-  std::mt19937_64 g(42); std::vector<K> h(n); for (auto& x : h) x = (K)g();
-  std::sort(h.begin(), h.begin() + n / 2); std::sort(h.begin() + n / 2, h.end());
+  std::vector<K> h = sorted_halves<K>(n);
   K* a; int64_t* parts; int64_t* ref;
   CK(cudaMalloc(&a, n * sizeof(K))); CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
   const int64_t nv = 128 * 23, np = (int64_t)((n + nv - 1) / nv) + 1;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
@@ -20,3 +21,28 @@ template <class F> float median_ms(F f, int reps = 30) {
   CK(cudaEventDestroy(start)); CK(cudaEventDestroy(stop));
   std::sort(t.begin(), t.end()); return t[t.size() / 2];
 }
+
+// n random keys whose two halves are each sorted: the merges' input (as the anchors make it).
+template <class K> std::vector<K> sorted_halves(size_t n) {
+  std::mt19937_64 g(42);
+  std::vector<K> h(n);
+  for (auto& x : h) x = (K)g();
+  std::sort(h.begin(), h.begin() + n / 2);
+  std::sort(h.begin() + n / 2, h.end());
+  return h;
+}
+
+// A merge benchmark's buffers: A and B (sorted_halves, one allocation), the output, room for
+// partitions of tiles down to 256 keys, the expected merge, and the time of a device copy of
+// the same bytes (the ceiling).
+template <class K> struct merge_input {
+  size_t n; K *a, *b, *out; int64_t* parts; std::vector<K> want; float copy_ms;
+  explicit merge_input(size_t n_) : n(n_) {
+    std::vector<K> h = sorted_halves<K>(n);
+    want.resize(n); std::merge(h.begin(), h.begin() + n / 2, h.begin() + n / 2, h.end(), want.begin());
+    CK(cudaMalloc(&a, n * sizeof(K))); b = a + n / 2; CK(cudaMalloc(&out, n * sizeof(K)));
+    CK(cudaMalloc(&parts, (n / 256 + 2) * sizeof(int64_t)));
+    CK(cudaMemcpy(a, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); }, 50);
+  }
+};

@@ -207,6 +207,13 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
   static_assert((NT & (NT - 1)) == 0, "cta_blocksort needs a power-of-two CTA");
   const int tid = (int)threadIdx.x;
   const int first = VT * tid;
+  if constexpr (HasValues) {
+    // A comparator that is not a strict weak order can move padding among the first `count`
+    // items: its positions then still name an item of the tile.
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (first + i >= count) positions[i] = count - 1;
+  }
   if (first < count && first + VT > count) {
     K largest = keys[0];
 #pragma unroll

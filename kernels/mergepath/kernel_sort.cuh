@@ -880,6 +880,11 @@ __device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_
     split[2] = s[0];
     split[3] = s[1];
   }
+  // Distinct slots for a strict weak order; a comparator that is not one can push a boundary
+  // past the frame's last slot (and leave others unwritten: mergesort4_tile_splits_body clamps
+  // what it reads).
+  const int64_t segments = mergesort4_segments(f, spacing);
+  if (slot >= segments) slot = segments - 1;
   split4 out;
 #pragma unroll
   for (int r = 0; r < 4; ++r) out.at[r] = split[r];
@@ -969,12 +974,19 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
   const int64_t tile = 2 * spacing, per_frame = 4 * run / tile, frame = g / per_frame, j = g % per_frame;
   const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
   const split4* bounds = coarse + frame * (4 * run / spacing);
-  const split4 lo = bounds[2 * j];
-  split4 hi;
+  split4 lo = bounds[2 * j], hi;
   if (2 * j + 1 < mergesort4_segments(f, spacing)) hi = bounds[2 * j + 1];
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
+  // Inside the runs and lo <= hi, as they are for a strict weak order. (A comparator that is
+  // not one can leave slots unwritten or out of order; so clamped, every search below stays
+  // inside the bracket whatever the comparator says, and the split inside the runs.)
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    lo.at[r] = lo.at[r] < 0 ? 0 : (lo.at[r] > f.count[r] ? f.count[r] : lo.at[r]);
+    hi.at[r] = hi.at[r] < lo.at[r] ? lo.at[r] : (hi.at[r] > f.count[r] ? f.count[r] : hi.at[r]);
+  }
   const int64_t rank = j * tile;
   const K* const x[2] = {keys + f.run_begin(0), keys + f.run_begin(2)};
   const K* const y[2] = {keys + f.run_begin(1), keys + f.run_begin(3)};
@@ -1012,9 +1024,20 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
       above[0] = {a_first, m_first - a_first};
       below[1] = {c_first, rank - 1 - m_first - c_first};
     }
+    // Points found at a smaller diagonal are not after those at a larger one (on the path of
+    // a strict weak order; kept so for any comparator, so later searches stay in bounds).
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      if (above[s].first < below[s].first) above[s].first = below[s].first;
+      if (above[s].second < below[s].second) above[s].second = below[s].second;
+    }
   }
-  // k = begin: the pairs' own splits at k and r - k, inside the points known by now.
-  const int64_t diag[2] = {begin, rank - begin};
+  // k = begin: the pairs' own splits at k and r - k, inside the points known by now (the
+  // clamps change nothing for a strict weak order).
+  const int64_t ab_lo = below[0].first + below[0].second, ab_hi = above[0].first + above[0].second;
+  const int64_t cd_lo = below[1].first + below[1].second, cd_hi = above[1].first + above[1].second;
+  const int64_t k = begin < ab_lo ? ab_lo : (begin > ab_hi ? ab_hi : begin);
+  const int64_t diag[2] = {k, rank - k < cd_lo ? cd_lo : (rank - k > cd_hi ? cd_hi : rank - k)};
   path_point at[2];
   merge_path_between2(x, y, below, above, diag, at, comp);
   for (int q = lane; q < 4; q += G) splits[g].at[q] = q < 2 ? (q == 0 ? at[0].first : at[0].second)
@@ -1043,20 +1066,33 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
+  // The tile's output starts at its rank in the frame. mergesort4_tile_splits_body keeps every
+  // split inside the runs; for a strict weak order the splits also grow from tile to tile by
+  // exactly the tile's items. A comparator that is not one can break that: the tile is then
+  // left unwritten (unspecified output, no access out of bounds).
+  const int64_t out_first = f.begin + g % per_frame * NV;
+  const int64_t frame_rest = count - out_first;
+  bool ranges = true;
+  int items = 0;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int64_t len = hi.at[r] - lo.at[r];
+    ranges = ranges && 0 <= len && len <= NV;
+    items += (int)len;
+  }
+  const bool consistent = ranges && items == (frame_rest < NV ? (int)frame_rest : NV);
 
   // Load order A, C, B, D.
   constexpr int LOAD_ORDER[4] = {0, 2, 1, 3};
   tile_ranges<4, K> key_src;
-  int64_t out_first = f.begin;
   key_src.start[0] = 0;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int r = LOAD_ORDER[i];
     key_src.range[i] = keys_in + f.run_begin(r) + lo.at[r];
     key_src.start[i + 1] = key_src.start[i] + (int)(hi.at[r] - lo.at[r]);
-    out_first += lo.at[r];
   }
-  const int n = key_src.start[4];
+  const int n = consistent ? key_src.start[4] : 0;
   cta_load_ranges<NT, VT>(key_src, n, shared.keys);
   __syncthreads();
 
