@@ -14,8 +14,8 @@
 //!   four runs is one Merge Path search in its own pair and one binary search in each run of
 //!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
 //!   and a tile of C + D. Then each output tile's exact split is searched inside the bracket of
-//!   boundaries around it: the merge path of the merges A + B and C + D, sixteen probes a
-//!   round, each a Merge Path search in both pairs. A CTA merges its tile's A with B and C with D in
+//!   boundaries around it: the merge path of the merges A + B and C + D, four probes a round,
+//!   each a Merge Path search in both pairs. A CTA merges its tile's A with B and C with D in
 //!   one pass over its threads, then the two results, all in shared memory.
 //!
 //! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
@@ -312,7 +312,7 @@ pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn
             let (p0, p1, q0, q1) = (lists[2 * p], lists[2 * p + 1], lists[2 - 2 * p], lists[3 - 2 * p]);
             let a = merge_path(p0, p1, j * tile, &is_less);
             let b = j * tile - a;
-            let x = if b >= p1.len() || (a < p0.len() && !is_less(&p1[b], &p0[a])) { &p0[a] } else { &p1[b] };
+            let x = merge_item_at(p0, p1, [a, b], &is_less);
             // Q after P: Q's items strictly before x; Q before P: those not after x.
             let before = |q: &[T]| q.partition_point(|y| if p == 0 { is_less(y, x) } else { !is_less(x, y) });
             let (c0, c1) = (before(q0), before(q1));

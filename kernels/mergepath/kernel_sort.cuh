@@ -822,6 +822,19 @@ __device__ __forceinline__ int64_t mergesort4_segments(const mergesort4_frame& f
   return ceil_div(f.count[0] + f.count[1], spacing) + ceil_div(f.count[2] + f.count[3], spacing);
 }
 
+// A point of a pair's merge path: the pair's first and second runs' items before it.
+struct path_point {
+  int64_t first, second;
+};
+
+// The item a pair's merge puts out at path point `p` (not the pair's end).
+template <class K, class Comp>
+__device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, int64_t y_count, path_point p,
+                                     Comp comp) {
+  const bool from_x = p.second >= y_count || (p.first < x_count && a_goes_first(x[p.first], y[p.second], comp));
+  return from_x ? x[p.first] : y[p.second];
+}
+
 // Boundary `j` of a pair of runs P = (p0, p1): the element x at position j * spacing of P's
 // merge, as the split of all four runs before x, and x's place among all the frame's
 // boundaries. The split of P is P's merge path; the other pair Q's items before x are found by
@@ -837,7 +850,7 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
   const int64_t diag = j * spacing;
   const int64_t a = merge_path<PARTITION_PROBES>(p0, n0, p1, n1, diag, comp);
   const int64_t b = diag - a;
-  const K x = (b >= n1 || (a < n0 && a_goes_first(p0[a], p1[b], comp))) ? p0[a] : p1[b];
+  const K x = item_at(p0, n0, p1, n1, {a, b}, comp);
   int64_t c, d;
   sorted_bound2<!QAfter>(q0, m0, q1, m1, x, c, d, comp);
   split[0] = a;
@@ -902,11 +915,6 @@ __device__ __forceinline__ int64_t mergesort4_tiles(const mergesort4_frame& f, i
 // extra probes cost DRAM traffic in the passes over long runs).
 constexpr int TILE_SPLIT_LANES = 4;
 
-// A point of a pair's merge path: the pair's first and second runs' items before it.
-struct path_point {
-  int64_t first, second;
-};
-
 // Two merge-path searches in lockstep (their loads in flight together): for s = 0, 1, the
 // point at diagonal diag[s] of the merge path of runs x[s] and y[s], searched only between
 // two known points lo[s] and hi[s] of that path (lo[s].first + lo[s].second <= diag[s] <=
@@ -934,14 +942,6 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
   }
 #pragma unroll
   for (int s = 0; s < 2; ++s) at[s] = {begin[s], diag[s] - begin[s]};
-}
-
-// The item a pair's merge puts out at path point `p` (not the pair's end).
-template <class K, class Comp>
-__device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, int64_t y_count, path_point p,
-                                     Comp comp) {
-  const bool from_x = p.second >= y_count || (p.first < x_count && a_goes_first(x[p.first], y[p.second], comp));
-  return from_x ? x[p.first] : y[p.second];
 }
 
 // The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items, one tile
