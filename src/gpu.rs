@@ -94,7 +94,6 @@ pub(crate) struct Kernels {
 
 /// The first and last passes of a key sort whose order is a packed u64's
 /// (`Comparator::PACKED_U64`); the passes between are the u64 module's.
-#[derive(Clone)]
 pub(crate) struct PackedSortKernels {
     /// Blocksort reading the keys packed into u64 (`mergepath_blocksort_keys`'s arguments).
     pub blocksort: CudaFunction,
