@@ -63,6 +63,19 @@ pub enum Error {
         /// What overflowed.
         what: &'static str,
     },
+    /// A call on host slices needs more device memory (its data and the algorithm's
+    /// temporaries) than the device has free: nothing was copied.
+    TooLargeForDevice {
+        /// The bytes of device memory the call needs.
+        needed: usize,
+        /// The bytes it could have: the device's free memory and the `Gpu`'s idle pool.
+        available: usize,
+    },
+    /// Page-locked (pinned) host memory ran out while allocating `bytes`.
+    HostOutOfMemory {
+        /// The size of the failed allocation.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -85,6 +98,11 @@ impl fmt::Display for Error {
             Error::Overlap { output, input } => write!(f, "{output} overlaps {input}"),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
             Error::TooLarge { what } => write!(f, "problem too large: {what}"),
+            Error::TooLargeForDevice { needed, available } => write!(
+                f,
+                "problem too large for the device: it needs {needed} bytes of device memory, {available} are available"
+            ),
+            Error::HostOutOfMemory { bytes } => write!(f, "out of page-locked host memory allocating {bytes} bytes"),
         }
     }
 }

@@ -7,6 +7,7 @@ use cudarc::driver::{
     DeviceSlice, DriverError, LaunchConfig, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
+use crate::transfer::{copy_threads, with_copier, Pipeline, PinnedBuffer, Stream};
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,15 +20,20 @@ use std::sync::{Arc, Mutex};
 /// [`CudaViewMut`](cudarc::driver::CudaViewMut) of the same context, on any of its streams
 /// (cudarc orders the streams through events).
 ///
+/// Its methods that take host slices (`gpu.sort_keys(&mut vec, Less)`, `gpu.merge_keys`, ...,
+/// listed in [`crate::slices`]) move the data through a pool of pinned staging buffers and
+/// two copy streams of its own, and return when the result is in host memory.
+///
 /// Kernel modules are loaded once per (key type, comparator) on first use. Temporary device
-/// storage (merge partitions, sort buffers) comes from a pool that grows to the largest request
-/// and is reused, so repeated calls do not allocate. `Gpu` is `Send + Sync`; calls from several
-/// threads are ordered on its one stream.
+/// storage (merge partitions, sort buffers) comes from a pool of the buffers earlier calls
+/// used, so repeated calls do not allocate; [`Gpu::free_pools`] gives them back. `Gpu` is
+/// `Send + Sync`; calls from several threads are ordered on its one stream.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
-    temp: Mutex<Option<CudaSlice<u8>>>,
+    temp: Mutex<Vec<CudaSlice<u8>>>,
+    pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -140,7 +146,8 @@ impl Gpu {
             ctx: stream.context().clone(),
             stream,
             modules: Mutex::new(HashMap::new()),
-            temp: Mutex::new(None),
+            temp: Mutex::new(Vec::new()),
+            staging: Mutex::new(None),
         }
     }
 
@@ -170,14 +177,88 @@ impl Gpu {
         self.stream.alloc_zeros(len).map_err(|e| oom(e, len * std::mem::size_of::<T>()))
     }
 
-    /// Copies a host slice to a new device buffer.
+    /// Copies a host slice to a new device buffer, through the pinned staging buffers (host
+    /// threads copy pageable memory into them while the copy engine moves earlier pieces;
+    /// page-locked memory, such as a [`PinnedBuffer`](crate::PinnedBuffer), is copied directly).
+    /// Returns when the copy is done.
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
-        self.stream.clone_htod(host).map_err(|e| oom(e, std::mem::size_of_val(host)))
+        let bytes = std::mem::size_of_val(host);
+        // SAFETY: every byte is written by the copy below before the buffer is returned.
+        let mut buf = unsafe { self.stream.alloc::<T>(host.len()) }.map_err(|e| oom(e, bytes))?;
+        if bytes > 0 {
+            let (ptr, _guard) = buf.device_ptr_mut(&self.stream);
+            with_copier(copy_threads(bytes), |copier| {
+                let mut pipe = Pipeline::new(self, copier)?;
+                // The allocation is ordered on this handle's stream.
+                pipe.order(Stream::Kernels, Stream::Upload)?;
+                // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; `buf` holds
+                // `bytes`. DeviceRepr types are copied as plain bytes, as cudarc copies them.
+                unsafe { pipe.upload(ptr, host.as_ptr().cast(), bytes) }?;
+                pipe.finish()
+            })?;
+        }
+        Ok(buf)
     }
 
-    /// Copies a device buffer to the host, waiting for the work that writes it.
+    /// Copies a device buffer into `host` (its length: [`Error::LengthMismatch`] otherwise),
+    /// after the work enqueued on the stream that writes it, through the pinned staging
+    /// buffers (directly into page-locked memory). Unlike [`Gpu::download`], it writes memory
+    /// the caller already has, so no page is touched for the first time.
+    pub fn download_into<T: DeviceRepr, S: DevicePtr<T>>(&self, buf: &S, host: &mut [T]) -> Result<()> {
+        if host.len() != buf.len() {
+            return Err(Error::LengthMismatch { what: "host", expected: buf.len(), got: host.len() });
+        }
+        self.check_context("buf", buf)?;
+        let bytes = std::mem::size_of_val(host);
+        if bytes == 0 {
+            return Ok(());
+        }
+        let (ptr, _guard) = buf.device_ptr(&self.stream);
+        with_copier(copy_threads(bytes), |copier| {
+            let mut pipe = Pipeline::new(self, copier)?;
+            pipe.order(Stream::Kernels, Stream::Download)?;
+            // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; so does `buf`.
+            unsafe { pipe.download(host.as_mut_ptr().cast(), ptr, bytes) }?;
+            pipe.finish()
+        })
+    }
+
+    /// Copies a device buffer to a new `Vec`, waiting for the work that writes it (as
+    /// [`Gpu::download_into`]; the host threads that copy out of the staging buffers also take
+    /// the new memory's first-touch page faults, in parallel).
     pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, buf: &S) -> Result<Vec<T>> {
-        Ok(self.stream.clone_dtoh(buf)?)
+        self.check_context("buf", buf)?;
+        let len = buf.len();
+        let bytes = len * std::mem::size_of::<T>();
+        let mut out: Vec<T> = Vec::with_capacity(len);
+        if bytes > 0 {
+            let (ptr, _guard) = buf.device_ptr(&self.stream);
+            with_copier(copy_threads(bytes), |copier| {
+                let mut pipe = Pipeline::new(self, copier)?;
+                pipe.order(Stream::Kernels, Stream::Download)?;
+                // SAFETY: the vector's spare capacity holds `bytes` and stays alive until
+                // `finish`; so does `buf`.
+                unsafe { pipe.download(out.as_mut_ptr().cast(), ptr, bytes) }?;
+                pipe.finish()
+            })?;
+        }
+        // SAFETY: all `len` elements were written by the finished copy, with the bytes the
+        // device holds for them (as cudarc's own downloads give them).
+        unsafe { out.set_len(len) };
+        Ok(out)
+    }
+
+    /// `len` zeroed values of `T` in page-locked host memory, which the host-slice calls and
+    /// [`Gpu::upload`] / [`Gpu::download_into`] copy directly, at full speed.
+    pub fn alloc_pinned<T: bytemuck::Pod>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        PinnedBuffer::zeroed(&self.ctx, len)
+    }
+
+    /// A copy of `data` in page-locked host memory (see [`Gpu::alloc_pinned`]).
+    pub fn pinned_from<T: bytemuck::Pod>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
+        let mut buf = self.alloc_pinned(data.len())?;
+        buf.copy_from_slice(data);
+        Ok(buf)
     }
 
     /// The kernels of (K, C), loaded on first use.
@@ -275,20 +356,59 @@ impl Gpu {
         Ok(kernels)
     }
 
-    /// At least `bytes` of temporary device storage, returned to the pool when dropped. Reuse is
-    /// safe without synchronizing because all of this handle's work runs in stream order.
+    /// At least `bytes` of temporary device storage, returned to the pool when dropped: the
+    /// smallest pooled buffer that is large enough, else a new one (after giving the pooled ones
+    /// back to the driver if the device is out of memory). Reuse is safe without synchronizing
+    /// because all of this handle's work runs in stream order.
     pub(crate) fn temp(&self, bytes: usize) -> Result<Temp<'_>> {
-        let pooled = self.temp.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let pooled = {
+            let mut pool = self.temp.lock().unwrap_or_else(|p| p.into_inner());
+            let best = (0..pool.len()).filter(|&i| pool[i].len() >= bytes).min_by_key(|&i| pool[i].len());
+            best.map(|i| pool.swap_remove(i))
+        };
         let buf = match pooled {
-            Some(buf) if buf.len() >= bytes => buf,
-            _ => {
-                // Round up so slowly growing requests do not reallocate every call.
-                let size = bytes.max(1).next_power_of_two();
-                // SAFETY: temp storage is always written by a kernel before it is read.
-                unsafe { self.stream.alloc::<u8>(size) }.map_err(|e| oom(e, size))?
+            Some(buf) => buf,
+            None => {
+                let size = temp_size(bytes);
+                // SAFETY: temp storage is always written by a kernel or a copy before it is read.
+                match unsafe { self.stream.alloc::<u8>(size) }.map_err(|e| oom(e, size)) {
+                    Err(Error::OutOfMemory { .. }) => {
+                        self.temp.lock().unwrap_or_else(|p| p.into_inner()).clear();
+                        // SAFETY: as above.
+                        unsafe { self.stream.alloc::<u8>(size) }.map_err(|e| oom(e, size))?
+                    }
+                    other => other?,
+                }
             }
         };
         Ok(Temp { gpu: self, buf: Some(buf) })
+    }
+
+    /// Bytes of device memory the temp pool holds while no call uses them.
+    pub(crate) fn pooled_temp_bytes(&self) -> usize {
+        self.temp.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|b| b.len()).sum()
+    }
+
+    /// [`Error::TooLargeForDevice`] unless `bytes` of device memory can be had: the device's
+    /// free memory plus what the temp pool holds.
+    pub(crate) fn ensure_device_memory(&self, bytes: usize) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        let (free, _total) = cudarc::driver::result::mem_get_info()?;
+        let available = free + self.pooled_temp_bytes();
+        if bytes > available {
+            return Err(Error::TooLargeForDevice { needed: bytes, available });
+        }
+        Ok(())
+    }
+
+    /// Gives the temporary device buffers and the pinned staging buffers this handle keeps for
+    /// later calls back to the driver (after waiting for its stream). The next call that needs
+    /// them allocates them again.
+    pub fn free_pools(&self) -> Result<()> {
+        self.synchronize()?;
+        self.temp.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
+        Ok(())
     }
 
     /// Enqueues `func` on the stream. Arguments are raw device pointers and integers.
@@ -344,13 +464,30 @@ impl Temp<'_> {
     }
 }
 
+/// Buffers the temp pool keeps at most: a host-slice sort holds three at once (its data, the
+/// merge buffer, a chunk sort's temporaries); the smallest goes first past that.
+const TEMP_POOL_BUFFERS: usize = 4;
+
+/// The size a temp request of `bytes` allocates: the next power of two up to 1 MiB, so slowly
+/// growing requests do not reallocate every call, and above that the next multiple of a
+/// sixteenth of it, so a large buffer wastes at most about 6 %.
+fn temp_size(bytes: usize) -> usize {
+    let pow2 = bytes.max(1).next_power_of_two();
+    if pow2 <= 1 << 20 {
+        pow2
+    } else {
+        bytes.next_multiple_of(pow2 / 16)
+    }
+}
+
 impl Drop for Temp<'_> {
     fn drop(&mut self) {
         let buf = self.buf.take().expect("temp buffer present until drop");
-        let mut slot = self.gpu.temp.lock().unwrap_or_else(|p| p.into_inner());
-        // Keep the larger buffer when several calls borrowed at once.
-        if slot.as_ref().is_none_or(|s| s.len() < buf.len()) {
-            *slot = Some(buf);
+        let mut pool = self.gpu.temp.lock().unwrap_or_else(|p| p.into_inner());
+        pool.push(buf);
+        if pool.len() > TEMP_POOL_BUFFERS {
+            let smallest = (0..pool.len()).min_by_key(|&i| pool[i].len()).expect("pool is not empty");
+            pool.swap_remove(smallest);
         }
     }
 }
@@ -363,6 +500,14 @@ pub(crate) struct BufArg<'a> {
     bytes: usize,
     what: &'static str,
     _guard: SyncOnDrop<'a>,
+}
+
+impl BufArg<'static> {
+    /// A buffer of `len` elements of `elem_bytes` at `ptr` that the caller owns and keeps valid
+    /// in stream order (temp storage): nothing to record with cudarc.
+    pub(crate) fn raw(ptr: sys::CUdeviceptr, len: usize, elem_bytes: usize) -> Self {
+        BufArg { ptr, len, bytes: len * elem_bytes, what: "temp", _guard: SyncOnDrop::Sync(None) }
+    }
 }
 
 impl Gpu {
@@ -470,7 +615,20 @@ mod tests {
     use super::*;
 
     fn arg(what: &'static str, ptr: u64, bytes: usize) -> BufArg<'static> {
-        BufArg { ptr, len: bytes / 4, bytes, what, _guard: SyncOnDrop::Sync(None) }
+        BufArg { what, ..BufArg::raw(ptr, bytes / 4, 4) }
+    }
+
+    #[test]
+    fn temp_sizes_round_up_a_little() {
+        assert_eq!(temp_size(0), 1);
+        assert_eq!(temp_size(1000), 1024);
+        assert_eq!(temp_size(1 << 20), 1 << 20);
+        assert_eq!(temp_size((1 << 20) + 1), (1 << 20) + (1 << 17));
+        assert_eq!(temp_size(256 << 20), 256 << 20);
+        assert_eq!(temp_size((256 << 20) + 256), (256 << 20) + (32 << 20));
+        for bytes in [3usize << 20, 5 << 20, (1 << 30) + 7] {
+            assert!(temp_size(bytes) >= bytes && temp_size(bytes) <= bytes + bytes / 8, "{bytes}");
+        }
     }
 
     #[test]

@@ -43,7 +43,9 @@ pub mod partition;
 pub mod search;
 pub mod segmented;
 pub mod sets;
+pub mod slices;
 pub mod sort;
+mod transfer;
 pub mod tuning;
 
 pub use cudarc;
@@ -59,4 +61,5 @@ pub use partition::{balanced_path, merge_path, merge_path_partitions, partition_
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
+pub use transfer::PinnedBuffer;
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

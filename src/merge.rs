@@ -119,7 +119,7 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
 }
 
 /// Enqueues the partition and merge kernels on validated buffers.
-fn launch_merge<K: Key, C: Comparator<K>>(
+pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &BufArg<'_>,
     b: &BufArg<'_>,

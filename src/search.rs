@@ -44,15 +44,7 @@ pub fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
     let out = gpu.output("out", out, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
-    if needles.len == 0 {
-        return Ok(());
-    }
-    let kernels = gpu.kernels::<K, C>()?;
-    let slot = index_slot::<I>() + 2 * usize::from(bound == Bound::Upper);
-    let grid = SearchGrid::new::<K>(&kernels, &needles, &haystack)?;
-    let mut temp = gpu.temp(grid.partition_bytes())?;
-    let (parts, _guard) = temp.device_ptr_mut();
-    grid.launch(gpu, &kernels, &needles, &haystack, bound, &kernels.sorted_search[slot], parts, 0, out.ptr)
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Bound(bound, std::mem::size_of::<I>()), out.ptr)
 }
 
 /// Both bounds of every needle: `lower[j]..upper[j]` is the range of haystack items equal to
@@ -89,10 +81,7 @@ pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
     let out = gpu.output("counts", counts, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
-    let kernels = gpu.kernels::<K, C>()?;
-    let slot = index_slot::<I>();
-    let (lower, upper) = (&kernels.sorted_search[slot], &kernels.sorted_search_count[slot]);
-    launch_search_pair::<K>(gpu, &kernels, &needles, &haystack, std::mem::size_of::<I>(), lower, upper, out.ptr)
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Count(std::mem::size_of::<I>()), out.ptr)
 }
 
 /// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0: a
@@ -107,9 +96,58 @@ pub fn sorted_search_contains<K: Key, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, u64>(gpu, needles, haystack)?;
     let out = gpu.output("found", found, 1, needles.len, &[&needles, &haystack])?;
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Contains, out.ptr)
+}
+
+/// What a search writes per needle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SearchOutput {
+    /// The bound, as indices of 4 or 8 bytes.
+    Bound(Bound, usize),
+    /// Equal counts, as indices of 4 or 8 bytes.
+    Count(usize),
+    /// Match flags (one byte each).
+    Contains,
+}
+
+/// Enqueues the search writing `what` for every needle to `out` on validated buffers.
+pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &BufArg<'_>, haystack: &BufArg<'_>, what: SearchOutput, out: u64) -> Result<()> {
+    if needles.len == 0 {
+        return Ok(());
+    }
     let kernels = gpu.kernels::<K, C>()?;
-    let (lower, contains) = (&kernels.sorted_search[index_slot::<u64>()], &kernels.sorted_search_contains);
-    launch_search_pair::<K>(gpu, &kernels, &needles, &haystack, 8, lower, contains, out.ptr)
+    let slot = |word: usize| usize::from(word == 8);
+    match what {
+        SearchOutput::Bound(bound, word) => {
+            let grid = SearchGrid::new::<K>(&kernels, needles, haystack)?;
+            let mut temp = gpu.temp(grid.partition_bytes())?;
+            let (parts, _guard) = temp.device_ptr_mut();
+            let func = &kernels.sorted_search[slot(word) + 2 * usize::from(bound == Bound::Upper)];
+            grid.launch(gpu, &kernels, needles, haystack, bound, func, parts, 0, out)
+        }
+        SearchOutput::Count(word) => {
+            let (lower, upper) = (&kernels.sorted_search[slot(word)], &kernels.sorted_search_count[slot(word)]);
+            launch_search_pair::<K>(gpu, &kernels, needles, haystack, word, lower, upper, out)
+        }
+        SearchOutput::Contains => {
+            let (lower, contains) = (&kernels.sorted_search[slot(8)], &kernels.sorted_search_contains);
+            launch_search_pair::<K>(gpu, &kernels, needles, haystack, 8, lower, contains, out)
+        }
+    }
+}
+
+/// The checks of a search of `needles` in `haystack` items with outputs of the given lengths,
+/// in the device functions' order: a haystack too long for `I`, then each output's length.
+pub(crate) fn check_search<I: SortIndex>(needles: usize, haystack: usize, outputs: &[(&'static str, usize)]) -> Result<()> {
+    if haystack >= I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "u32 indices (a haystack of 2^32 items or more)" });
+    }
+    for &(what, len) in outputs {
+        if len < needles {
+            return Err(Error::OutputTooSmall { what, needed: needles, got: len });
+        }
+    }
+    Ok(())
 }
 
 /// Validated needle and haystack buffers; a haystack too long for `I` is an error.
@@ -121,15 +159,8 @@ fn search_inputs<'a, K: Key, I: SortIndex>(
     let align = std::mem::align_of::<K>();
     let needles = gpu.input("needles", needles, align)?;
     let haystack = gpu.input("haystack", haystack, align)?;
-    if haystack.len >= I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (a haystack of 2^32 items or more)" });
-    }
+    check_search::<I>(needles.len, haystack.len, &[])?;
     Ok((needles, haystack))
-}
-
-/// The kernel slot of index type `I`: 0 for 4-byte, 1 for 8-byte indices.
-fn index_slot<I: SortIndex>() -> usize {
-    usize::from(std::mem::size_of::<I>() == 8)
 }
 
 /// A lower-bound pass into temporary storage (`word`-byte indices), then `second`, an

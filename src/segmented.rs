@@ -242,7 +242,7 @@ pub fn segment_level_merge(
 }
 
 /// Enqueues the tile starts, the tile sorts, the merge levels and the copy back.
-fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
+pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: u64,
     values: Option<(u64, usize)>,

@@ -166,14 +166,14 @@ pub fn set_operation_len<K: Key, C: Comparator<K>>(
 }
 
 /// What a set kernel writes.
-enum Output<'a, 'b> {
+pub(crate) enum Output<'a, 'b> {
     LenOnly,
     Keys(&'a BufArg<'b>),
     Pairs { keys: &'a BufArg<'b>, a_values: &'a BufArg<'b>, b_values: &'a BufArg<'b>, values: &'a BufArg<'b>, word: usize },
 }
 
 /// Enqueues the Balanced Path partitions and the set kernel for `output` on validated buffers.
-fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &BufArg<'_>, b: &BufArg<'_>, output: Output<'_, '_>) -> Result<SetLen> {
+pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &BufArg<'_>, b: &BufArg<'_>, output: Output<'_, '_>) -> Result<SetLen> {
     let capacity = match &output {
         Output::LenOnly => usize::MAX,
         Output::Keys(keys) => keys.len,

@@ -402,6 +402,14 @@ fn mergesort4_tile_split<T>(lists: &[&[T]; 4], lo: [usize; 4], hi: [usize; 4], r
     [ab[0], ab[1], cd[0], cd[1]]
 }
 
+/// An upper bound of the temporary device memory a sort of `n` items (keys of `key_bytes`,
+/// values of `value_bytes`) takes from the temp pool: the ping-pong buffer (each lane rounded to
+/// 256 bytes) and the partitions, at most 48 bytes per tile of at least 512 items.
+pub(crate) fn sort_temp_bytes(n: usize, key_bytes: usize, value_bytes: usize) -> usize {
+    let round = |b: usize| b.div_ceil(256) * 256;
+    round(n * key_bytes) + round(n * value_bytes) + 48 * (n / 512 + 2)
+}
+
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.
 pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
@@ -593,7 +601,7 @@ fn enqueue_sort(
 }
 
 /// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).
-fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &BufArg<'_>, word: usize) -> Result<()> {
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &BufArg<'_>, word: usize) -> Result<()> {
     let ctas = out.len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let args = [KernelArg::Ptr(out.ptr), KernelArg::I64(out.len as i64)];

@@ -36,7 +36,7 @@ use crate::cpu::{ordering_by, set_operation_each, SetSource};
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::partition::balanced_path;
-use crate::search::Bound;
+use crate::search::{check_search, Bound};
 use crate::segmented::validate_segment_offsets;
 use crate::sets::SetOperation;
 use crate::sort::SortIndex;
@@ -234,14 +234,6 @@ fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
             *o = f(lo, hi);
         }
     });
-}
-
-/// The search inputs' and output's checks, in the GPU's order.
-fn check_search<I: SortIndex>(needles: usize, haystack: usize, outputs: &[(&'static str, usize)]) -> Result<()> {
-    if haystack >= I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (a haystack of 2^32 items or more)" });
-    }
-    outputs.iter().try_for_each(|&(what, len)| check_output(what, len, needles))
 }
 
 /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack` (both sorted by `comp`), for

@@ -1,0 +1,543 @@
+//! Moving data between host memory and the device at PCIe speed: page-locked buffers, the
+//! [`Gpu`]'s staging pool and copy streams, and host threads that copy between pageable slices
+//! and the staging buffers.
+//!
+//! Pageable memory goes through the staging buffers in pieces: host threads copy a piece into a
+//! free staging buffer and a DMA on the upload stream moves it to the device while the threads
+//! fill the next one; downloads go the other way, each piece copied out of its staging buffer
+//! when the buffer is next needed. Page-locked memory (a [`PinnedBuffer`], or any memory the
+//! driver has pinned) is copied directly. Kernels stay on the `Gpu`'s stream; events order the
+//! three streams where data passes from one to the next, so both copy engines and the SMs work
+//! at once.
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use bytemuck::Pod;
+use cudarc::driver::{result, sys, CudaContext, CudaEvent, DriverError};
+use std::cell::Cell;
+use std::ptr::NonNull;
+use std::sync::{mpsc, Arc};
+
+/// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
+/// 4 MiB keep a DMA near its peak rate; eight of them let the host threads run ahead of the
+/// copy engines in both directions at once.
+const STAGING_SLOTS: usize = 8;
+const STAGING_SLOT_BYTES: usize = 4 << 20;
+
+/// Host threads copying to and from the staging buffers at most: eight saturate a host's
+/// memory bandwidth well before the copy engines' 55 GB/s each way.
+const MAX_COPY_THREADS: usize = 8;
+
+/// The smallest part of a copy handed to another thread.
+const MIN_PART_BYTES: usize = 256 << 10;
+
+/// Bytes a transfer of host slices moves per piece of work (sort chunk, merge range); the
+/// default is the algorithm's own.
+pub(crate) const DEFAULT_WORK_BYTES: usize = 0;
+
+thread_local! {
+    static WORK_BYTES: Cell<usize> = const { Cell::new(DEFAULT_WORK_BYTES) };
+}
+
+/// The piece of work of host-slice calls on this thread: `default` unless
+/// [`crate::slices::with_work_bytes`] overrides it.
+pub(crate) fn work_bytes(default: usize) -> usize {
+    match WORK_BYTES.with(Cell::get) {
+        DEFAULT_WORK_BYTES => default,
+        bytes => bytes,
+    }
+}
+
+/// Runs `f` with host-slice calls on this thread cutting their work into pieces of `bytes`
+/// (and staging pieces no larger), restoring the setting afterwards.
+pub(crate) fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WORK_BYTES.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(WORK_BYTES.with(|c| c.replace(bytes)));
+    f()
+}
+
+/// Page-locked host memory holding `len` values of `T`, usable as a slice.
+///
+/// The host-slice calls of [`Gpu`] (and [`Gpu::upload`], [`Gpu::download_into`]) copy
+/// page-locked memory with direct DMAs, at the copy engines' full rate and with no staging
+/// copy; pageable memory, such as a `Vec`'s, goes through the `Gpu`'s staging buffers.
+/// Allocating page-locked memory is slow (tens of ms per GB): keep buffers for reuse.
+pub struct PinnedBuffer<T: Pod> {
+    ptr: NonNull<T>,
+    len: usize,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer owns its memory as a `Box<[T]>` does, and `T: Pod` is `Send + Sync`.
+unsafe impl<T: Pod> Send for PinnedBuffer<T> {}
+// SAFETY: as above; shared access gives only `&[T]`.
+unsafe impl<T: Pod> Sync for PinnedBuffer<T> {}
+
+impl<T: Pod> PinnedBuffer<T> {
+    /// `len` zeroed values in page-locked memory of `ctx`, usable from every context
+    /// (`CU_MEMHOSTALLOC_PORTABLE`).
+    pub(crate) fn zeroed(ctx: &Arc<CudaContext>, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::TooLarge { what: "pinned buffer size" })?;
+        if bytes == 0 {
+            return Ok(PinnedBuffer { ptr: NonNull::dangling(), len, ctx: ctx.clone() });
+        }
+        ctx.bind_to_thread()?;
+        // SAFETY: allocates `bytes` of page-locked memory, zeroed below before any use.
+        let raw = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(|e| match e.0 {
+            sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY => Error::HostOutOfMemory { bytes },
+            _ => Error::Driver(e),
+        })?;
+        let ptr = NonNull::new(raw.cast::<T>()).ok_or(Error::HostOutOfMemory { bytes })?;
+        // SAFETY: the allocation holds `bytes` and is page-aligned, so aligned for `T`; zero
+        // bits are a valid `T` (Pod).
+        unsafe { std::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
+        Ok(PinnedBuffer { ptr, len, ctx: ctx.clone() })
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Pod> std::ops::Deref for PinnedBuffer<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` holds `len` initialized values (zeroed at allocation) or is dangling
+        // with a zero-byte length; the buffer owns them.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Pod> std::ops::DerefMut for PinnedBuffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Pod> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        if self.len * std::mem::size_of::<T>() == 0 {
+            return;
+        }
+        // Every copy mergepath enqueues on this memory has finished before its call returned.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: the pointer came from `malloc_host` and is freed once.
+        self.ctx.record_err(unsafe { result::free_host(self.ptr.as_ptr().cast()) });
+    }
+}
+
+impl<T: Pod + std::fmt::Debug> std::fmt::Debug for PinnedBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Whether the driver has `bytes` at `ptr` page-locked (so a DMA can read or write them
+/// directly): its first and last byte lie in pinned host memory. Needs the context bound.
+pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
+    let host = |p: *const u8| {
+        let mut memory_type = 0u32;
+        // SAFETY: writes one CUmemorytype (an unsigned int) into `memory_type`; the driver
+        // answers for any address, with an error for memory it does not know.
+        let r = unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut memory_type as *mut u32).cast(),
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                p as sys::CUdeviceptr,
+            )
+        };
+        r == sys::cudaError_enum::CUDA_SUCCESS && memory_type == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32
+    };
+    bytes > 0 && host(ptr) && host(ptr.wrapping_add(bytes - 1))
+}
+
+/// Host threads copying memory in parallel: the calling thread and scoped helpers, each
+/// taking an equal part of every copy.
+pub(crate) struct Copier {
+    helpers: Vec<mpsc::Sender<Part>>,
+    done: mpsc::Receiver<()>,
+}
+
+/// A part of a copy, as addresses (sent to a helper thread).
+#[derive(Clone, Copy)]
+struct Part {
+    dst: usize,
+    src: usize,
+    bytes: usize,
+}
+
+impl Part {
+    /// # Safety
+    /// `src` readable and `dst` writable for `bytes`, not overlapping.
+    unsafe fn run(self) {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { std::ptr::copy_nonoverlapping(self.src as *const u8, self.dst as *mut u8, self.bytes) };
+    }
+}
+
+/// The host threads for a call moving `bytes` through staging buffers: the calling thread
+/// alone for small calls, else up to [`MAX_COPY_THREADS`] (and no more than the host backend's
+/// thread count, [`crate::host::threads`]).
+pub(crate) fn copy_threads(bytes: usize) -> usize {
+    (bytes / (4 * MIN_PART_BYTES)).clamp(1, MAX_COPY_THREADS.min(crate::host::threads()))
+}
+
+/// Runs `f` with a [`Copier`] of `threads` threads (the calling thread one of them); the
+/// helpers end when `f` returns.
+pub(crate) fn with_copier<R>(threads: usize, f: impl FnOnce(&Copier) -> R) -> R {
+    std::thread::scope(|scope| {
+        let (done_tx, done) = mpsc::channel();
+        let helpers = (1..threads)
+            .map(|_| {
+                let (tx, rx) = mpsc::channel::<Part>();
+                let done_tx = done_tx.clone();
+                scope.spawn(move || {
+                    for part in rx {
+                        // SAFETY: `Copier::copy`'s contract, and it waits for this part's
+                        // acknowledgement before returning.
+                        unsafe { part.run() };
+                        if done_tx.send(()).is_err() {
+                            break;
+                        }
+                    }
+                });
+                tx
+            })
+            .collect();
+        drop(done_tx);
+        f(&Copier { helpers, done })
+    })
+}
+
+impl Copier {
+    /// Copies `bytes` from `src` to `dst`, split among the threads; returns when all of it is
+    /// done.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `bytes`, the two not overlapping.
+    pub(crate) unsafe fn copy(&self, dst: *mut u8, src: *const u8, bytes: usize) {
+        let parts = (self.helpers.len() + 1).min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
+        let step = bytes.div_ceil(parts).next_multiple_of(64);
+        let part = |i: usize| {
+            let off = (i * step).min(bytes);
+            Part { dst: dst as usize + off, src: src as usize + off, bytes: step.min(bytes - off) }
+        };
+        let mut sent = 0;
+        for (i, helper) in self.helpers.iter().enumerate().take(parts - 1) {
+            match helper.send(part(i + 1)) {
+                Ok(()) => sent += 1,
+                // SAFETY: a part of the caller's ranges (the helper is gone: copy it here).
+                Err(mpsc::SendError(p)) => unsafe { p.run() },
+            }
+        }
+        // SAFETY: the first part of the caller's ranges.
+        unsafe { part(0).run() };
+        for _ in 0..sent {
+            // A helper only ends when its channel closes, which happens after this call.
+            let _ = self.done.recv();
+        }
+    }
+}
+
+/// A stream of the copy engines, made with raw driver calls so that the context does not enter
+/// cudarc's multi-stream mode (which records events on every buffer access).
+struct CopyStream(sys::CUstream);
+
+impl CopyStream {
+    fn new() -> Result<Self> {
+        Ok(CopyStream(result::stream::create(result::stream::StreamKind::NonBlocking)?))
+    }
+}
+
+impl Drop for CopyStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created by `CopyStream::new` in the bound context and is
+        // destroyed once, after its work.
+        unsafe {
+            let _ = result::stream::synchronize(self.0);
+            let _ = result::stream::destroy(self.0);
+        }
+    }
+}
+
+/// What a `Gpu` keeps for moving host data: the staging buffers, an event per buffer (the last
+/// copy through it), and the upload and download streams.
+pub(crate) struct Staging {
+    ctx: Arc<CudaContext>,
+    slots: Vec<PinnedBuffer<u8>>,
+    events: Vec<CudaEvent>,
+    upload: CopyStream,
+    download: CopyStream,
+}
+
+// SAFETY: the streams and events are driver handles usable from any thread once the context is
+// bound; the buffers are `Send`.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        ctx.bind_to_thread()?;
+        Ok(Staging {
+            ctx: ctx.clone(),
+            slots: (0..STAGING_SLOTS).map(|_| PinnedBuffer::zeroed(ctx, STAGING_SLOT_BYTES)).collect::<Result<_>>()?,
+            events: (0..STAGING_SLOTS).map(|_| ctx.new_event(None)).collect::<Result<_, DriverError>>()?,
+            upload: CopyStream::new()?,
+            download: CopyStream::new()?,
+        })
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // The streams and buffers are released in this context after this.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+    }
+}
+
+/// The three streams of a transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// Host to device copies.
+    Upload,
+    /// The `Gpu`'s stream, where the kernels run.
+    Kernels,
+    /// Device to host copies.
+    Download,
+}
+
+/// One call's transfers: the `Gpu`'s staging pool, taken for the call (a call on another
+/// thread meanwhile makes its own), the host threads, and the downloads whose data still waits
+/// in a staging buffer. Dropping it waits for every copy it enqueued, so nothing in flight
+/// outlives the call, on success or error.
+pub(crate) struct Pipeline<'a> {
+    gpu: &'a Gpu,
+    copier: &'a Copier,
+    staging: Option<Staging>,
+    next: usize,
+    /// Per staging buffer: a download's destination and length, copied out when the buffer is
+    /// next taken.
+    pending: Vec<Option<(usize, usize)>>,
+    piece_bytes: usize,
+}
+
+impl<'a> Pipeline<'a> {
+    pub(crate) fn new(gpu: &'a Gpu, copier: &'a Copier) -> Result<Self> {
+        gpu.context().bind_to_thread()?;
+        let pooled = gpu.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let staging = match pooled {
+            Some(staging) => staging,
+            None => Staging::new(gpu.context())?,
+        };
+        let piece_bytes = STAGING_SLOT_BYTES.min(work_bytes(STAGING_SLOT_BYTES)).max(1);
+        Ok(Pipeline { gpu, copier, staging: Some(staging), next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
+    }
+
+    fn staging(&self) -> &Staging {
+        self.staging.as_ref().expect("staging present until drop")
+    }
+
+    fn stream(&self, which: Stream) -> sys::CUstream {
+        match which {
+            Stream::Upload => self.staging().upload.0,
+            Stream::Kernels => self.gpu.stream().cu_stream(),
+            Stream::Download => self.staging().download.0,
+        }
+    }
+
+    /// An event recorded on `on` now: it completes when everything enqueued there so far has.
+    pub(crate) fn record(&self, on: Stream) -> Result<CudaEvent> {
+        let event = self.gpu.context().new_event(None)?;
+        // SAFETY: both handles belong to the bound context.
+        unsafe { result::event::record(event.cu_event(), self.stream(on)) }?;
+        Ok(event)
+    }
+
+    /// Makes `stream` wait for `event` before what is enqueued on it next.
+    pub(crate) fn wait(&self, stream: Stream, event: &CudaEvent) -> Result<()> {
+        // SAFETY: both handles belong to the bound context; the wait takes the event's state now.
+        unsafe { result::stream::wait_event(self.stream(stream), event.cu_event(), sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }?;
+        Ok(())
+    }
+
+    /// Makes `to` wait for everything enqueued on `from` so far.
+    pub(crate) fn order(&self, from: Stream, to: Stream) -> Result<()> {
+        self.wait(to, &self.record(from)?)
+    }
+
+    /// The next staging buffer, once its last copy has finished and a download's data in it
+    /// has been copied out.
+    fn take_slot(&mut self) -> Result<usize> {
+        let s = self.next;
+        self.next = (s + 1) % STAGING_SLOTS;
+        self.staging().events[s].synchronize()?;
+        if let Some((dst, bytes)) = self.pending[s].take() {
+            let slot = self.staging().slots[s].as_ptr();
+            // SAFETY: the download into the slot has finished (event above); `dst` is the
+            // caller's destination, valid until `finish` by `download`'s contract.
+            unsafe { self.copier.copy(dst as *mut u8, slot, bytes) };
+        }
+        Ok(s)
+    }
+
+    /// Enqueues the copy of `bytes` host bytes at `src` to device address `dst` on the upload
+    /// stream: directly where `src` is page-locked, else through staging buffers (the host part
+    /// done before this returns).
+    ///
+    /// # Safety
+    /// `src` readable for `bytes` and `dst` device memory writable for `bytes`, both until
+    /// `finish` or drop, and nothing else writing either meanwhile.
+    pub(crate) unsafe fn upload(&mut self, dst: sys::CUdeviceptr, src: *const u8, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let upload = self.stream(Stream::Upload);
+        if is_page_locked(src, bytes) {
+            // SAFETY: forwarded from this function's contract; the memory is page-locked, so
+            // the copy is asynchronous and reads it until the stream reaches it.
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?;
+            return Ok(());
+        }
+        let mut off = 0;
+        while off < bytes {
+            let len = self.piece_bytes.min(bytes - off);
+            let s = self.take_slot()?;
+            let slot = self.staging.as_mut().expect("staging present until drop").slots[s].as_mut_ptr();
+            // SAFETY: the slot is free (taken above) and holds `len`; `src + off` is inside
+            // the caller's range.
+            unsafe { self.copier.copy(slot, src.add(off), len) };
+            // SAFETY: the slot is page-locked and stays untouched until its event completes;
+            // `dst + off` is inside the caller's range.
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst + off as u64, slot.cast_const().cast(), len, upload) }.result()?;
+            // SAFETY: both handles belong to the bound context.
+            unsafe { result::event::record(self.staging().events[s].cu_event(), upload) }?;
+            off += len;
+        }
+        Ok(())
+    }
+
+    /// Enqueues the copy of `bytes` device bytes at `src` to host memory at `dst` on the
+    /// download stream: directly where `dst` is page-locked, else through staging buffers,
+    /// copied out when the buffer is next taken or at `finish`.
+    ///
+    /// # Safety
+    /// `dst` writable for `bytes` and `src` readable for `bytes`, both until `finish` or drop,
+    /// and nothing else accessing `dst` meanwhile.
+    pub(crate) unsafe fn download(&mut self, dst: *mut u8, src: sys::CUdeviceptr, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let download = self.stream(Stream::Download);
+        if is_page_locked(dst, bytes) {
+            // SAFETY: forwarded from this function's contract; the memory is page-locked.
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?;
+            return Ok(());
+        }
+        let mut off = 0;
+        while off < bytes {
+            let len = self.piece_bytes.min(bytes - off);
+            let s = self.take_slot()?;
+            let slot = self.staging.as_mut().expect("staging present until drop").slots[s].as_mut_ptr();
+            // SAFETY: the slot is free and page-locked; `src + off` is inside the caller's range.
+            unsafe { sys::cuMemcpyDtoHAsync_v2(slot.cast(), src + off as u64, len, download) }.result()?;
+            // SAFETY: both handles belong to the bound context.
+            unsafe { result::event::record(self.staging().events[s].cu_event(), download) }?;
+            // SAFETY (for the copy out in `take_slot`): `dst + off` is inside the caller's range.
+            self.pending[s] = Some((dst as usize + off, len));
+            off += len;
+        }
+        Ok(())
+    }
+
+    /// [`Pipeline::upload`] of a slice.
+    ///
+    /// # Safety
+    /// As `upload`: `src` stays as it is, and `dst` holds `src`'s bytes, until `finish` or drop.
+    pub(crate) unsafe fn upload_slice<T: Pod>(&mut self, dst: sys::CUdeviceptr, src: &[T]) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe { self.upload(dst, src.as_ptr().cast(), std::mem::size_of_val(src)) }
+    }
+
+    /// [`Pipeline::download`] into a slice.
+    ///
+    /// # Safety
+    /// As `download`: `dst` stays borrowed by the caller, untouched, until `finish` or drop.
+    pub(crate) unsafe fn download_slice<T: Pod>(&mut self, dst: &mut [T], src: sys::CUdeviceptr) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe { self.download(dst.as_mut_ptr().cast(), src, std::mem::size_of_val(dst)) }
+    }
+
+    /// Waits for every copy and copies the staged downloads out: the host memory holds them
+    /// afterwards.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        for _ in 0..STAGING_SLOTS {
+            self.take_slot()?;
+        }
+        for stream in [Stream::Upload, Stream::Download] {
+            // SAFETY: a stream of the bound context.
+            unsafe { result::stream::synchronize(self.stream(stream)) }?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pipeline<'_> {
+    fn drop(&mut self) {
+        // No copy may still read or write the caller's memory or the device buffers once the
+        // call returns, on success or error.
+        let ctx = self.gpu.context();
+        ctx.record_err(ctx.bind_to_thread());
+        for stream in [Stream::Upload, Stream::Download] {
+            // SAFETY: a stream of the bound context.
+            ctx.record_err(unsafe { result::stream::synchronize(self.stream(stream)) });
+        }
+        let staging = self.staging.take();
+        let mut pool = self.gpu.staging.lock().unwrap_or_else(|p| p.into_inner());
+        if pool.is_none() {
+            *pool = staging;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copier_copies_every_byte_with_any_thread_count() {
+        let src: Vec<u8> = (0..(3 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
+        for threads in [1, 2, 3, 8] {
+            for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, src.len()] {
+                let mut dst = vec![0u8; len];
+                // SAFETY: both vectors hold `len` bytes.
+                with_copier(threads, |c| unsafe { c.copy(dst.as_mut_ptr(), src.as_ptr(), len) });
+                assert_eq!(dst, src[..len], "threads {threads}, len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn copy_threads_grow_with_the_bytes() {
+        assert_eq!(copy_threads(0), 1);
+        assert_eq!(copy_threads(MIN_PART_BYTES), 1);
+        assert!(copy_threads(1 << 30) <= MAX_COPY_THREADS);
+    }
+
+    #[test]
+    fn work_bytes_override_is_scoped() {
+        assert_eq!(work_bytes(123), 123);
+        with_work_bytes(4096, || assert_eq!(work_bytes(123), 4096));
+        assert_eq!(work_bytes(123), 123);
+    }
+}

@@ -1,0 +1,380 @@
+//! Host slices in, host slices out, the work on the GPU (`Gpu::sort_keys` and the other methods
+//! of `mergepath::slices`), against the host backend: sizes 0, 1, around a chunk and many
+//! chunks (small work pieces through `with_work_bytes`, and the default pieces), pageable and
+//! pinned memory, several key types, a derived key, pairs and indices, merges, searches, set
+//! operations, segmented sorts, bad input, and two `Gpu`s on different streams at once.
+
+mod common;
+#[path = "common/hit.rs"]
+mod hit;
+
+use common::{assert_same, gpu, inputs, Dist, Rng, TestKey};
+use hit::{hits, Hit};
+use mergepath::slices::with_work_bytes;
+use mergepath::{host, Bound, Comparator, Error, Gpu, Greater, Less, SetOperation};
+
+/// Work pieces of the runs: small ones (many chunks, ranges and staging pieces from small
+/// inputs, an odd size among them) and the default (0).
+const WORK: [usize; 3] = [4096, 1000, 0];
+
+/// Random keys of the type with its special values mixed in.
+fn random_keys<K: TestKey>(n: usize, rng: &mut Rng) -> Vec<K> {
+    let specials = K::specials();
+    (0..n)
+        .map(|_| {
+            let r = rng.next();
+            if !specials.is_empty() && r % 8 == 0 {
+                specials[(r >> 8) as usize % specials.len()]
+            } else {
+                K::from_bits(r >> 3)
+            }
+        })
+        .collect()
+}
+
+/// Lengths around the chunk of `work` bytes for keys of `item` bytes, and many chunks.
+fn lengths(work: usize, item: usize) -> Vec<usize> {
+    let chunk = if work == 0 { 1 << 20 } else { (work / item).max(1) };
+    vec![0, 1, 2, chunk - 1, chunk, chunk + 1, 2 * chunk + 1, 7 * chunk + 3, 37 * chunk + 11]
+}
+
+fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
+    let mut rng = Rng(seed);
+    for work in WORK {
+        for n in lengths(work, std::mem::size_of::<K>()) {
+            let input: Vec<K> = random_keys(n, &mut rng);
+            let mut want = input.clone();
+            host::sort_keys(&mut want, comp);
+            let ctx = format!("{} {} n={n} work={work}", std::any::type_name::<K>(), C::NAME);
+            let mut got = input.clone();
+            with_work_bytes(work, || gpu.sort_keys(&mut got, comp)).unwrap();
+            assert_same(&got, &want, &format!("{ctx} pageable"));
+            let mut pinned = gpu.pinned_from(&input).unwrap();
+            with_work_bytes(work, || gpu.sort_keys(&mut pinned[..], comp)).unwrap();
+            assert_same(&pinned, &want, &format!("{ctx} pinned"));
+        }
+    }
+}
+
+#[test]
+fn sorts_of_keys_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    check_sort_keys::<u32, _>(gpu, Less, 1);
+    check_sort_keys::<u32, _>(gpu, Greater, 2);
+    check_sort_keys::<u64, _>(gpu, Less, 3);
+    check_sort_keys::<f32, _>(gpu, Less, 4);
+    check_sort_keys::<f64, _>(gpu, Greater, 5);
+    check_sort_keys::<i16, _>(gpu, Less, 6);
+    check_sort_keys::<u8, _>(gpu, Less, 7);
+}
+
+#[test]
+fn a_large_sort_from_a_vec_and_from_pinned_memory() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(99);
+    // More than two default chunks of u32 keys, with a short last chunk.
+    let input: Vec<u32> = (0..(1 << 24) + 12_345).map(|_| rng.next() as u32).collect();
+    let mut want = input.clone();
+    want.sort();
+    let mut got = input.clone();
+    gpu.sort_keys(&mut got, Less).unwrap();
+    assert_same(&got, &want, "2^24 + 12345 u32 pageable");
+    let mut pinned = gpu.pinned_from(&input).unwrap();
+    gpu.sort_keys(&mut pinned[..], Less).unwrap();
+    assert_same(&pinned, &want, "2^24 + 12345 u32 pinned");
+}
+
+#[test]
+fn derived_keys_sort_by_their_orders() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(11);
+    for work in WORK {
+        for n in lengths(work, std::mem::size_of::<Hit>()) {
+            let input = hits(n, &mut rng);
+            for by_x in [false, true] {
+                let (mut want, mut got) = (input.clone(), input.clone());
+                if by_x {
+                    host::sort_keys(&mut want, hit::ByX);
+                    with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
+                } else {
+                    host::sort_keys(&mut want, Less);
+                    with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
+                }
+                assert_same(&got, &want, &format!("Hit by_x={by_x} n={n} work={work}"));
+            }
+        }
+    }
+}
+
+/// Pairs with positions as values (so stability shows), and indices of both widths.
+fn check_sort_pairs<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
+    let mut rng = Rng(seed);
+    for work in WORK {
+        for n in lengths(work, std::mem::size_of::<K>() + 8) {
+            let keys: Vec<K> = random_keys(n, &mut rng);
+            let values: Vec<u64> = (0..n as u64).collect();
+            let (mut want_k, mut want_v) = (keys.clone(), values.clone());
+            host::sort_pairs(&mut want_k, &mut want_v, comp).unwrap();
+            let ctx = format!("{} n={n} work={work}", std::any::type_name::<K>());
+            let (mut k, mut v) = (keys.clone(), values.clone());
+            with_work_bytes(work, || gpu.sort_pairs(&mut k, &mut v, comp)).unwrap();
+            assert_same(&k, &want_k, &format!("{ctx} pairs keys"));
+            assert_eq!(v, want_v, "{ctx} pairs values");
+            let (mut pk, mut pv) = (gpu.pinned_from(&keys).unwrap(), gpu.pinned_from(&values).unwrap());
+            with_work_bytes(work, || gpu.sort_pairs(&mut pk[..], &mut pv[..], comp)).unwrap();
+            assert_same(&pk, &want_k, &format!("{ctx} pinned pairs keys"));
+            assert_eq!(&pv[..], &want_v[..], "{ctx} pinned pairs values");
+            let mut k32 = keys.clone();
+            let mut i32s = vec![u32::MAX; n];
+            with_work_bytes(work, || gpu.sort_indices(&mut k32, &mut i32s, comp)).unwrap();
+            assert_same(&k32, &want_k, &format!("{ctx} indices keys"));
+            assert!(i32s.iter().zip(&want_v).all(|(&i, &w)| i as u64 == w), "{ctx} u32 indices");
+            let mut k64 = keys.clone();
+            let mut i64s = vec![u64::MAX; n];
+            with_work_bytes(work, || gpu.sort_indices(&mut k64, &mut i64s, comp)).unwrap();
+            assert_eq!(i64s, want_v, "{ctx} u64 indices");
+        }
+    }
+}
+
+#[test]
+fn sorts_of_pairs_and_indices_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    check_sort_pairs::<u32, _>(gpu, Less, 21);
+    check_sort_pairs::<f32, _>(gpu, Greater, 22);
+    check_sort_pairs::<u64, _>(gpu, Less, 23);
+    // 4- and 16-byte values.
+    let mut rng = Rng(24);
+    for work in WORK {
+        for n in lengths(work, 20) {
+            let keys: Vec<u32> = (0..n).map(|_| rng.below(100) as u32).collect();
+            let v4: Vec<u32> = (0..n as u32).collect();
+            let v16: Vec<[u32; 4]> = (0..n as u32).map(|i| [i, !i, i ^ 0x55, 7]).collect();
+            let (mut want_k, mut want_v4) = (keys.clone(), v4.clone());
+            host::sort_pairs(&mut want_k, &mut want_v4, Less).unwrap();
+            let (mut k, mut v) = (keys.clone(), v4.clone());
+            with_work_bytes(work, || gpu.sort_pairs(&mut k, &mut v, Less)).unwrap();
+            assert_eq!((k, v), (want_k.clone(), want_v4.clone()), "u32 -> u32 n={n} work={work}");
+            let (mut k, mut v) = (keys.clone(), v16.clone());
+            with_work_bytes(work, || gpu.sort_pairs(&mut k, &mut v, Less)).unwrap();
+            assert_eq!(k, want_k, "u32 -> [u32; 4] keys n={n} work={work}");
+            assert!(v.iter().zip(&want_v4).all(|(x, &i)| *x == v16[i as usize]), "u32 -> [u32; 4] values n={n} work={work}");
+        }
+    }
+}
+
+fn check_merges<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
+    let mut rng = Rng(seed);
+    for work in WORK {
+        let range = if work == 0 { 1 << 20 } else { work / std::mem::size_of::<K>() };
+        let mut sizes = vec![(0, 0), (1, 0), (0, 1), (range - 1, 1), (range, range), (3 * range + 1, 4 * range - 5), (9 * range, 2)];
+        sizes.push((rng.below(20 * range as u64) as usize, rng.below(20 * range as u64) as usize));
+        for (i, &(na, nb)) in sizes.iter().enumerate() {
+            let dist = [Dist::Uniform, Dist::FewDistinct, Dist::AlreadySorted, Dist::Specials][i % 4];
+            let (a, b) = inputs::<K, C>(na, nb, dist, comp, rng.next());
+            let mut want = vec![K::from_bits(0); na + nb + 3];
+            host::merge_keys(&a, &b, &mut want, comp).unwrap();
+            let ctx = format!("{} {na}+{nb} {dist:?} work={work}", std::any::type_name::<K>());
+            let mut got = vec![K::from_bits(0); na + nb + 3];
+            with_work_bytes(work, || gpu.merge_keys(&a, &b, &mut got, comp)).unwrap();
+            assert_same(&got, &want, &format!("{ctx} pageable"));
+            let (pa, pb) = (gpu.pinned_from(&a).unwrap(), gpu.pinned_from(&b).unwrap());
+            let mut pout = gpu.alloc_pinned::<K>(na + nb + 3).unwrap();
+            with_work_bytes(work, || gpu.merge_keys(&pa, &pb, &mut pout, comp)).unwrap();
+            assert_same(&pout, &want, &format!("{ctx} pinned"));
+            // Pairs: positions (A's, then B's offset by 2^40) as values show the stable order.
+            let (av, bv): (Vec<u64>, Vec<u64>) = ((0..na as u64).collect(), (0..nb as u64).map(|j| j + (1 << 40)).collect());
+            let (mut wk, mut wv) = (vec![K::from_bits(0); na + nb], vec![0u64; na + nb]);
+            host::merge_pairs(&a, &av, &b, &bv, &mut wk, &mut wv, comp).unwrap();
+            let (mut gk, mut gv) = (vec![K::from_bits(0); na + nb], vec![0u64; na + nb]);
+            with_work_bytes(work, || gpu.merge_pairs(&a, &av, &b, &bv, &mut gk, &mut gv, comp)).unwrap();
+            assert_same(&gk, &wk, &format!("{ctx} pairs keys"));
+            assert_eq!(gv, wv, "{ctx} pairs values");
+        }
+    }
+}
+
+#[test]
+fn merges_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    check_merges::<u32, _>(gpu, Less, 31);
+    check_merges::<u64, _>(gpu, Greater, 32);
+    check_merges::<f32, _>(gpu, Less, 33);
+    let mut rng = Rng(34);
+    let (mut a, mut b) = (hits(5000, &mut rng), hits(7001, &mut rng));
+    host::sort_keys(&mut a, Less);
+    host::sort_keys(&mut b, Less);
+    let mut want = vec![Hit { score: 0.0, id: 0, x: 0 }; 12_001];
+    host::merge_keys(&a, &b, &mut want, Less).unwrap();
+    let mut got = want.clone();
+    got.fill(Hit { score: 1.0, id: 1, x: 1 });
+    with_work_bytes(4096, || gpu.merge_keys(&a, &b, &mut got, Less)).unwrap();
+    assert_same(&got, &want, "Hit merge");
+}
+
+fn check_searches<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
+    let mut rng = Rng(seed);
+    for (nn, nh) in [(0, 5), (5, 0), (1, 1), (1000, 3000), (70_001, 20_000)] {
+        let dist = if nn % 2 == 0 { Dist::FewDistinct } else { Dist::Uniform };
+        let (needles, haystack) = inputs::<K, C>(nn, nh, dist, comp, rng.next());
+        let ctx = format!("{} {nn} in {nh}", std::any::type_name::<K>());
+        for bound in [Bound::Lower, Bound::Upper] {
+            let (mut want, mut got) = (vec![7u32; nn + 2], vec![7u32; nn + 2]);
+            host::sorted_search(&needles, &haystack, bound, &mut want, comp).unwrap();
+            gpu.sorted_search(&needles, &haystack, bound, &mut got, comp).unwrap();
+            assert_eq!(got, want, "{ctx} {bound:?}");
+        }
+        let (mut wl, mut wu, mut gl, mut gu) = (vec![0u64; nn], vec![0u64; nn], vec![0u64; nn], vec![0u64; nn]);
+        host::sorted_search_range(&needles, &haystack, &mut wl, &mut wu, comp).unwrap();
+        gpu.sorted_search_range(&needles, &haystack, &mut gl, &mut gu, comp).unwrap();
+        assert_eq!((gl, gu), (wl, wu), "{ctx} range");
+        let (mut wc, mut gc) = (vec![0u32; nn], vec![9u32; nn]);
+        host::sorted_search_count(&needles, &haystack, &mut wc, comp).unwrap();
+        gpu.sorted_search_count(&needles, &haystack, &mut gc, comp).unwrap();
+        assert_eq!(gc, wc, "{ctx} count");
+        let (mut wf, mut gf) = (vec![0u8; nn], vec![9u8; nn]);
+        host::sorted_search_contains(&needles, &haystack, &mut wf, comp).unwrap();
+        gpu.sorted_search_contains(&needles, &haystack, &mut gf, comp).unwrap();
+        assert_eq!(gf, wf, "{ctx} contains");
+    }
+}
+
+#[test]
+fn searches_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    check_searches::<u32, _>(gpu, Less, 41);
+    check_searches::<f64, _>(gpu, Greater, 42);
+    check_searches::<i8, _>(gpu, Less, 43);
+}
+
+fn check_sets<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
+    let mut rng = Rng(seed);
+    for (na, nb) in [(0, 0), (0, 9), (9, 0), (1, 1), (3000, 2000), (100_000, 77_777)] {
+        for dist in [Dist::FewDistinct, Dist::Uniform, Dist::AllEqual] {
+            let (a, b) = inputs::<K, C>(na, nb, dist, comp, rng.next());
+            let (av, bv): (Vec<u32>, Vec<u32>) = ((0..na as u32).collect(), (0..nb as u32).map(|j| j | 1 << 31).collect());
+            for op in SetOperation::ALL {
+                let ctx = format!("{} {op:?} {na}+{nb} {dist:?}", std::any::type_name::<K>());
+                let max = op.max_len(na, nb);
+                let mut want = vec![K::from_bits(0); max];
+                let len = host::set_operation_keys(op, &a, &b, &mut want, comp).unwrap();
+                want.truncate(len);
+                let mut got = vec![K::from_bits(0); max];
+                assert_eq!(gpu.set_operation_keys(op, &a, &b, &mut got, comp), Ok(len), "{ctx} len");
+                assert_same(&got[..len], &want, &ctx);
+                assert_eq!(gpu.set_operation_len(op, &a, &b, comp), Ok(len), "{ctx} len only");
+                let (mut wk, mut wv) = (vec![K::from_bits(0); max], vec![0u32; max]);
+                host::set_operation_pairs(op, &a, &av, &b, &bv, &mut wk, &mut wv, comp).unwrap();
+                let (mut gk, mut gv) = (vec![K::from_bits(0); max], vec![0u32; max]);
+                assert_eq!(gpu.set_operation_pairs(op, &a, &av, &b, &bv, &mut gk, &mut gv, comp), Ok(len), "{ctx} pairs len");
+                assert_same(&gk[..len], &wk[..len], &format!("{ctx} pairs keys"));
+                assert_eq!(gv[..len], wv[..len], "{ctx} pairs values");
+                if len > 1 {
+                    // A short output receives the result's first items and the full length.
+                    let mut short = vec![K::from_bits(0); len - 1];
+                    let err = gpu.set_operation_keys(op, &a, &b, &mut short, comp);
+                    assert_eq!(err, Err(Error::OutputTooSmall { what: "set operation output", needed: len, got: len - 1 }), "{ctx} short");
+                    assert_same(&short, &want[..len - 1], &format!("{ctx} short output"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn set_operations_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    check_sets::<u32, _>(gpu, Less, 51);
+    check_sets::<u64, _>(gpu, Greater, 52);
+}
+
+#[test]
+fn segmented_sorts_equal_the_host_backend() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(61);
+    for (n, avg) in [(0usize, 4usize), (1, 1), (10_000, 3), (50_000, 200), (300_000, 70_000)] {
+        let mut offsets = vec![rng.below(3).min(n as u64) as usize];
+        while *offsets.last().unwrap() < n.saturating_sub(5) {
+            let next = *offsets.last().unwrap() + rng.below(2 * avg as u64 + 1) as usize;
+            offsets.push(next.min(n - 5));
+        }
+        let keys: Vec<f32> = random_keys(n, &mut rng);
+        let values: Vec<u64> = (0..n as u64).collect();
+        let (mut wk, mut wv) = (keys.clone(), values.clone());
+        host::sort_segments_pairs(&mut wk, &mut wv, &offsets, Less).unwrap();
+        let (mut gk, mut gv) = (keys.clone(), values.clone());
+        gpu.sort_segments_pairs(&mut gk, &mut gv, &offsets, Less).unwrap();
+        assert_same(&gk, &wk, &format!("n={n} avg={avg} pairs keys"));
+        assert_eq!(gv, wv, "n={n} avg={avg} pairs values");
+        let mut gk = keys.clone();
+        gpu.sort_segments_keys(&mut gk, &offsets, Less).unwrap();
+        assert_same(&gk, &wk, &format!("n={n} avg={avg} keys"));
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_and_leaves_the_data_as_it_was() {
+    let Some(gpu) = gpu() else { return };
+    let keys: Vec<u32> = (0..1000).rev().collect();
+    let (mut k, mut v) = (keys.clone(), vec![5u32; 999]);
+    assert_eq!(gpu.sort_pairs(&mut k, &mut v, Less), Err(Error::LengthMismatch { what: "values", expected: 1000, got: 999 }));
+    assert_eq!((&k, &v), (&keys, &vec![5u32; 999]));
+    let mut idx = vec![0u64; 10];
+    assert!(matches!(gpu.sort_indices(&mut k, &mut idx, Less), Err(Error::LengthMismatch { .. })));
+    assert_eq!(k, keys);
+    let mut out = vec![1u32; 1999];
+    assert_eq!(gpu.merge_keys(&keys, &keys, &mut out, Less), Err(Error::OutputTooSmall { what: "out", needed: 2000, got: 1999 }));
+    assert_eq!(out, vec![1u32; 1999]);
+    let mut short = vec![0u32; 3];
+    assert!(matches!(gpu.sorted_search(&keys, &keys, Bound::Lower, &mut short, Less), Err(Error::OutputTooSmall { .. })));
+    assert_eq!(short, [0, 0, 0]);
+    assert!(matches!(gpu.sort_segments_keys(&mut k, &[0, 500, 400], Less), Err(Error::InvalidArgument(_))));
+    assert!(matches!(gpu.sort_segments_keys(&mut k, &[0, 1001], Less), Err(Error::InvalidArgument(_))));
+    assert_eq!(k, keys);
+    // Uploads and downloads of the plain API through the staging buffers.
+    let dev = gpu.upload(&keys).unwrap();
+    let mut back = vec![0u32; 999];
+    assert!(matches!(gpu.download_into(&dev, &mut back), Err(Error::LengthMismatch { .. })));
+    let mut back = vec![0u32; 1000];
+    gpu.download_into(&dev, &mut back).unwrap();
+    assert_eq!(back, keys);
+}
+
+#[test]
+fn uploads_and_downloads_round_trip_pageable_and_pinned() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(71);
+    for n in [0usize, 1, 1_000_003, 9_000_000] {
+        let data: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+        let dev = gpu.upload(&data).unwrap();
+        assert_eq!(gpu.download(&dev).unwrap(), data, "n={n} pageable");
+        let pinned = gpu.pinned_from(&data).unwrap();
+        let dev = gpu.upload(&pinned).unwrap();
+        let mut back = gpu.alloc_pinned::<u64>(n).unwrap();
+        gpu.download_into(&dev, &mut back).unwrap();
+        assert_eq!(&back[..], &data[..], "n={n} pinned");
+    }
+}
+
+#[test]
+fn two_gpus_on_different_streams_sort_host_data_at_once() {
+    let Some(gpu) = gpu() else { return };
+    let ctx = gpu.context().clone();
+    let handles: Vec<Gpu> = (0..2).map(|_| Gpu::with_stream(ctx.new_stream().unwrap())).collect();
+    let mut rng = Rng(81);
+    let inputs: Vec<Vec<u64>> = (0..2).map(|_| (0..3_000_000).map(|_| rng.next() % 1000).collect()).collect();
+    std::thread::scope(|s| {
+        for (g, input) in handles.iter().zip(&inputs) {
+            s.spawn(move || {
+                for round in 0..3 {
+                    let mut keys = input.clone();
+                    let mut idx = vec![0u32; keys.len()];
+                    with_work_bytes(if round == 0 { 0 } else { 1 << 20 }, || g.sort_indices(&mut keys, &mut idx, Less)).unwrap();
+                    let mut want: Vec<(u64, u32)> = input.iter().copied().zip(0..).collect();
+                    want.sort_by_key(|p| p.0);
+                    assert!(keys.iter().zip(&idx).eq(want.iter().map(|p| (&p.0, &p.1))), "round {round}");
+                }
+            });
+        }
+    });
+}
