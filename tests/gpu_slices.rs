@@ -179,7 +179,7 @@ fn check_merges<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) {
             with_work_bytes(work, || gpu.merge_keys(&a, &b, &mut got, comp)).unwrap();
             assert_same(&got, &want, &format!("{ctx} pageable"));
             let (pa, pb) = (gpu.pinned_from(&a).unwrap(), gpu.pinned_from(&b).unwrap());
-            let mut pout = gpu.alloc_pinned::<K>(na + nb + 3).unwrap();
+            let mut pout = gpu.pinned_from(&vec![K::from_bits(0); na + nb + 3]).unwrap();
             with_work_bytes(work, || gpu.merge_keys(&pa, &pb, &mut pout, comp)).unwrap();
             assert_same(&pout, &want, &format!("{ctx} pinned"));
             // Pairs: positions (A's, then B's offset by 2^40) as values show the stable order.
