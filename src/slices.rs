@@ -36,6 +36,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::{BufArg, Gpu};
+use crate::host::{check_output, check_values};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::merge::launch_merge;
 use crate::partition::{launch_partitions, merge_path, partition_count};
@@ -194,22 +195,6 @@ fn merge_lanes<K: Key, C: Comparator<K>>(gpu: &Gpu, a: (&Lanes, Range<usize>), b
 /// The bytes of a slice of `Pod` values.
 fn bytes_mut<T: bytemuck::Pod>(v: &mut [T]) -> &mut [u8] {
     bytemuck::cast_slice_mut(v)
-}
-
-/// `LengthMismatch` unless the values (`what`) have their keys' length.
-fn check_values(what: &'static str, keys: usize, values: usize) -> Result<()> {
-    if values != keys {
-        return Err(Error::LengthMismatch { what, expected: keys, got: values });
-    }
-    Ok(())
-}
-
-/// `OutputTooSmall` unless the output (`what`) holds `needed` items.
-fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
-    if len < needed {
-        return Err(Error::OutputTooSmall { what, needed, got: len });
-    }
-    Ok(())
 }
 
 /// The sort of `keys` (and `carried`) on the GPU: chunks sorted as they arrive, runs merged
@@ -596,7 +581,8 @@ impl Gpu {
             Some((keys, Some((_, _, values, _)))) => vec![keys, values],
         };
         on_device(self, &inputs, &outputs, temp, launch, &mut results)?;
-        if out_is_short(len, capacity, results.is_empty()) {
+        // A length-only call has no output to be short.
+        if !results.is_empty() && len > capacity {
             return Err(Error::OutputTooSmall { what: "set operation output", needed: len, got: capacity });
         }
         Ok(len)
@@ -697,11 +683,6 @@ impl Gpu {
             pipe.finish()
         })
     }
-}
-
-/// Whether a set operation's output was too short for its result.
-fn out_is_short(len: usize, capacity: usize, len_only: bool) -> bool {
-    !len_only && len > capacity
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ pub fn with_grain<R>(grain: usize, f: impl FnOnce() -> R) -> R {
 }
 
 /// `OutputTooSmall` unless `out` holds `needed` items.
-fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
+pub(crate) fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
     if len < needed {
         return Err(Error::OutputTooSmall { what, needed, got: len });
     }
@@ -66,7 +66,7 @@ fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
 }
 
 /// `LengthMismatch` unless the values (`what`) have their keys' length.
-fn check_values(what: &'static str, keys: usize, values: usize) -> Result<()> {
+pub(crate) fn check_values(what: &'static str, keys: usize, values: usize) -> Result<()> {
     if values != keys {
         return Err(Error::LengthMismatch { what, expected: keys, got: values });
     }
