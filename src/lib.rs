@@ -45,6 +45,7 @@ pub mod segmented;
 pub mod sets;
 pub mod slices;
 pub mod sort;
+mod timeline;
 mod transfer;
 pub mod tuning;
 

@@ -44,11 +44,14 @@ use crate::search::{check_search, launch_search, Bound, SearchOutput};
 use crate::segmented::{launch_segmented, validate_segment_offsets};
 use crate::sets::{launch_set_op, Output, SetOperation};
 use crate::sort::{launch_iota, launch_sort, sort_temp_bytes, SortIndex};
-use crate::transfer::{copy_threads, with_copier, work_bytes, Pipeline, Stream};
+use crate::transfer::{work_bytes, Pipeline, Stream};
 use cudarc::driver::{result, CudaEvent};
 use std::ops::Range;
 
 pub use crate::transfer::PinnedBuffer;
+
+#[doc(hidden)]
+pub use crate::timeline::{record_timeline, Span};
 
 /// Runs `f` with the host-slice calls it makes on this thread cutting their work (sort chunks,
 /// merge ranges, staging pieces) into pieces of `bytes`, so tests reach many chunks with small
@@ -218,8 +221,8 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: C
     let bufs = [Lanes::at(data_ptr, n, kb, word), Lanes::at(merge_ptr.as_ref().map_or(data_ptr, |(p, _)| *p), n, kb, word)];
     let key_bytes: &mut [u8] = bytes_mut(keys);
 
-    with_copier(copy_threads(2 * n * (kb + word)), |copier| {
-        let mut pipe = Pipeline::new(gpu, copier)?;
+    {
+        let mut pipe = Pipeline::new(gpu)?;
         // The buffers may be new, or still used by earlier work: both in order on the kernels'
         // stream.
         pipe.order(Stream::Kernels, Stream::Upload)?;
@@ -238,11 +241,11 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: C
             }
             pipe.order(Stream::Upload, Stream::Kernels)?;
             let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
-            launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp)?;
+            pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
             for (level, j) in plan.merges_after(i) {
                 let (src, dst) = (&bufs[(level as usize - 1) % 2], &bufs[level as usize % 2]);
                 let (a, b) = (plan.run(level - 1, 2 * j), plan.run(level - 1, 2 * j + 1));
-                merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp)?;
+                pipe.span(Stream::Kernels, "merge runs", || merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp))?;
             }
         }
         let levels = plan.levels();
@@ -273,7 +276,7 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: C
         let count = partition_count(n, spacing);
         let mut parts = gpu.temp(count * 8)?;
         let (parts_ptr, _parts_guard) = parts.device_ptr_mut();
-        launch_partitions(gpu, &kernels, &src.keys(a.clone()), &src.keys(b.clone()), spacing, parts_ptr, count)?;
+        pipe.span(Stream::Kernels, "partitions", || launch_partitions(gpu, &kernels, &src.keys(a.clone()), &src.keys(b.clone()), spacing, parts_ptr, count))?;
         let mut found = vec![0i64; count];
         // SAFETY: `found` holds the `count` i64 the partition kernel writes; the copy is
         // ordered after it on the stream, and the synchronize below waits for it.
@@ -285,11 +288,11 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: C
         for p in 0..count - 1 {
             let (d0, d1, a0, a1) = (diags[p], diags[p + 1], splits[p], splits[p + 1]);
             let (ra, rb) = (a.start + a0..a.start + a1, b.start + (d0 - a0)..b.start + (d1 - a1));
-            merge_lanes::<K, C>(gpu, (src, ra), (src, rb), (out, d0), comp)?;
+            pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (src, ra), (src, rb), (out, d0), comp))?;
             download(&mut pipe, d0..d1)?;
         }
         pipe.finish()
-    })
+    }
 }
 
 /// The merge of host slices: output ranges cut by merge path on the host, each uploaded,
@@ -315,8 +318,8 @@ fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [
     let out_bytes: &mut [u8] = bytes_mut(out);
     let is_less = |x: &K, y: &K| comp.is_less(x, y);
 
-    with_copier(copy_threads(2 * total * (kb + word)), |copier| {
-        let mut pipe = Pipeline::new(gpu, copier)?;
+    {
+        let mut pipe = Pipeline::new(gpu)?;
         // The slots may be new, or still used by earlier work: both in order on the kernels'
         // stream.
         pipe.order(Stream::Kernels, Stream::Upload)?;
@@ -365,7 +368,7 @@ fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [
             (a0, d0) = (a1, d1);
         }
         pipe.finish()
-    })
+    }
 }
 
 /// Uploads `inputs` (host bytes) into one device buffer (each 256-byte aligned) with room for
@@ -380,9 +383,8 @@ fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, 
     let mut temp = gpu.temp(bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
     let addrs: Vec<u64> = offsets.iter().map(|&o| base + o as u64).collect();
-    let moved: usize = bytes + results.iter().map(|r| r.len()).sum::<usize>();
-    with_copier(copy_threads(moved), |copier| {
-        let mut pipe = Pipeline::new(gpu, copier)?;
+    {
+        let mut pipe = Pipeline::new(gpu)?;
         // The buffer may be new, or still used by earlier work: both in order on the kernels'
         // stream.
         pipe.order(Stream::Kernels, Stream::Upload)?;
@@ -401,7 +403,7 @@ fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, 
             unsafe { pipe.download_slice(&mut result[..size], addr) }?;
         }
         pipe.finish()
-    })
+    }
 }
 
 /// The bytes a device search of `needles` in `haystack` items takes from the temp pool at most:
@@ -660,8 +662,8 @@ impl Gpu {
         let (base, _guard) = temp.device_ptr_mut();
         let lanes = Lanes::at(base, n, kb, word);
         let key_bytes = bytes_mut(keys);
-        with_copier(copy_threads(2 * n * (kb + word)), |copier| {
-            let mut pipe = Pipeline::new(self, copier)?;
+        {
+            let mut pipe = Pipeline::new(self)?;
             // The buffer may be new, or still used by earlier work.
             pipe.order(Stream::Kernels, Stream::Upload)?;
             // SAFETY: the caller's slices into the device lanes, then (after the sort) back into
@@ -681,7 +683,7 @@ impl Gpu {
                 }
             }
             pipe.finish()
-        })
+        }
     }
 }
 

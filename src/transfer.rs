@@ -12,11 +12,14 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::timeline;
 use bytemuck::Pod;
 use cudarc::driver::{result, sys, CudaContext, CudaEvent, DriverError};
 use std::cell::Cell;
 use std::ptr::NonNull;
-use std::sync::{mpsc, Arc};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::Arc;
 
 /// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
 /// 8 MiB keep a DMA near its peak rate and give each host thread a megabyte per piece; six of
@@ -24,8 +27,11 @@ use std::sync::{mpsc, Arc};
 const STAGING_SLOTS: usize = 6;
 const STAGING_SLOT_BYTES: usize = 8 << 20;
 
-/// Host threads copying to and from the staging buffers at most: eight saturate a host's
-/// memory bandwidth well before the copy engines' 55 GB/s each way.
+/// Host threads copying to and from the staging buffers at most, and at most half the host's
+/// cores (the copies share the cores with the driver's threads and the caller's work: a helper
+/// descheduled for a time slice stalls every piece). Measured on a 16-core host
+/// (`benches/tune/staged_copy.cu`): a staged 256 MiB upload runs at 46 GB/s on 8 threads,
+/// against the copy engine's 55.
 const MAX_COPY_THREADS: usize = 8;
 
 /// The smallest part of a copy handed to another thread.
@@ -160,90 +166,146 @@ pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
     bytes > 0 && host(ptr) && host(ptr.wrapping_add(bytes - 1))
 }
 
-/// Host threads copying memory in parallel: the calling thread and scoped helpers, each
-/// taking an equal part of every copy.
+/// Host threads copying memory in parallel: the calling thread and helper threads, each taking
+/// an equal part of every copy. A staging piece takes a thread about 0.2 ms, and waking a parked
+/// thread (in a virtual machine especially) can take as long, so while a call runs
+/// ([`Copier::set_active`]) helpers wait for the next piece spinning; between calls they park.
+/// They are started on the first copy that needs them and kept (in the `Gpu`'s pool, with the
+/// staging buffers), so a call pays no thread start.
 pub(crate) struct Copier {
-    helpers: Vec<mpsc::Sender<Part>>,
-    done: mpsc::Receiver<()>,
+    team: Arc<Team>,
+    helpers: Vec<std::thread::JoinHandle<()>>,
 }
 
-/// A part of a copy, as addresses (sent to a helper thread).
-#[derive(Clone, Copy)]
-struct Part {
-    dst: usize,
-    src: usize,
-    bytes: usize,
+/// What the calling thread and its helpers share: the current copy, a generation number
+/// bumped for each, and the count of helpers done with it.
+#[derive(Default)]
+struct Team {
+    generation: AtomicUsize,
+    done: AtomicUsize,
+    quit: AtomicBool,
+    active: AtomicBool,
+    dst: AtomicUsize,
+    src: AtomicUsize,
+    bytes: AtomicUsize,
+    parts: AtomicUsize,
 }
 
-impl Part {
+impl Team {
+    /// Copies part `i` of the current copy, of `parts` equal parts (64-byte multiples).
+    ///
     /// # Safety
-    /// `src` readable and `dst` writable for `bytes`, not overlapping.
-    unsafe fn run(self) {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { std::ptr::copy_nonoverlapping(self.src as *const u8, self.dst as *mut u8, self.bytes) };
+    /// The current copy's `src` readable and `dst` writable for `bytes`, not overlapping.
+    unsafe fn run(&self, i: usize) {
+        let (dst, src, bytes) = (self.dst.load(Relaxed), self.src.load(Relaxed), self.bytes.load(Relaxed));
+        let step = bytes.div_ceil(self.parts.load(Relaxed)).next_multiple_of(64);
+        let off = (i * step).min(bytes);
+        // SAFETY: a part of the current copy's ranges, by this function's contract.
+        unsafe { std::ptr::copy_nonoverlapping((src + off) as *const u8, (dst + off) as *mut u8, step.min(bytes - off)) };
+    }
+
+    /// A helper's life: waits for each new copy, does its part, says so.
+    fn helper(&self, i: usize, mut seen: usize) {
+        loop {
+            let mut spins = 0u32;
+            loop {
+                if self.quit.load(Acquire) {
+                    return;
+                }
+                if self.generation.load(Acquire) != seen {
+                    break;
+                }
+                if spins < SPINS || self.active.load(Relaxed) {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    // `Copier::copy` unparks every helper after publishing a copy, so the
+                    // wake-up is not lost if it comes before this.
+                    std::thread::park();
+                }
+            }
+            seen = self.generation.load(Acquire);
+            if i < self.parts.load(Relaxed) {
+                // SAFETY: `Copier::copy` published this copy (generation bumped after its
+                // fields) and waits for every helper's `done` before returning.
+                unsafe { self.run(i) };
+            }
+            self.done.fetch_add(1, Release);
+        }
     }
 }
 
-/// The host threads for a call moving `bytes` through staging buffers: the calling thread
-/// alone for small calls, else up to [`MAX_COPY_THREADS`] (and no more than the host backend's
-/// thread count, [`crate::host::threads`]).
-pub(crate) fn copy_threads(bytes: usize) -> usize {
-    (bytes / (4 * MIN_PART_BYTES)).clamp(1, MAX_COPY_THREADS.min(crate::host::threads()))
-}
-
-/// Runs `f` with a [`Copier`] of `threads` threads (the calling thread one of them); the
-/// helpers end when `f` returns.
-pub(crate) fn with_copier<R>(threads: usize, f: impl FnOnce(&Copier) -> R) -> R {
-    std::thread::scope(|scope| {
-        let (done_tx, done) = mpsc::channel();
-        let helpers = (1..threads)
-            .map(|_| {
-                let (tx, rx) = mpsc::channel::<Part>();
-                let done_tx = done_tx.clone();
-                scope.spawn(move || {
-                    for part in rx {
-                        // SAFETY: `Copier::copy`'s contract, and it waits for this part's
-                        // acknowledgement before returning.
-                        unsafe { part.run() };
-                        if done_tx.send(()).is_err() {
-                            break;
-                        }
-                    }
-                });
-                tx
-            })
-            .collect();
-        drop(done_tx);
-        f(&Copier { helpers, done })
-    })
-}
+/// Spins a helper makes waiting for work before it parks: about a millisecond, several pieces.
+const SPINS: u32 = 1 << 14;
 
 impl Copier {
+    fn new() -> Self {
+        Copier { team: Arc::new(Team::default()), helpers: Vec::new() }
+    }
+
+    /// Whether a call is running: its helpers then spin between copies instead of parking.
+    fn set_active(&self, active: bool) {
+        self.team.active.store(active, Relaxed);
+        if active {
+            for h in &self.helpers {
+                h.thread().unpark();
+            }
+        }
+    }
+
     /// Copies `bytes` from `src` to `dst`, split among the threads; returns when all of it is
     /// done.
     ///
     /// # Safety
     /// `src` readable and `dst` writable for `bytes`, the two not overlapping.
-    pub(crate) unsafe fn copy(&self, dst: *mut u8, src: *const u8, bytes: usize) {
-        let parts = (self.helpers.len() + 1).min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
-        let step = bytes.div_ceil(parts).next_multiple_of(64);
-        let part = |i: usize| {
-            let off = (i * step).min(bytes);
-            Part { dst: dst as usize + off, src: src as usize + off, bytes: step.min(bytes - off) }
-        };
-        let mut sent = 0;
-        for (i, helper) in self.helpers.iter().enumerate().take(parts - 1) {
-            match helper.send(part(i + 1)) {
-                Ok(()) => sent += 1,
-                // SAFETY: a part of the caller's ranges (the helper is gone: copy it here).
-                Err(mpsc::SendError(p)) => unsafe { p.run() },
+    pub(crate) unsafe fn copy(&mut self, dst: *mut u8, src: *const u8, bytes: usize) {
+        let threads = MAX_COPY_THREADS.min(crate::host::threads() / 2).max(1);
+        let parts = threads.min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
+        while self.helpers.len() + 1 < parts {
+            // No copy is in flight: the helper starts at the current generation.
+            let (team, i, now) = (self.team.clone(), self.helpers.len() + 1, self.team.generation.load(Acquire));
+            match std::thread::Builder::new().name("mergepath-copy".into()).spawn(move || team.helper(i, now)) {
+                Ok(handle) => self.helpers.push(handle),
+                // No more threads: fewer parts.
+                Err(_) => break,
             }
         }
+        let parts = parts.min(self.helpers.len() + 1);
+        let team = &*self.team;
+        team.dst.store(dst as usize, Relaxed);
+        team.src.store(src as usize, Relaxed);
+        team.bytes.store(bytes, Relaxed);
+        team.parts.store(parts, Relaxed);
+        if parts == 1 {
+            // SAFETY: the whole copy, by this function's contract.
+            return unsafe { team.run(0) };
+        }
+        team.done.store(0, Relaxed);
+        team.generation.fetch_add(1, Release);
+        for h in &self.helpers {
+            h.thread().unpark();
+        }
         // SAFETY: the first part of the caller's ranges.
-        unsafe { part(0).run() };
-        for _ in 0..sent {
-            // A helper only ends when its channel closes, which happens after this call.
-            let _ = self.done.recv();
+        unsafe { team.run(0) };
+        // Every helper answers each generation (helpers only end when the copier drops).
+        let mut spins = 0u32;
+        while team.done.load(Acquire) != self.helpers.len() {
+            if spins < SPINS {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+impl Drop for Copier {
+    fn drop(&mut self) {
+        self.team.quit.store(true, Release);
+        for h in self.helpers.drain(..) {
+            h.thread().unpark();
+            let _ = h.join();
         }
     }
 }
@@ -272,11 +334,14 @@ impl Drop for CopyStream {
 /// What a `Gpu` keeps for moving host data: the staging buffers, an event per buffer (the last
 /// copy through it), and the upload and download streams.
 pub(crate) struct Staging {
-    ctx: Arc<CudaContext>,
-    slots: Vec<PinnedBuffer<u8>>,
-    events: Vec<CudaEvent>,
+    // Fields drop in this order: the streams (which hold no reference to the context) before
+    // the buffers and events, whose references keep the context alive.
     upload: CopyStream,
     download: CopyStream,
+    copier: Copier,
+    slots: Vec<PinnedBuffer<u8>>,
+    events: Vec<CudaEvent>,
+    ctx: Arc<CudaContext>,
 }
 
 // SAFETY: the streams and events are driver handles usable from any thread once the context is
@@ -287,11 +352,12 @@ impl Staging {
     fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
         ctx.bind_to_thread()?;
         Ok(Staging {
-            ctx: ctx.clone(),
-            slots: (0..STAGING_SLOTS).map(|_| PinnedBuffer::zeroed(ctx, STAGING_SLOT_BYTES)).collect::<Result<_>>()?,
-            events: (0..STAGING_SLOTS).map(|_| ctx.new_event(None)).collect::<Result<_, DriverError>>()?,
             upload: CopyStream::new()?,
             download: CopyStream::new()?,
+            copier: Copier::new(),
+            slots: (0..STAGING_SLOTS).map(|_| PinnedBuffer::zeroed(ctx, STAGING_SLOT_BYTES)).collect::<Result<_>>()?,
+            events: (0..STAGING_SLOTS).map(|_| ctx.new_event(None)).collect::<Result<_, DriverError>>()?,
+            ctx: ctx.clone(),
         })
     }
 }
@@ -320,7 +386,6 @@ pub(crate) enum Stream {
 /// outlives the call, on success or error.
 pub(crate) struct Pipeline<'a> {
     gpu: &'a Gpu,
-    copier: &'a Copier,
     staging: Option<Staging>,
     next: usize,
     /// Per staging buffer: a download's destination and length, copied out when the buffer is
@@ -330,15 +395,16 @@ pub(crate) struct Pipeline<'a> {
 }
 
 impl<'a> Pipeline<'a> {
-    pub(crate) fn new(gpu: &'a Gpu, copier: &'a Copier) -> Result<Self> {
+    pub(crate) fn new(gpu: &'a Gpu) -> Result<Self> {
         gpu.context().bind_to_thread()?;
         let pooled = gpu.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
         let staging = match pooled {
             Some(staging) => staging,
             None => Staging::new(gpu.context())?,
         };
+        staging.copier.set_active(true);
         let piece_bytes = STAGING_SLOT_BYTES.min(work_bytes(STAGING_SLOT_BYTES)).max(1);
-        Ok(Pipeline { gpu, copier, staging: Some(staging), next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
+        Ok(Pipeline { gpu, staging: Some(staging), next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
     }
 
     fn staging(&self) -> &Staging {
@@ -361,6 +427,12 @@ impl<'a> Pipeline<'a> {
         Ok(event)
     }
 
+    /// Runs `f`, which enqueues work on `on`, as a span of the timeline if one is recorded
+    /// ([`crate::timeline`]).
+    pub(crate) fn span<R>(&self, on: Stream, what: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        timeline::device_span(self.gpu, on, self.stream(on), what, f)
+    }
+
     /// Makes `stream` wait for `event` before what is enqueued on it next.
     pub(crate) fn wait(&self, stream: Stream, event: &CudaEvent) -> Result<()> {
         // SAFETY: both handles belong to the bound context; the wait takes the event's state now.
@@ -380,10 +452,11 @@ impl<'a> Pipeline<'a> {
         self.next = (s + 1) % STAGING_SLOTS;
         self.staging().events[s].synchronize()?;
         if let Some((dst, bytes)) = self.pending[s].take() {
-            let slot = self.staging().slots[s].as_ptr();
+            let staging = self.staging.as_mut().expect("staging present until drop");
+            let slot = staging.slots[s].as_ptr();
             // SAFETY: the download into the slot has finished (event above); `dst` is the
             // caller's destination, valid until `finish` by `download`'s contract.
-            unsafe { self.copier.copy(dst as *mut u8, slot, bytes) };
+            timeline::host_span("copy out", || unsafe { staging.copier.copy(dst as *mut u8, slot, bytes) });
         }
         Ok(s)
     }
@@ -403,20 +476,20 @@ impl<'a> Pipeline<'a> {
         if is_page_locked(src, bytes) {
             // SAFETY: forwarded from this function's contract; the memory is page-locked, so
             // the copy is asynchronous and reads it until the stream reaches it.
-            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?;
-            return Ok(());
+            return self.span(Stream::Upload, "pinned upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?));
         }
         let mut off = 0;
         while off < bytes {
             let len = self.piece_bytes.min(bytes - off);
             let s = self.take_slot()?;
-            let slot = self.staging.as_mut().expect("staging present until drop").slots[s].as_mut_ptr();
+            let staging = self.staging.as_mut().expect("staging present until drop");
+            let slot = staging.slots[s].as_mut_ptr();
             // SAFETY: the slot is free (taken above) and holds `len`; `src + off` is inside
             // the caller's range.
-            unsafe { self.copier.copy(slot, src.add(off), len) };
+            timeline::host_span("copy in", || unsafe { staging.copier.copy(slot, src.add(off), len) });
             // SAFETY: the slot is page-locked and stays untouched until its event completes;
             // `dst + off` is inside the caller's range.
-            unsafe { sys::cuMemcpyHtoDAsync_v2(dst + off as u64, slot.cast_const().cast(), len, upload) }.result()?;
+            self.span(Stream::Upload, "staged upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst + off as u64, slot.cast_const().cast(), len, upload) }.result()?))?;
             // SAFETY: both handles belong to the bound context.
             unsafe { result::event::record(self.staging().events[s].cu_event(), upload) }?;
             off += len;
@@ -438,8 +511,7 @@ impl<'a> Pipeline<'a> {
         let download = self.stream(Stream::Download);
         if is_page_locked(dst, bytes) {
             // SAFETY: forwarded from this function's contract; the memory is page-locked.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?;
-            return Ok(());
+            return self.span(Stream::Download, "pinned download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?));
         }
         let mut off = 0;
         while off < bytes {
@@ -447,7 +519,7 @@ impl<'a> Pipeline<'a> {
             let s = self.take_slot()?;
             let slot = self.staging.as_mut().expect("staging present until drop").slots[s].as_mut_ptr();
             // SAFETY: the slot is free and page-locked; `src + off` is inside the caller's range.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(slot.cast(), src + off as u64, len, download) }.result()?;
+            self.span(Stream::Download, "staged download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(slot.cast(), src + off as u64, len, download) }.result()?))?;
             // SAFETY: both handles belong to the bound context.
             unsafe { result::event::record(self.staging().events[s].cu_event(), download) }?;
             // SAFETY (for the copy out in `take_slot`): `dst + off` is inside the caller's range.
@@ -500,6 +572,9 @@ impl Drop for Pipeline<'_> {
             ctx.record_err(unsafe { result::stream::synchronize(self.stream(stream)) });
         }
         let staging = self.staging.take();
+        if let Some(staging) = &staging {
+            staging.copier.set_active(false);
+        }
         let mut pool = self.gpu.staging.lock().unwrap_or_else(|p| p.into_inner());
         if pool.is_none() {
             *pool = staging;
@@ -513,22 +588,18 @@ mod tests {
 
     #[test]
     fn copier_copies_every_byte_with_any_thread_count() {
-        let src: Vec<u8> = (0..(3 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
-        for threads in [1, 2, 3, 8] {
-            for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, src.len()] {
+        let src: Vec<u8> = (0..(9 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
+        // One copier throughout: its helpers start as more threads are allowed, and end with it.
+        let mut copier = Copier::new();
+        for threads in [1, 2, 3, 8, 5] {
+            for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, 3 * MIN_PART_BYTES + 5, src.len()] {
                 let mut dst = vec![0u8; len];
                 // SAFETY: both vectors hold `len` bytes.
-                with_copier(threads, |c| unsafe { c.copy(dst.as_mut_ptr(), src.as_ptr(), len) });
+                crate::host::with_threads(2 * threads, || unsafe { copier.copy(dst.as_mut_ptr(), src.as_ptr(), len) });
                 assert_eq!(dst, src[..len], "threads {threads}, len {len}");
             }
         }
-    }
-
-    #[test]
-    fn copy_threads_grow_with_the_bytes() {
-        assert_eq!(copy_threads(0), 1);
-        assert_eq!(copy_threads(MIN_PART_BYTES), 1);
-        assert!(copy_threads(1 << 30) <= MAX_COPY_THREADS);
+        assert_eq!(copier.helpers.len(), MAX_COPY_THREADS - 1);
     }
 
     #[test]

@@ -341,6 +341,28 @@ fn bad_input_is_an_error_and_leaves_the_data_as_it_was() {
 }
 
 #[test]
+fn sorts_larger_than_the_device_are_an_error_before_any_copy() {
+    let Some(gpu) = gpu() else { return };
+    gpu.context().bind_to_thread().unwrap();
+    let (_free, total) = mergepath::cudarc::driver::result::mem_get_info().unwrap();
+    // Half the device's memory in keys: with the merge buffer the sort needs more than all of
+    // it. `vec!` of zeros leaves the pages untouched (calloc), so the host does not pay for them.
+    let n = total / 8 + 1;
+    let mut keys = vec![0u32; n];
+    let marks = [0, n / 3, n - 1];
+    for (i, &m) in marks.iter().enumerate() {
+        keys[m] = 7 - i as u32;
+    }
+    match gpu.sort_keys(&mut keys, Less) {
+        Err(Error::TooLargeForDevice { needed, available }) => assert!(needed > available && needed >= 2 * 4 * n, "{needed} {available}"),
+        other => panic!("want TooLargeForDevice, got {other:?}"),
+    }
+    let mut values = vec![0u32; n];
+    assert!(matches!(gpu.sort_pairs(&mut keys, &mut values, Less), Err(Error::TooLargeForDevice { .. })));
+    assert_eq!(marks.map(|m| keys[m]), [7, 6, 5], "keys left as they were");
+}
+
+#[test]
 fn uploads_and_downloads_round_trip_pageable_and_pinned() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(71);
