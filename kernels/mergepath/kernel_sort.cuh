@@ -232,8 +232,9 @@ __device__ __forceinline__ void count_if(int& c, bool p) {
 // comparison per pair of items). A thread counts for a group of GROUP neighbouring items of one
 // piece, so each key it loads serves GROUP comparisons; groups are dealt to the threads by
 // their piece's length (`order`, n slots of scratch), so a warp's groups loop equally long.
-// Equal keys claim one place, leaving the places after it unclaimed: each such place is then
-// filled, in item order, by the items equal to the one that claimed it (stability).
+// Equal keys claim one place (the first claim stands: a compare-and-swap, so no two threads'
+// stores meet), leaving the places after it unclaimed: each such place is then filled, in
+// item order, by the items equal to the one that claimed it (stability).
 constexpr int SHORT_PIECE = 64;
 template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void cta_rank_pieces(const K* keys, const unsigned short* starts, const unsigned short* piece,
@@ -303,7 +304,7 @@ __device__ __forceinline__ void cta_rank_pieces(const K* keys, const unsigned sh
     }
 #pragma unroll
     for (int k = 0; k < GROUP; ++k)  // inside the piece whatever the comparator
-      if (i + k < e) owner[b + before[k] < e ? b + before[k] : e - 1] = (unsigned short)(i + k);
+      if (i + k < e) atomicCAS(&owner[b + before[k] < e ? b + before[k] : e - 1], UNCLAIMED, (unsigned short)(i + k));
   }
   __syncthreads();
   // Places claimed by equal keys: a claimed place followed by an unclaimed one in its piece.
@@ -315,12 +316,22 @@ __device__ __forceinline__ void cta_rank_pieces(const K* keys, const unsigned sh
     if (p + 1 < e) tied |= 1u << k;
   }
   if (__syncthreads_or(tied != 0)) {
+    // Each run of unclaimed places is measured (into `order`, free now) before any is filled:
+    // the fill of the next run writes the place that ends this one.
     for (int p = threadIdx.x, k = 0; p < n; p += NT, ++k) {
       if (!(tied >> k & 1)) continue;
       int b, e;
       piece_bounds(piece[p], b, e);
       int end = p + 1;
       while (end < e && owner[end] == UNCLAIMED) ++end;
+      order[p] = (unsigned short)end;
+    }
+    __syncthreads();
+    for (int p = threadIdx.x, k = 0; p < n; p += NT, ++k) {
+      if (!(tied >> k & 1)) continue;
+      int b, e;
+      piece_bounds(piece[p], b, e);
+      const int end = order[p];
       const K x = keys[owner[p]];
       for (int j = b, d = p; j < e && d < end; ++j)
         if (!comp(keys[j], x) && !comp(x, keys[j])) owner[d++] = (unsigned short)j;
