@@ -18,9 +18,9 @@ lines = lines[next(i for i, l in enumerate(lines) if l.startswith("case\t")):]
 rows = list(csv.DictReader(lines, delimiter="\t"))
 lanes = ["host copy", "upload", "kernels", "download"]
 colors = {
-    "copy in": "tab:blue", "copy out": "tab:cyan", "staged upload": "tab:green", "pinned upload": "tab:green",
+    "copy in": "tab:blue", "copy out": "tab:cyan", "staged upload": "tab:green", "direct upload": "tab:green", "pinned upload": "tab:green",
     "sort chunk": "tab:orange", "merge runs": "tab:red", "partitions": "tab:gray", "merge range": "tab:purple",
-    "staged download": "tab:olive", "pinned download": "tab:olive",
+    "staged download": "tab:olive", "direct download": "tab:olive", "pinned download": "tab:olive",
 }
 cases = [c for c in ["pageable", "pinned"] if any(r["case"] == c for r in rows)]
 end = max(float(r["end_ms"]) for r in rows)

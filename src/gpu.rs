@@ -10,6 +10,7 @@ use cudarc::nvrtc::Ptx;
 use crate::transfer::{Pipeline, PinnedBuffer, Stream};
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 /// A CUDA device, a stream on it, and what mergepath keeps per device.
@@ -34,6 +35,8 @@ pub struct Gpu {
     modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
     temp: Mutex<Vec<CudaSlice<u8>>>,
     pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
+    /// Whether the pool's staging has been made (a call holds it where the pool is empty).
+    pub(crate) staging_made: AtomicBool,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -148,6 +151,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             temp: Mutex::new(Vec::new()),
             staging: Mutex::new(None),
+            staging_made: AtomicBool::new(false),
         }
     }
 
@@ -407,7 +411,10 @@ impl Gpu {
     pub fn free_pools(&self) -> Result<()> {
         self.synchronize()?;
         self.temp.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut staging = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+        if staging.take().is_some() {
+            self.staging_made.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(())
     }
 

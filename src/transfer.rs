@@ -175,6 +175,8 @@ pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
 pub(crate) struct Copier {
     team: Arc<Team>,
     helpers: Vec<std::thread::JoinHandle<()>>,
+    /// Threads (the caller's included) a copy takes at most.
+    max_threads: usize,
 }
 
 /// What the calling thread and its helpers share: the current copy, a generation number
@@ -239,8 +241,11 @@ impl Team {
 const SPINS: u32 = 1 << 14;
 
 impl Copier {
+    /// A copier of up to [`MAX_COPY_THREADS`] threads, and no more than half the host backend's
+    /// thread count ([`crate::host::threads`]).
     fn new() -> Self {
-        Copier { team: Arc::new(Team::default()), helpers: Vec::new() }
+        let max_threads = MAX_COPY_THREADS.min(crate::host::threads() / 2).max(1);
+        Copier { team: Arc::new(Team::default()), helpers: Vec::new(), max_threads }
     }
 
     /// Whether a call is running: its helpers then spin between copies instead of parking.
@@ -259,8 +264,7 @@ impl Copier {
     /// # Safety
     /// `src` readable and `dst` writable for `bytes`, the two not overlapping.
     pub(crate) unsafe fn copy(&mut self, dst: *mut u8, src: *const u8, bytes: usize) {
-        let threads = MAX_COPY_THREADS.min(crate::host::threads() / 2).max(1);
-        let parts = threads.min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
+        let parts = self.max_threads.min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
         while self.helpers.len() + 1 < parts {
             // No copy is in flight: the helper starts at the current generation.
             let (team, i, now) = (self.team.clone(), self.helpers.len() + 1, self.team.generation.load(Acquire));
@@ -380,9 +384,11 @@ pub(crate) enum Stream {
     Download,
 }
 
-/// One call's transfers: the `Gpu`'s staging pool, taken for the call (a call on another
-/// thread meanwhile makes its own), the host threads, and the downloads whose data still waits
-/// in a staging buffer. Dropping it waits for every copy it enqueued, so nothing in flight
+/// One call's transfers: the `Gpu`'s staging pool, taken for the call, the host threads, and
+/// the downloads whose data still waits in a staging buffer. A call made while another holds
+/// the pool copies directly on the `Gpu`'s stream instead (the driver stages pageable memory
+/// itself, at pageable speed): making more staging per call costs more than that (tens of
+/// megabytes of page-locked memory), and several calls' copy threads would starve each other. Dropping it waits for every copy it enqueued, so nothing in flight
 /// outlives the call, on success or error.
 pub(crate) struct Pipeline<'a> {
     gpu: &'a Gpu,
@@ -399,12 +405,23 @@ impl<'a> Pipeline<'a> {
         gpu.context().bind_to_thread()?;
         let pooled = gpu.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
         let staging = match pooled {
-            Some(staging) => staging,
-            None => Staging::new(gpu.context())?,
+            Some(staging) => Some(staging),
+            // The first call makes the pool's staging.
+            None if !gpu.staging_made.swap(true, Relaxed) => match Staging::new(gpu.context()) {
+                Ok(staging) => Some(staging),
+                Err(e) => {
+                    gpu.staging_made.store(false, Relaxed);
+                    return Err(e);
+                }
+            },
+            // Another call holds it.
+            None => None,
         };
-        staging.copier.set_active(true);
+        if let Some(staging) = &staging {
+            staging.copier.set_active(true);
+        }
         let piece_bytes = STAGING_SLOT_BYTES.min(work_bytes(STAGING_SLOT_BYTES)).max(1);
-        Ok(Pipeline { gpu, staging: Some(staging), next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
+        Ok(Pipeline { gpu, staging, next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
     }
 
     fn staging(&self) -> &Staging {
@@ -412,10 +429,10 @@ impl<'a> Pipeline<'a> {
     }
 
     fn stream(&self, which: Stream) -> sys::CUstream {
-        match which {
-            Stream::Upload => self.staging().upload.0,
-            Stream::Kernels => self.gpu.stream().cu_stream(),
-            Stream::Download => self.staging().download.0,
+        match (which, &self.staging) {
+            (Stream::Upload, Some(staging)) => staging.upload.0,
+            (Stream::Download, Some(staging)) => staging.download.0,
+            _ => self.gpu.stream().cu_stream(),
         }
     }
 
@@ -473,10 +490,11 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let upload = self.stream(Stream::Upload);
-        if is_page_locked(src, bytes) {
-            // SAFETY: forwarded from this function's contract; the memory is page-locked, so
-            // the copy is asynchronous and reads it until the stream reaches it.
-            return self.span(Stream::Upload, "pinned upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?));
+        if self.staging.is_none() || is_page_locked(src, bytes) {
+            // SAFETY: forwarded from this function's contract; page-locked memory is read until
+            // the stream reaches the copy, pageable memory is staged by the driver before the
+            // call returns.
+            return self.span(Stream::Upload, "direct upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?));
         }
         let mut off = 0;
         while off < bytes {
@@ -509,9 +527,10 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let download = self.stream(Stream::Download);
-        if is_page_locked(dst, bytes) {
-            // SAFETY: forwarded from this function's contract; the memory is page-locked.
-            return self.span(Stream::Download, "pinned download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?));
+        if self.staging.is_none() || is_page_locked(dst, bytes) {
+            // SAFETY: forwarded from this function's contract (a copy into pageable memory
+            // returns when it is done).
+            return self.span(Stream::Download, "direct download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?));
         }
         let mut off = 0;
         while off < bytes {
@@ -550,8 +569,10 @@ impl<'a> Pipeline<'a> {
     /// Waits for every copy and copies the staged downloads out: the host memory holds them
     /// afterwards.
     pub(crate) fn finish(mut self) -> Result<()> {
-        for _ in 0..STAGING_SLOTS {
-            self.take_slot()?;
+        if self.staging.is_some() {
+            for _ in 0..STAGING_SLOTS {
+                self.take_slot()?;
+            }
         }
         for stream in [Stream::Upload, Stream::Download] {
             // SAFETY: a stream of the bound context.
@@ -571,13 +592,11 @@ impl Drop for Pipeline<'_> {
             // SAFETY: a stream of the bound context.
             ctx.record_err(unsafe { result::stream::synchronize(self.stream(stream)) });
         }
-        let staging = self.staging.take();
-        if let Some(staging) = &staging {
-            staging.copier.set_active(false);
-        }
+        let Some(staging) = self.staging.take() else { return };
+        staging.copier.set_active(false);
         let mut pool = self.gpu.staging.lock().unwrap_or_else(|p| p.into_inner());
         if pool.is_none() {
-            *pool = staging;
+            *pool = Some(staging);
         }
     }
 }
@@ -589,17 +608,16 @@ mod tests {
     #[test]
     fn copier_copies_every_byte_with_any_thread_count() {
         let src: Vec<u8> = (0..(9 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
-        // One copier throughout: its helpers start as more threads are allowed, and end with it.
-        let mut copier = Copier::new();
-        for threads in [1, 2, 3, 8, 5] {
+        for threads in [1, 2, 3, 8] {
+            let mut copier = crate::host::with_threads(2 * threads, Copier::new);
             for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, 3 * MIN_PART_BYTES + 5, src.len()] {
                 let mut dst = vec![0u8; len];
                 // SAFETY: both vectors hold `len` bytes.
-                crate::host::with_threads(2 * threads, || unsafe { copier.copy(dst.as_mut_ptr(), src.as_ptr(), len) });
+                unsafe { copier.copy(dst.as_mut_ptr(), src.as_ptr(), len) };
                 assert_eq!(dst, src[..len], "threads {threads}, len {len}");
             }
+            assert_eq!(copier.helpers.len(), threads - 1);
         }
-        assert_eq!(copier.helpers.len(), MAX_COPY_THREADS - 1);
     }
 
     #[test]
