@@ -725,8 +725,8 @@ mod tests {
                     prop_assert_eq!((a.start, a.end, b.end), (m.start, b.start, m.end));
                 }
             }
-            for l in 1..levels as usize {
-                prop_assert!(made[l].iter().all(|&m| m), "level {} incomplete", l);
+            for (l, level) in made.iter().enumerate().take(levels as usize).skip(1) {
+                prop_assert!(level.iter().all(|&m| m), "level {} incomplete", l);
             }
             if levels > 0 {
                 let (a, b) = (plan.run(levels - 1, 0), plan.run(levels - 1, 1));
