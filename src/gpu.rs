@@ -7,10 +7,9 @@ use cudarc::driver::{
     DeviceSlice, DriverError, LaunchConfig, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
-use crate::transfer::{Pipeline, PinnedBuffer, Stream};
+use crate::transfer::{Pipeline, PinnedBuffer, StagingPool, Stream};
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 /// A CUDA device, a stream on it, and what mergepath keeps per device.
@@ -34,9 +33,7 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
     temp: Mutex<Vec<CudaSlice<u8>>>,
-    pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
-    /// Whether the pool's staging has been made (a call holds it where the pool is empty).
-    pub(crate) staging_made: AtomicBool,
+    pub(crate) staging: Mutex<StagingPool>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -150,8 +147,7 @@ impl Gpu {
             stream,
             modules: Mutex::new(HashMap::new()),
             temp: Mutex::new(Vec::new()),
-            staging: Mutex::new(None),
-            staging_made: AtomicBool::new(false),
+            staging: Mutex::new(StagingPool::Unmade),
         }
     }
 
@@ -412,8 +408,9 @@ impl Gpu {
         self.synchronize()?;
         self.temp.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let mut staging = self.staging.lock().unwrap_or_else(|p| p.into_inner());
-        if staging.take().is_some() {
-            self.staging_made.store(false, std::sync::atomic::Ordering::Relaxed);
+        // Staging lent to a call in progress comes back to the pool when the call ends.
+        if let StagingPool::Free(_) = *staging {
+            *staging = StagingPool::Unmade;
         }
         Ok(())
     }

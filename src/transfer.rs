@@ -373,6 +373,16 @@ impl Drop for Staging {
     }
 }
 
+/// The `Gpu`'s staging, lent to one call at a time.
+pub(crate) enum StagingPool {
+    /// Not made yet (or given back by `Gpu::free_pools`): the next call makes it.
+    Unmade,
+    /// Made, and free for the next call.
+    Free(Staging),
+    /// Lent to a call in progress.
+    Lent,
+}
+
 /// The three streams of a transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stream {
@@ -403,19 +413,17 @@ pub(crate) struct Pipeline<'a> {
 impl<'a> Pipeline<'a> {
     pub(crate) fn new(gpu: &'a Gpu) -> Result<Self> {
         gpu.context().bind_to_thread()?;
-        let pooled = gpu.staging.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let pooled = std::mem::replace(&mut *gpu.staging.lock().unwrap_or_else(|p| p.into_inner()), StagingPool::Lent);
         let staging = match pooled {
-            Some(staging) => Some(staging),
-            // The first call makes the pool's staging.
-            None if !gpu.staging_made.swap(true, Relaxed) => match Staging::new(gpu.context()) {
+            StagingPool::Free(staging) => Some(staging),
+            StagingPool::Unmade => match Staging::new(gpu.context()) {
                 Ok(staging) => Some(staging),
                 Err(e) => {
-                    gpu.staging_made.store(false, Relaxed);
+                    *gpu.staging.lock().unwrap_or_else(|p| p.into_inner()) = StagingPool::Unmade;
                     return Err(e);
                 }
             },
-            // Another call holds it.
-            None => None,
+            StagingPool::Lent => None,
         };
         if let Some(staging) = &staging {
             staging.copier.set_active(true);
@@ -594,10 +602,7 @@ impl Drop for Pipeline<'_> {
         }
         let Some(staging) = self.staging.take() else { return };
         staging.copier.set_active(false);
-        let mut pool = self.gpu.staging.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.is_none() {
-            *pool = Some(staging);
-        }
+        *self.gpu.staging.lock().unwrap_or_else(|p| p.into_inner()) = StagingPool::Free(staging);
     }
 }
 
