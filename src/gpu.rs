@@ -187,15 +187,13 @@ impl Gpu {
         let mut buf = unsafe { self.stream.alloc::<T>(host.len()) }.map_err(|e| oom(e, bytes))?;
         if bytes > 0 {
             let (ptr, _guard) = buf.device_ptr_mut(&self.stream);
-            {
-                let mut pipe = Pipeline::new(self)?;
-                // The allocation is ordered on this handle's stream.
-                pipe.order(Stream::Kernels, Stream::Upload)?;
-                // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; `buf` holds
-                // `bytes`. DeviceRepr types are copied as plain bytes, as cudarc copies them.
-                unsafe { pipe.upload(ptr, host.as_ptr().cast(), bytes) }?;
-                pipe.finish()
-            }?;
+            let mut pipe = Pipeline::new(self)?;
+            // The allocation is ordered on this handle's stream.
+            pipe.order(Stream::Kernels, Stream::Upload)?;
+            // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; `buf` holds
+            // `bytes`. DeviceRepr types are copied as plain bytes, as cudarc copies them.
+            unsafe { pipe.upload(ptr, host.as_ptr().cast(), bytes) }?;
+            pipe.finish()?;
         }
         Ok(buf)
     }
@@ -214,13 +212,11 @@ impl Gpu {
             return Ok(());
         }
         let (ptr, _guard) = buf.device_ptr(&self.stream);
-        {
-            let mut pipe = Pipeline::new(self)?;
-            pipe.order(Stream::Kernels, Stream::Download)?;
-            // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; so does `buf`.
-            unsafe { pipe.download(host.as_mut_ptr().cast(), ptr, bytes) }?;
-            pipe.finish()
-        }
+        let mut pipe = Pipeline::new(self)?;
+        pipe.order(Stream::Kernels, Stream::Download)?;
+        // SAFETY: `host` holds `bytes` and stays borrowed until `finish`; so does `buf`.
+        unsafe { pipe.download(host.as_mut_ptr().cast(), ptr, bytes) }?;
+        pipe.finish()
     }
 
     /// Copies a device buffer to a new `Vec`, waiting for the work that writes it (as
@@ -233,14 +229,12 @@ impl Gpu {
         let mut out: Vec<T> = Vec::with_capacity(len);
         if bytes > 0 {
             let (ptr, _guard) = buf.device_ptr(&self.stream);
-            {
-                let mut pipe = Pipeline::new(self)?;
-                pipe.order(Stream::Kernels, Stream::Download)?;
-                // SAFETY: the vector's spare capacity holds `bytes` and stays alive until
-                // `finish`; so does `buf`.
-                unsafe { pipe.download(out.as_mut_ptr().cast(), ptr, bytes) }?;
-                pipe.finish()
-            }?;
+            let mut pipe = Pipeline::new(self)?;
+            pipe.order(Stream::Kernels, Stream::Download)?;
+            // SAFETY: the vector's spare capacity holds `bytes` and stays alive until
+            // `finish`; so does `buf`.
+            unsafe { pipe.download(out.as_mut_ptr().cast(), ptr, bytes) }?;
+            pipe.finish()?;
         }
         // SAFETY: all `len` elements were written by the finished copy, with the bytes the
         // device holds for them (as cudarc's own downloads give them).

@@ -221,78 +221,76 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: C
     let bufs = [Lanes::at(data_ptr, n, kb, word), Lanes::at(merge_ptr.as_ref().map_or(data_ptr, |(p, _)| *p), n, kb, word)];
     let key_bytes: &mut [u8] = bytes_mut(keys);
 
-    {
-        let mut pipe = Pipeline::new(gpu)?;
-        // The buffers may be new, or still used by earlier work: both in order on the kernels'
-        // stream.
-        pipe.order(Stream::Kernels, Stream::Upload)?;
-        if let Carried::Indices(_, w) = carried {
-            launch_iota(gpu, &kernels, &bufs[0].values(0..n), w)?;
-        }
-        for i in 0..plan.chunks {
-            let r = plan.run(0, i);
-            // SAFETY: the chunk's bytes of the caller's slices, copied into the chunk's place in
-            // the data buffer; both stay untouched until the pipeline finishes.
-            unsafe {
-                pipe.upload_slice(bufs[0].keys(r.clone()).ptr, &key_bytes[r.start * kb..r.end * kb])?;
-                if let Carried::Values(v, w) = &carried {
-                    pipe.upload_slice(bufs[0].values(r.clone()).ptr, &v[r.start * w..r.end * w])?;
-                }
-            }
-            pipe.order(Stream::Upload, Stream::Kernels)?;
-            let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
-            pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
-            for (level, j) in plan.merges_after(i) {
-                let (src, dst) = (&bufs[(level as usize - 1) % 2], &bufs[level as usize % 2]);
-                let (a, b) = (plan.run(level - 1, 2 * j), plan.run(level - 1, 2 * j + 1));
-                pipe.span(Stream::Kernels, "merge runs", || merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp))?;
-            }
-        }
-        let levels = plan.levels();
-        let out = &bufs[levels as usize % 2];
-        let mut download = |pipe: &mut Pipeline<'_>, r: Range<usize>| -> Result<()> {
-            pipe.order(Stream::Kernels, Stream::Download)?;
-            // SAFETY: the range's bytes of the caller's slices, written from the sorted data; the
-            // slices stay borrowed until the pipeline finishes.
-            unsafe {
-                pipe.download_slice(&mut key_bytes[r.start * kb..r.end * kb], out.keys(r.clone()).ptr)?;
-                match &mut carried {
-                    Carried::None => {}
-                    Carried::Values(v, w) | Carried::Indices(v, w) => pipe.download_slice(&mut v[r.start * *w..r.end * *w], out.values(r.clone()).ptr)?,
-                }
-            }
-            Ok(())
-        };
-        if levels == 0 {
-            download(&mut pipe, 0..n)?;
-            return pipe.finish();
-        }
-        // The last merge, of runs A and B, cut into ranges by merge path: the splits are
-        // computed on the device and read back (a short wait), then each range is merged and
-        // downloaded while the next one merges.
-        let src = &bufs[(levels as usize - 1) % 2];
-        let (a, b) = (plan.run(levels - 1, 0), plan.run(levels - 1, 1));
-        let spacing = items_per(work_bytes(RANGE_BYTES), kb + word);
-        let count = partition_count(n, spacing);
-        let mut parts = gpu.temp(count * 8)?;
-        let (parts_ptr, _parts_guard) = parts.device_ptr_mut();
-        pipe.span(Stream::Kernels, "partitions", || launch_partitions(gpu, &kernels, &src.keys(a.clone()), &src.keys(b.clone()), spacing, parts_ptr, count))?;
-        let mut found = vec![0i64; count];
-        // SAFETY: `found` holds the `count` i64 the partition kernel writes; the copy is
-        // ordered after it on the stream, and the synchronize below waits for it.
-        unsafe { result::memcpy_dtoh_async(&mut found, parts_ptr, gpu.stream().cu_stream()) }?;
-        gpu.synchronize()?;
-        let diags: Vec<usize> = (0..count).map(|p| (p * spacing).min(n)).collect();
-        let mut splits: Vec<usize> = found.iter().map(|&s| usize::try_from(s).unwrap_or(0)).collect();
-        clamp_splits(&mut splits, &diags, a.len(), b.len());
-        for p in 0..count - 1 {
-            let (d0, d1, a0, a1) = (diags[p], diags[p + 1], splits[p], splits[p + 1]);
-            let (ra, rb) = (a.start + a0..a.start + a1, b.start + (d0 - a0)..b.start + (d1 - a1));
-            pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (src, ra), (src, rb), (out, d0), comp))?;
-            download(&mut pipe, d0..d1)?;
-        }
-        pipe.finish()
+    let mut pipe = Pipeline::new(gpu)?;
+    // The buffers may be new, or still used by earlier work: both in order on the kernels'
+    // stream.
+    pipe.order(Stream::Kernels, Stream::Upload)?;
+    if let Carried::Indices(_, w) = carried {
+        launch_iota(gpu, &kernels, &bufs[0].values(0..n), w)?;
     }
+    for i in 0..plan.chunks {
+        let r = plan.run(0, i);
+        // SAFETY: the chunk's bytes of the caller's slices, copied into the chunk's place in
+        // the data buffer; both stay untouched until the pipeline finishes.
+        unsafe {
+            pipe.upload_slice(bufs[0].keys(r.clone()).ptr, &key_bytes[r.start * kb..r.end * kb])?;
+            if let Carried::Values(v, w) = &carried {
+                pipe.upload_slice(bufs[0].values(r.clone()).ptr, &v[r.start * w..r.end * w])?;
+            }
+        }
+        pipe.order(Stream::Upload, Stream::Kernels)?;
+        let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
+        pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
+        for (level, j) in plan.merges_after(i) {
+            let (src, dst) = (&bufs[(level as usize - 1) % 2], &bufs[level as usize % 2]);
+            let (a, b) = (plan.run(level - 1, 2 * j), plan.run(level - 1, 2 * j + 1));
+            pipe.span(Stream::Kernels, "merge runs", || merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp))?;
+        }
+    }
+    let levels = plan.levels();
+    let out = &bufs[levels as usize % 2];
+    let mut download = |pipe: &mut Pipeline<'_>, r: Range<usize>| -> Result<()> {
+        pipe.order(Stream::Kernels, Stream::Download)?;
+        // SAFETY: the range's bytes of the caller's slices, written from the sorted data; the
+        // slices stay borrowed until the pipeline finishes.
+        unsafe {
+            pipe.download_slice(&mut key_bytes[r.start * kb..r.end * kb], out.keys(r.clone()).ptr)?;
+            match &mut carried {
+                Carried::None => {}
+                Carried::Values(v, w) | Carried::Indices(v, w) => pipe.download_slice(&mut v[r.start * *w..r.end * *w], out.values(r.clone()).ptr)?,
+            }
+        }
+        Ok(())
+    };
+    if levels == 0 {
+        download(&mut pipe, 0..n)?;
+        return pipe.finish();
+    }
+    // The last merge, of runs A and B, cut into ranges by merge path: the splits are
+    // computed on the device and read back (a short wait), then each range is merged and
+    // downloaded while the next one merges.
+    let src = &bufs[(levels as usize - 1) % 2];
+    let (a, b) = (plan.run(levels - 1, 0), plan.run(levels - 1, 1));
+    let spacing = items_per(work_bytes(RANGE_BYTES), kb + word);
+    let count = partition_count(n, spacing);
+    let mut parts = gpu.temp(count * 8)?;
+    let (parts_ptr, _parts_guard) = parts.device_ptr_mut();
+    pipe.span(Stream::Kernels, "partitions", || launch_partitions(gpu, &kernels, &src.keys(a.clone()), &src.keys(b.clone()), spacing, parts_ptr, count))?;
+    let mut found = vec![0i64; count];
+    // SAFETY: `found` holds the `count` i64 the partition kernel writes; the copy is
+    // ordered after it on the stream, and the synchronize below waits for it.
+    unsafe { result::memcpy_dtoh_async(&mut found, parts_ptr, gpu.stream().cu_stream()) }?;
+    gpu.synchronize()?;
+    let diags: Vec<usize> = (0..count).map(|p| (p * spacing).min(n)).collect();
+    let mut splits: Vec<usize> = found.iter().map(|&s| usize::try_from(s).unwrap_or(0)).collect();
+    clamp_splits(&mut splits, &diags, a.len(), b.len());
+    for p in 0..count - 1 {
+        let (d0, d1, a0, a1) = (diags[p], diags[p + 1], splits[p], splits[p + 1]);
+        let (ra, rb) = (a.start + a0..a.start + a1, b.start + (d0 - a0)..b.start + (d1 - a1));
+        pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (src, ra), (src, rb), (out, d0), comp))?;
+        download(&mut pipe, d0..d1)?;
+    }
+    pipe.finish()
 }
 
 /// The merge of host slices: output ranges cut by merge path on the host, each uploaded,
@@ -318,57 +316,55 @@ fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [
     let out_bytes: &mut [u8] = bytes_mut(out);
     let is_less = |x: &K, y: &K| comp.is_less(x, y);
 
-    {
-        let mut pipe = Pipeline::new(gpu)?;
-        // The slots may be new, or still used by earlier work: both in order on the kernels'
-        // stream.
-        pipe.order(Stream::Kernels, Stream::Upload)?;
-        let mut merged: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-        let mut downloaded: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-        let (mut a0, mut d0) = (0, 0);
-        for r in 0..ranges {
-            let s = r % slots;
-            let d1 = ((r + 1) * range).min(total);
-            let mut split = [a0, if d1 == total { a.len() } else { merge_path(a, b, d1, is_less) }];
-            clamp_splits(&mut split, &[d0, d1], a.len(), b.len());
-            let a1 = split[1];
-            let (ra, rb) = (a0..a1, d0 - a0..d1 - a1);
-            let (input, output) = (slot(s, 0), slot(s, 1));
-            if let Some(done) = &merged[s] {
-                pipe.wait(Stream::Upload, done)?;
-            }
-            // SAFETY: the range's bytes of the caller's inputs, copied into the slot's input lanes
-            // (A's items, then B's), which the merge of the range before in this slot has read
-            // (the wait above); the inputs stay borrowed until the pipeline finishes.
-            unsafe {
-                pipe.upload_slice(input.keys(0..ra.len()).ptr, &a_bytes[ra.start * kb..ra.end * kb])?;
-                pipe.upload_slice(input.keys(ra.len()..ra.len() + rb.len()).ptr, &b_bytes[rb.start * kb..rb.end * kb])?;
-                if let Some((av, bv, _, w)) = &values {
-                    pipe.upload_slice(input.values(0..ra.len()).ptr, &av[ra.start * w..ra.end * w])?;
-                    pipe.upload_slice(input.values(ra.len()..ra.len() + rb.len()).ptr, &bv[rb.start * w..rb.end * w])?;
-                }
-            }
-            pipe.order(Stream::Upload, Stream::Kernels)?;
-            if let Some(done) = &downloaded[s] {
-                pipe.wait(Stream::Kernels, done)?;
-            }
-            merge_lanes::<K, C>(gpu, (&input, 0..ra.len()), (&input, ra.len()..ra.len() + rb.len()), (&output, 0), comp)?;
-            let done = pipe.record(Stream::Kernels)?;
-            pipe.wait(Stream::Download, &done)?;
-            merged[s] = Some(done);
-            // SAFETY: the range's bytes of the caller's outputs, written from the slot's output
-            // lanes; the outputs stay borrowed until the pipeline finishes.
-            unsafe {
-                pipe.download_slice(&mut out_bytes[d0 * kb..d1 * kb], output.keys(0..d1 - d0).ptr)?;
-                if let Some((_, _, ov, w)) = &mut values {
-                    pipe.download_slice(&mut ov[d0 * *w..d1 * *w], output.values(0..d1 - d0).ptr)?;
-                }
-            }
-            downloaded[s] = Some(pipe.record(Stream::Download)?);
-            (a0, d0) = (a1, d1);
+    let mut pipe = Pipeline::new(gpu)?;
+    // The slots may be new, or still used by earlier work: both in order on the kernels'
+    // stream.
+    pipe.order(Stream::Kernels, Stream::Upload)?;
+    let mut merged: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
+    let mut downloaded: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
+    let (mut a0, mut d0) = (0, 0);
+    for r in 0..ranges {
+        let s = r % slots;
+        let d1 = ((r + 1) * range).min(total);
+        let mut split = [a0, if d1 == total { a.len() } else { merge_path(a, b, d1, is_less) }];
+        clamp_splits(&mut split, &[d0, d1], a.len(), b.len());
+        let a1 = split[1];
+        let (ra, rb) = (a0..a1, d0 - a0..d1 - a1);
+        let (input, output) = (slot(s, 0), slot(s, 1));
+        if let Some(done) = &merged[s] {
+            pipe.wait(Stream::Upload, done)?;
         }
-        pipe.finish()
+        // SAFETY: the range's bytes of the caller's inputs, copied into the slot's input lanes
+        // (A's items, then B's), which the merge of the range before in this slot has read
+        // (the wait above); the inputs stay borrowed until the pipeline finishes.
+        unsafe {
+            pipe.upload_slice(input.keys(0..ra.len()).ptr, &a_bytes[ra.start * kb..ra.end * kb])?;
+            pipe.upload_slice(input.keys(ra.len()..ra.len() + rb.len()).ptr, &b_bytes[rb.start * kb..rb.end * kb])?;
+            if let Some((av, bv, _, w)) = &values {
+                pipe.upload_slice(input.values(0..ra.len()).ptr, &av[ra.start * w..ra.end * w])?;
+                pipe.upload_slice(input.values(ra.len()..ra.len() + rb.len()).ptr, &bv[rb.start * w..rb.end * w])?;
+            }
+        }
+        pipe.order(Stream::Upload, Stream::Kernels)?;
+        if let Some(done) = &downloaded[s] {
+            pipe.wait(Stream::Kernels, done)?;
+        }
+        merge_lanes::<K, C>(gpu, (&input, 0..ra.len()), (&input, ra.len()..ra.len() + rb.len()), (&output, 0), comp)?;
+        let done = pipe.record(Stream::Kernels)?;
+        pipe.wait(Stream::Download, &done)?;
+        merged[s] = Some(done);
+        // SAFETY: the range's bytes of the caller's outputs, written from the slot's output
+        // lanes; the outputs stay borrowed until the pipeline finishes.
+        unsafe {
+            pipe.download_slice(&mut out_bytes[d0 * kb..d1 * kb], output.keys(0..d1 - d0).ptr)?;
+            if let Some((_, _, ov, w)) = &mut values {
+                pipe.download_slice(&mut ov[d0 * *w..d1 * *w], output.values(0..d1 - d0).ptr)?;
+            }
+        }
+        downloaded[s] = Some(pipe.record(Stream::Download)?);
+        (a0, d0) = (a1, d1);
     }
+    pipe.finish()
 }
 
 /// Uploads `inputs` (host bytes) into one device buffer (each 256-byte aligned) with room for
@@ -383,27 +379,25 @@ fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, 
     let mut temp = gpu.temp(bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
     let addrs: Vec<u64> = offsets.iter().map(|&o| base + o as u64).collect();
-    {
-        let mut pipe = Pipeline::new(gpu)?;
-        // The buffer may be new, or still used by earlier work: both in order on the kernels'
-        // stream.
-        pipe.order(Stream::Kernels, Stream::Upload)?;
-        for (input, &addr) in inputs.iter().zip(&addrs) {
-            // SAFETY: the caller's input bytes into their place in the buffer; both stay as they
-            // are until the pipeline finishes.
-            unsafe { pipe.upload_slice(addr, input) }?;
-        }
-        pipe.order(Stream::Upload, Stream::Kernels)?;
-        let sizes = launch(&addrs[..inputs.len()], &addrs[inputs.len()..])?;
-        pipe.order(Stream::Kernels, Stream::Download)?;
-        for ((result, &addr), &size) in results.iter_mut().zip(&addrs[inputs.len()..]).zip(&sizes) {
-            let size = size.min(result.len());
-            // SAFETY: the output's first bytes into the caller's destination, which stays
-            // borrowed until the pipeline finishes.
-            unsafe { pipe.download_slice(&mut result[..size], addr) }?;
-        }
-        pipe.finish()
+    let mut pipe = Pipeline::new(gpu)?;
+    // The buffer may be new, or still used by earlier work: both in order on the kernels'
+    // stream.
+    pipe.order(Stream::Kernels, Stream::Upload)?;
+    for (input, &addr) in inputs.iter().zip(&addrs) {
+        // SAFETY: the caller's input bytes into their place in the buffer; both stay as they
+        // are until the pipeline finishes.
+        unsafe { pipe.upload_slice(addr, input) }?;
     }
+    pipe.order(Stream::Upload, Stream::Kernels)?;
+    let sizes = launch(&addrs[..inputs.len()], &addrs[inputs.len()..])?;
+    pipe.order(Stream::Kernels, Stream::Download)?;
+    for ((result, &addr), &size) in results.iter_mut().zip(&addrs[inputs.len()..]).zip(&sizes) {
+        let size = size.min(result.len());
+        // SAFETY: the output's first bytes into the caller's destination, which stays
+        // borrowed until the pipeline finishes.
+        unsafe { pipe.download_slice(&mut result[..size], addr) }?;
+    }
+    pipe.finish()
 }
 
 /// The bytes a device search of `needles` in `haystack` items takes from the temp pool at most:
@@ -662,28 +656,26 @@ impl Gpu {
         let (base, _guard) = temp.device_ptr_mut();
         let lanes = Lanes::at(base, n, kb, word);
         let key_bytes = bytes_mut(keys);
-        {
-            let mut pipe = Pipeline::new(self)?;
-            // The buffer may be new, or still used by earlier work.
-            pipe.order(Stream::Kernels, Stream::Upload)?;
-            // SAFETY: the caller's slices into the device lanes, then (after the sort) back into
-            // the same slices; they stay borrowed until the pipeline finishes, and the downloads
-            // are ordered after the uploads (through the kernels' stream).
-            unsafe {
-                pipe.upload_slice(lanes.keys, key_bytes)?;
-                if let Some((v, _)) = &values {
-                    pipe.upload_slice(lanes.values, v)?;
-                }
-                pipe.order(Stream::Upload, Stream::Kernels)?;
-                launch_segmented::<K, C, [usize]>(self, lanes.keys, (word > 0).then_some((lanes.values, word)), n, offsets, comp)?;
-                pipe.order(Stream::Kernels, Stream::Download)?;
-                pipe.download_slice(key_bytes, lanes.keys)?;
-                if let Some((v, _)) = &mut values {
-                    pipe.download_slice(v, lanes.values)?;
-                }
+        let mut pipe = Pipeline::new(self)?;
+        // The buffer may be new, or still used by earlier work.
+        pipe.order(Stream::Kernels, Stream::Upload)?;
+        // SAFETY: the caller's slices into the device lanes, then (after the sort) back into
+        // the same slices; they stay borrowed until the pipeline finishes, and the downloads
+        // are ordered after the uploads (through the kernels' stream).
+        unsafe {
+            pipe.upload_slice(lanes.keys, key_bytes)?;
+            if let Some((v, _)) = &values {
+                pipe.upload_slice(lanes.values, v)?;
             }
-            pipe.finish()
+            pipe.order(Stream::Upload, Stream::Kernels)?;
+            launch_segmented::<K, C, [usize]>(self, lanes.keys, (word > 0).then_some((lanes.values, word)), n, offsets, comp)?;
+            pipe.order(Stream::Kernels, Stream::Download)?;
+            pipe.download_slice(key_bytes, lanes.keys)?;
+            if let Some((v, _)) = &mut values {
+                pipe.download_slice(v, lanes.values)?;
+            }
         }
+        pipe.finish()
     }
 }
 
