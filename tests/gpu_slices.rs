@@ -2,7 +2,8 @@
 //! of `mergepath::slices`), against the host backend: sizes 0, 1, around a chunk and many
 //! chunks (small work pieces through `with_work_bytes`, and the default pieces), pageable and
 //! pinned memory, several key types, a derived key, pairs and indices, merges, searches, set
-//! operations, segmented sorts, bad input, and two `Gpu`s on different streams at once.
+//! operations, segmented sorts, bad input, two `Gpu`s on different streams at once, and calls
+//! from several threads on one `Gpu`.
 
 mod common;
 #[path = "common/hit.rs"]
@@ -395,6 +396,33 @@ fn two_gpus_on_different_streams_sort_host_data_at_once() {
                     let mut want: Vec<(u64, u32)> = input.iter().copied().zip(0..).collect();
                     want.sort_by_key(|p| p.0);
                     assert!(keys.iter().zip(&idx).eq(want.iter().map(|p| (&p.0, &p.1))), "round {round}");
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn calls_from_several_threads_share_one_gpu() {
+    // One call at a time holds the `Gpu`'s staging buffers; calls made meanwhile copy directly.
+    // Both paths must give the same results, whichever thread wins.
+    let Some(gpu) = gpu() else { return };
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let mut rng = Rng(91 + t);
+                for round in 0..4 {
+                    let n = 3_000_000 + rng.below(1_000_000) as usize;
+                    let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+                    let mut keys = input.clone();
+                    gpu.sort_keys(&mut keys, Less).unwrap();
+                    let mut want = input.clone();
+                    want.sort_unstable();
+                    assert!(keys == want, "thread {t} round {round}: sort of {n}");
+                    let (a, b) = want.split_at(n / 3);
+                    let mut merged = vec![0u32; n];
+                    gpu.merge_keys(a, b, &mut merged, Less).unwrap();
+                    assert!(merged == want, "thread {t} round {round}: merge of {n}");
                 }
             });
         }
