@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     DeviceSlice, DriverError, LaunchConfig, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
@@ -42,83 +42,39 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// The entry points of one (key, comparator) module (`kernels/mergepath/instantiate.cuh`).
+/// The kernels of one (key, comparator) pair (`kernels/mergepath/instantiate.cuh`): the loaded
+/// module, and its entry points, each looked up by name by the algorithm that launches it, on
+/// its first launch.
 pub(crate) struct Kernels {
-    pub partitions: CudaFunction,
-    pub merge_keys: CudaFunction,
-    /// The co-rank ladder: basic, tiled, circular.
-    pub merge_ladder: [CudaFunction; 3],
-    /// Indexed by [`value_slot`]: 4-, 8- and 16-byte values.
-    pub merge_pairs: [CudaFunction; 3],
-    pub sort_partitions: CudaFunction,
-    pub blocksort_keys: CudaFunction,
-    /// The blocksort on doubled blocks (`crate::sort::blocksort2_shared_bytes` of dynamic
-    /// shared memory).
-    pub blocksort2_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub blocksort_pairs: [CudaFunction; 3],
-    pub sort_merge_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub sort_merge_pairs: [CudaFunction; 3],
-    pub sort4_boundaries: CudaFunction,
-    pub sort4_tile_splits: CudaFunction,
-    pub segmented_bounds: CudaFunction,
-    /// Tiles inside one segment, tiles of short pieces, the rest (by segment and key).
-    pub segmented_blocksort_keys: [CudaFunction; 3],
-    /// As `segmented_blocksort_keys`, then indexed by [`value_slot`].
-    pub segmented_blocksort_pairs: [[CudaFunction; 3]; 3],
-    pub segmented_level_splits: CudaFunction,
-    pub segmented_merge_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub segmented_merge_pairs: [CudaFunction; 3],
-    pub segmented_levels_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub segmented_levels_pairs: [CudaFunction; 3],
-    pub sort4_merge_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub sort4_merge_pairs: [CudaFunction; 3],
-    /// 4- and 8-byte index fills.
-    pub iota: [CudaFunction; 2],
-    /// Sorted search: lower 4-byte, lower 8-byte, upper 4-byte, upper 8-byte indices.
-    pub sorted_search: [CudaFunction; 4],
-    /// Equal counts from lower bounds: 4- and 8-byte indices.
-    pub sorted_search_count: [CudaFunction; 2],
-    /// Match flags from 8-byte lower bounds.
-    pub sorted_search_contains: CudaFunction,
-    pub set_partitions: CudaFunction,
-    pub set_keys: CudaFunction,
-    /// Indexed by [`value_slot`].
-    pub set_pairs: [CudaFunction; 3],
-    pub set_count: CudaFunction,
-    /// The passes of a key sort that pack into and unpack from u64 (`Comparator::PACKED_U64`
-    /// orders only).
-    pub packed_sort: Option<PackedSortKernels>,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
 }
 
-/// The first and last passes of a key sort whose order is a packed u64's
-/// (`Comparator::PACKED_U64`); the passes between are the u64 module's.
-pub(crate) struct PackedSortKernels {
-    /// Blocksort reading the keys packed into u64 (`mergepath_blocksort_keys`'s arguments).
-    pub blocksort: CudaFunction,
-    /// The same on doubled blocks (as `Kernels::blocksort2_keys`).
-    pub blocksort2: CudaFunction,
-    /// The same, writing them unpacked again: a sort of one block.
-    pub blocksort_whole: CudaFunction,
-    /// Two-way and four-way merge passes writing the keys unpacked (`mergepath_sort_merge_keys`'
-    /// and `mergepath_sort4_merge_keys`' arguments).
-    pub last_merge: CudaFunction,
-    pub last_merge4: CudaFunction,
-}
+impl Kernels {
+    /// The entry point `name`.
+    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.function_with(name, |_| Ok(()))
+    }
 
-/// Index of the kernel variant for values of `bytes` (4, 8 or 16).
-pub(crate) fn value_slot(bytes: usize) -> usize {
-    match bytes {
-        4 => 0,
-        8 => 1,
-        _ => 2,
+    /// The entry point `name`, with `setup` run on it once, when it is first looked up (for
+    /// attributes such as its dynamic shared memory limit).
+    pub(crate) fn function_with(&self, name: &str, setup: impl FnOnce(&CudaFunction) -> Result<()>) -> Result<CudaFunction> {
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name)?;
+        setup(&f)?;
+        functions.insert(name.to_owned(), f.clone());
+        Ok(f)
+    }
+
+    /// The variant of entry point `name` for values of `bytes` (4, 8 or 16): `{name}_{bytes}`.
+    pub(crate) fn for_values(&self, name: &str, bytes: usize) -> Result<CudaFunction> {
+        self.function(&format!("{name}_{bytes}"))
     }
 }
 
@@ -268,84 +224,7 @@ impl Gpu {
         let module = self.ctx.load_module(Ptx::from_binary(C::KERNELS.to_vec()))?;
         let merge_keys = module.load_function("mergepath_merge_keys")?;
         let arch = merge_keys.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
-        let by_word = |name: &str| -> Result<[CudaFunction; 3]> {
-            Ok([
-                module.load_function(&format!("{name}_4"))?,
-                module.load_function(&format!("{name}_8"))?,
-                module.load_function(&format!("{name}_16"))?,
-            ])
-        };
-        // Blocksorts of doubled blocks keep their keys in dynamic shared memory, more than the
-        // default 48 KB for 8-byte keys.
-        let doubled_blocksort = |name: &str| -> Result<CudaFunction> {
-            let f = module.load_function(name)?;
-            let bytes = crate::sort::blocksort2_shared_bytes(arch, std::mem::size_of::<K>());
-            f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?;
-            Ok(f)
-        };
-        let kernels = Arc::new(Kernels {
-            partitions: module.load_function("mergepath_partitions")?,
-            merge_keys,
-            merge_ladder: [
-                module.load_function("mergepath_merge_basic")?,
-                module.load_function("mergepath_merge_tiled")?,
-                module.load_function("mergepath_merge_circular")?,
-            ],
-            merge_pairs: by_word("mergepath_merge_pairs")?,
-            sort_partitions: module.load_function("mergepath_sort_partitions")?,
-            blocksort_keys: module.load_function("mergepath_blocksort_keys")?,
-            blocksort2_keys: doubled_blocksort("mergepath_blocksort2_keys")?,
-            blocksort_pairs: by_word("mergepath_blocksort_pairs")?,
-            sort_merge_keys: module.load_function("mergepath_sort_merge_keys")?,
-            sort_merge_pairs: by_word("mergepath_sort_merge_pairs")?,
-            sort4_boundaries: module.load_function("mergepath_sort4_boundaries")?,
-            sort4_tile_splits: module.load_function("mergepath_sort4_tile_splits")?,
-            segmented_bounds: module.load_function("mergepath_segmented_bounds")?,
-            segmented_blocksort_keys: [
-                module.load_function("mergepath_segmented_blocksort_one_keys")?,
-                module.load_function("mergepath_segmented_blocksort_keys")?,
-                module.load_function("mergepath_segmented_blocksort_items_keys")?,
-            ],
-            segmented_blocksort_pairs: [
-                by_word("mergepath_segmented_blocksort_one_pairs")?,
-                by_word("mergepath_segmented_blocksort_pairs")?,
-                by_word("mergepath_segmented_blocksort_items_pairs")?,
-            ],
-            segmented_level_splits: module.load_function("mergepath_segmented_level_splits")?,
-            segmented_merge_keys: module.load_function("mergepath_segmented_merge_keys")?,
-            segmented_merge_pairs: by_word("mergepath_segmented_merge_pairs")?,
-            segmented_levels_keys: module.load_function("mergepath_segmented_levels_keys")?,
-            segmented_levels_pairs: by_word("mergepath_segmented_levels_pairs")?,
-            sort4_merge_keys: module.load_function("mergepath_sort4_merge_keys")?,
-            sort4_merge_pairs: by_word("mergepath_sort4_merge_pairs")?,
-            iota: [module.load_function("mergepath_iota_4")?, module.load_function("mergepath_iota_8")?],
-            sorted_search: [
-                module.load_function("mergepath_sorted_search_lower_4")?,
-                module.load_function("mergepath_sorted_search_lower_8")?,
-                module.load_function("mergepath_sorted_search_upper_4")?,
-                module.load_function("mergepath_sorted_search_upper_8")?,
-            ],
-            sorted_search_count: [
-                module.load_function("mergepath_sorted_search_count_4")?,
-                module.load_function("mergepath_sorted_search_count_8")?,
-            ],
-            sorted_search_contains: module.load_function("mergepath_sorted_search_contains")?,
-            set_partitions: module.load_function("mergepath_set_partitions")?,
-            set_keys: module.load_function("mergepath_set_keys")?,
-            set_pairs: by_word("mergepath_set_pairs")?,
-            set_count: module.load_function("mergepath_set_count")?,
-            packed_sort: match C::PACKED_U64 {
-                Some(_) => Some(PackedSortKernels {
-                    blocksort: module.load_function("mergepath_blocksort_pack")?,
-                    blocksort2: doubled_blocksort("mergepath_blocksort2_pack")?,
-                    blocksort_whole: module.load_function("mergepath_blocksort_pack_unpack")?,
-                    last_merge: module.load_function("mergepath_sort_merge_unpack")?,
-                    last_merge4: module.load_function("mergepath_sort4_merge_unpack")?,
-                }),
-                None => None,
-            },
-            arch,
-        });
+        let kernels = Arc::new(Kernels { module, functions: Mutex::new(HashMap::new()), arch });
         modules.insert(id, kernels.clone());
         Ok(kernels)
     }

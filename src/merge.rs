@@ -9,7 +9,7 @@
 //! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
 
 use crate::error::Result;
-use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{launch_partitions, partition_count};
 use crate::tuning::{ladder_shape, ladder_tile, merge_shape, LADDER_BLOCK_TILES};
@@ -79,18 +79,19 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let shape = ladder_shape(kernels.arch, key_bytes);
-    let (slot, per_cta) = match strategy {
-        MergeStrategy::Basic => (0, shape.tile()),
-        MergeStrategy::Tiled => (1, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
-        _ => (2, ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
+    let (name, per_cta) = match strategy {
+        MergeStrategy::Basic => ("mergepath_merge_basic", shape.tile()),
+        MergeStrategy::Tiled => ("mergepath_merge_tiled", ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
+        _ => ("mergepath_merge_circular", ladder_tile(kernels.arch, key_bytes) * LADDER_BLOCK_TILES),
     };
+    let func = kernels.function(name)?;
     let ctas = grid_ctas(total.div_ceil(per_cta), "merge ladder grid")?;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let args = [KernelArg::Ptr(a.ptr), KernelArg::I64(a.len as i64), KernelArg::Ptr(b.ptr), KernelArg::I64(b.len as i64), KernelArg::Ptr(out.ptr)];
     // SAFETY: the arguments match `mergepath_merge_{basic,tiled,circular}`; each CTA covers
     // `per_cta` outputs (the kernels' compile-time shape from the same table row and tile
     // rule), the grid covers all of them, and `out` holds a.len + b.len keys.
-    unsafe { gpu.launch(&kernels.merge_ladder[slot], cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &args) }
 }
 
 /// Merges key/value pairs: keys as [`merge_keys`], each value following its key.
@@ -145,10 +146,11 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     match values {
         None => {
             let args = [KernelArg::Ptr(a.ptr), a_n, KernelArg::Ptr(b.ptr), b_n, KernelArg::Ptr(parts_ptr), KernelArg::Ptr(out.ptr)];
+            let func = kernels.function("mergepath_merge_keys")?;
             // SAFETY: the arguments match `mergepath_merge_keys` (kernels/mergepath/instantiate.cuh);
             // the kernel's tile is `shape` (same table row on both sides), the grid covers
             // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total.
-            unsafe { gpu.launch(&kernels.merge_keys, cfg, &args) }
+            unsafe { gpu.launch(&func, cfg, &args) }
         }
         Some((av, bv, ov, word)) => {
             let args = [
@@ -162,9 +164,10 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
                 KernelArg::Ptr(out.ptr),
                 KernelArg::Ptr(ov.ptr),
             ];
+            let func = kernels.for_values("mergepath_merge_pairs", word)?;
             // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}`; value buffers have their
             // keys' lengths and are aligned to the word size the kernel moves them in.
-            unsafe { gpu.launch(&kernels.merge_pairs[value_slot(word)], cfg, &args) }
+            unsafe { gpu.launch(&func, cfg, &args) }
         }
     }
 }

@@ -166,8 +166,9 @@ pub(crate) fn launch_partitions(
         KernelArg::I64(count as i64),
         KernelArg::Ptr(out),
     ];
+    let func = kernels.function("mergepath_partitions")?;
     // SAFETY: the arguments match `mergepath_partitions` in kernels/mergepath/instantiate.cuh;
     // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
     // threads (extra threads return at once).
-    unsafe { gpu.launch(&kernels.partitions, cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &args) }
 }

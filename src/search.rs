@@ -116,22 +116,24 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &BufAr
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    let slot = |word: usize| usize::from(word == 8);
     match what {
         SearchOutput::Bound(bound, word) => {
             let grid = SearchGrid::new::<K>(&kernels, needles, haystack)?;
             let mut temp = gpu.temp(grid.partition_bytes())?;
             let (parts, _guard) = temp.device_ptr_mut();
-            let func = &kernels.sorted_search[slot(word) + 2 * usize::from(bound == Bound::Upper)];
-            grid.launch(gpu, &kernels, needles, haystack, bound, func, parts, 0, out)
+            let side = if bound == Bound::Upper { "upper" } else { "lower" };
+            let func = kernels.function(&format!("mergepath_sorted_search_{side}_{word}"))?;
+            grid.launch(gpu, &kernels, needles, haystack, bound, &func, parts, 0, out)
         }
         SearchOutput::Count(word) => {
-            let (lower, upper) = (&kernels.sorted_search[slot(word)], &kernels.sorted_search_count[slot(word)]);
-            launch_search_pair::<K>(gpu, &kernels, needles, haystack, word, lower, upper, out)
+            let lower = kernels.for_values("mergepath_sorted_search_lower", word)?;
+            let count = kernels.for_values("mergepath_sorted_search_count", word)?;
+            launch_search_pair::<K>(gpu, &kernels, needles, haystack, word, &lower, &count, out)
         }
         SearchOutput::Contains => {
-            let (lower, contains) = (&kernels.sorted_search[slot(8)], &kernels.sorted_search_contains);
-            launch_search_pair::<K>(gpu, &kernels, needles, haystack, 8, lower, contains, out)
+            let lower = kernels.function("mergepath_sorted_search_lower_8")?;
+            let contains = kernels.function("mergepath_sorted_search_contains")?;
+            launch_search_pair::<K>(gpu, &kernels, needles, haystack, 8, &lower, &contains, out)
         }
     }
 }

@@ -37,7 +37,7 @@
 //! temporary storage).
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig};
@@ -323,35 +323,38 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     };
     let args =
         [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg, progress_arg];
+    let func = kernels.function("mergepath_segmented_bounds")?;
     // SAFETY: matches `mergepath_segmented_bounds`; one thread per tile start (tiles + 1),
     // each writing its own bound (tiles + 1 of 24 bytes fit `bounds_bytes`), thread 0 the
     // level count and the first CTA the progress counters (520 bytes, inside the 1024 before
     // the kinds); the offsets are only read, `offsets_len` of them (segments clamped into
     // the keys by the kernel).
-    unsafe { gpu.launch(&kernels.segmented_bounds, bounds_cfg, &args) }?;
+    unsafe { gpu.launch(&func, bounds_cfg, &args) }?;
 
     // The tiles inside one segment, the tiles of short pieces, then the others (marked in
     // `kinds` by the second launch): three launches over all the tiles.
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    for which in 0..3 {
+    for kind in ["one_", "", "items_"] {
         match values {
             None => {
                 let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg, jobs_arg, levels_arg];
+                let func = kernels.function(&format!("mergepath_segmented_blocksort_{kind}keys"))?;
                 // SAFETY: matches `mergepath_segmented_blocksort_{one_,,items_}keys`; one CTA
                 // per tile, each sorting the keys between its two bounds (at most stride +
                 // small = the kernel's tile, from the same table row as `shape`) if the tile
                 // is of the launch's kind, and writing its job and its kind (a byte each, in
                 // `kinds`, written by the second launch before the third reads it).
-                unsafe { gpu.launch(&kernels.segmented_blocksort_keys[which], cfg, &args) }?;
+                unsafe { gpu.launch(&func, cfg, &args) }?;
             }
             Some((vals, word)) => {
                 let args = [
                     KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg,
                     jobs_arg, levels_arg,
                 ];
+                let func = kernels.for_values(&format!("mergepath_segmented_blocksort_{kind}pairs"), word)?;
                 // SAFETY: as above for `mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}`;
                 // the values have the keys' length and the word alignment.
-                unsafe { gpu.launch(&kernels.segmented_blocksort_pairs[which][value_slot(word)], cfg, &args) }?;
+                unsafe { gpu.launch(&func, cfg, &args) }?;
             }
         }
     }
@@ -369,30 +372,31 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         let ((src_k, src_v), (dst_k, dst_v)) = (buffer(level), buffer(level + 1));
         let level_arg = KernelArg::I64(level as i64);
         let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level_arg, KernelArg::Ptr(merges)];
+        let func = kernels.function("mergepath_segmented_level_splits")?;
         // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job),
         // 2 * tiles in all, each writing its own merge (two of 40 bytes per tile fit
         // `merges_bytes`); reads the n keys where the previous level wrote them.
-        unsafe { gpu.launch(&kernels.segmented_level_splits, splits_cfg, &args) }?;
+        unsafe { gpu.launch(&func, splits_cfg, &args) }?;
         let mut args = vec![KernelArg::Ptr(src_k)];
         args.extend(src_v.map(KernelArg::Ptr));
         args.extend([levels_arg, level_arg, KernelArg::Ptr(merges), KernelArg::Ptr(dst_k)]);
         args.extend(dst_v.map(KernelArg::Ptr));
         let func = match values {
-            None => &kernels.segmented_merge_keys,
-            Some((_, word)) => &kernels.segmented_merge_pairs[value_slot(word)],
+            None => kernels.function("mergepath_segmented_merge_keys")?,
+            Some((_, word)) => kernels.for_values("mergepath_segmented_merge_pairs", word)?,
         };
         // SAFETY: matches `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys in, [values
         // in], level count, level, merges, keys out, [values out]): one CTA per merge just
         // written, each inside its tile; both buffers hold n keys (and n values of `word`
         // bytes) at the same positions.
-        unsafe { gpu.launch(func, merge_cfg, &args) }?;
+        unsafe { gpu.launch(&func, merge_cfg, &args) }?;
     }
     // The levels from `launched_levels` on and the copy back: one launch of the CTAs that fit
     // the device at once, taking work items in order (any number of CTAs is correct; this many
     // keeps all busy).
     let func = match values {
-        None => &kernels.segmented_levels_keys,
-        Some((_, word)) => &kernels.segmented_levels_pairs[value_slot(word)],
+        None => kernels.function("mergepath_segmented_levels_keys")?,
+        Some((_, word)) => kernels.for_values("mergepath_segmented_levels_pairs", word)?,
     };
     let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
     let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
@@ -409,6 +413,6 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     // the same positions, the merges two of 40 bytes per tile (`merges_bytes`), and every merge
     // writes inside its tile; the progress counters were zeroed by the bounds launch on this
     // stream, and the levels before the first were launched before this.
-    unsafe { gpu.launch(func, levels_cfg, &args) }?;
+    unsafe { gpu.launch(&func, levels_cfg, &args) }?;
     Ok(())
 }

@@ -15,7 +15,7 @@
 //! written once. The result's length stays in device memory ([`SetLen`]) until asked for.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{partition_count, partition_launch_config};
 use crate::tuning::{sets_shape, LaunchShape};
@@ -204,10 +204,11 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
         KernelArg::Ptr(splits),
         KernelArg::Ptr(states),
     ];
+    let func = kernels.function("mergepath_set_partitions")?;
     // SAFETY: the arguments match `mergepath_set_partitions` (kernels/mergepath/instantiate.cuh);
     // a and b are valid for their lengths, the temp buffer holds num_splits splits of 16 bytes
     // and num_splits states of 8 after them, and the grid covers num_splits threads.
-    unsafe { gpu.launch(&kernels.set_partitions, partition_launch_config(num_splits)?, &args) }?;
+    unsafe { gpu.launch(&func, partition_launch_config(num_splits)?, &args) }?;
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (emit, tiles_arg) = (KernelArg::I64(op.emit()), KernelArg::I64(i64::from(tiles)));
@@ -215,17 +216,19 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
     match output {
         Output::LenOnly => {
             let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), emit, KernelArg::Ptr(len_ptr)];
+            let func = kernels.function("mergepath_set_count")?;
             // SAFETY: the arguments match `mergepath_set_count`; the kernel's tile is `shape`
             // (same table row), the grid has one CTA per tile, the splits (tiles + 1) were just
             // computed with that spacing, and `len` is one zeroed u64 the tiles add to.
-            unsafe { gpu.launch(&kernels.set_count, cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &args) }?;
         }
         Output::Keys(out) => {
             let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), tiles_arg, emit, KernelArg::Ptr(states), KernelArg::Ptr(out.ptr), capacity_arg, KernelArg::Ptr(len_ptr)];
+            let func = kernels.function("mergepath_set_keys")?;
             // SAFETY: as above for `mergepath_set_keys`; the tile states (tiles + 1, zeroed by
             // the partition kernel) hold the scan and the ticket counter, and the kernel writes
             // only the first `capacity` (out's length) outputs.
-            unsafe { gpu.launch(&kernels.set_keys, cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &args) }?;
         }
         Output::Pairs { keys, a_values, b_values, values, word } => {
             let args = [
@@ -242,9 +245,10 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
                 capacity_arg,
                 KernelArg::Ptr(len_ptr),
             ];
+            let func = kernels.for_values("mergepath_set_pairs", word)?;
             // SAFETY: as above for `mergepath_set_pairs_{4,8,16}`; the value buffers have
             // their keys' lengths and the word alignment, and `capacity` is the shorter output.
-            unsafe { gpu.launch(&kernels.set_pairs[value_slot(word)], cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &args) }?;
         }
     }
     drop(_len_guard);

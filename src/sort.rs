@@ -32,11 +32,11 @@
 //! missing, never an access out of bounds. Sorting is stable: equal keys keep their input order.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, value_slot, BufArg, Gpu, KernelArg, Kernels, PackedSortKernels};
+use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
 use crate::key::{value_word, Comparator, Greater, Key, Less, Value};
 use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
+use cudarc::driver::{sys, CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
 use std::ops::Range;
 
 /// Sorts `keys` in place by `comp`, stably. Any length, including 0 and more than 2^31 items.
@@ -169,8 +169,17 @@ pub fn mergesort_block(n: usize, block: usize, four_way: bool, keys_only: bool) 
 }
 
 /// Dynamic shared memory of the blocksort on doubled blocks: its keys.
-pub(crate) fn blocksort2_shared_bytes(arch: u32, key_bytes: usize) -> usize {
+fn blocksort2_shared_bytes(arch: u32, key_bytes: usize) -> usize {
     2 * blocksort_shape(arch, key_bytes).tile() * key_bytes
+}
+
+/// The blocksort on doubled blocks `name`, allowed (when first looked up) the dynamic shared
+/// memory its keys take: more than the default 48 KB for 8-byte keys.
+fn doubled_blocksort(kernels: &Kernels, name: &str, key_bytes: usize) -> Result<CudaFunction> {
+    kernels.function_with(name, |f| {
+        let bytes = blocksort2_shared_bytes(kernels.arch, key_bytes);
+        Ok(f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?)
+    })
 }
 
 /// The merge passes after the blocksort of `n` items in blocks of `block` items:
@@ -424,24 +433,25 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    if let (Some(descending), Some(packed), None, true) = (C::PACKED_U64, &kernels.packed_sort, values, (keys_in | keys_out) % 8 == 0) {
+    if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out) % 8 == 0) {
         // The order is a packed u64's (and both buffers are aligned for u64: the output holds
         // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
         // pass packing and the last unpacking.
         let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
-        return enqueue_sort(gpu, &u64_kernels, Some(packed), keys_in, keys_out, None, n, 8);
+        return enqueue_sort(gpu, &u64_kernels, Some(&kernels), keys_in, keys_out, None, n, 8);
     }
     enqueue_sort(gpu, &kernels, None, keys_in, keys_out, values, n, std::mem::size_of::<K>())
 }
 
 /// `launch_sort` with the module's kernels (`key_bytes` per key) for a sort of `n >= 1` keys;
-/// with `packed`, of keys-only sorts of packed-u64 orders, the first and last passes are
-/// `packed`'s (reading `keys_in` and writing `keys_out` as the derived keys).
+/// with `packed` (the derived key's kernels), of keys-only sorts of packed-u64 orders, the first
+/// and last passes are its packing and unpacking kernels (reading `keys_in` and writing
+/// `keys_out` as the derived keys).
 #[allow(clippy::too_many_arguments)]
 fn enqueue_sort(
     gpu: &Gpu,
     kernels: &Kernels,
-    packed: Option<&PackedSortKernels>,
+    packed: Option<&Kernels>,
     keys_in: u64,
     keys_out: u64,
     values: Option<(u64, u64, usize)>,
@@ -503,11 +513,11 @@ fn enqueue_sort(
         None => {
             let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
             let func = match (packed, doubled) {
-                (Some(p), _) if plan.is_empty() => &p.blocksort_whole,
-                (Some(p), true) => &p.blocksort2,
-                (Some(p), false) => &p.blocksort,
-                (None, true) => &kernels.blocksort2_keys,
-                (None, false) => &kernels.blocksort_keys,
+                (Some(p), _) if plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
+                (Some(p), true) => doubled_blocksort(p, "mergepath_blocksort2_pack", key_bytes)?,
+                (Some(p), false) => p.function("mergepath_blocksort_pack")?,
+                (None, true) => doubled_blocksort(kernels, "mergepath_blocksort2_keys", key_bytes)?,
+                (None, false) => kernels.function("mergepath_blocksort_keys")?,
             };
             // SAFETY: matches `mergepath_blocksort_keys` (and the packed variants, whose
             // arguments are the same with the derived keys in, and out where the blocksort is
@@ -516,13 +526,14 @@ fn enqueue_sort(
             // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
             // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
             // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
-            unsafe { gpu.launch(func, block_cfg, &args) }?;
+            unsafe { gpu.launch(&func, block_cfg, &args) }?;
         }
         Some((vals_in, _, word)) => {
             let args = [KernelArg::Ptr(keys_in), KernelArg::Ptr(vals_in), count, KernelArg::Ptr(k0), KernelArg::Ptr(v0.unwrap())];
+            let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
             // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}`, with n values of `word`
             // bytes in, and in stage 0.
-            unsafe { gpu.launch(&kernels.blocksort_pairs[value_slot(word)], block_cfg, &args) }?;
+            unsafe { gpu.launch(&func, block_cfg, &args) }?;
         }
     }
 
@@ -531,17 +542,18 @@ fn enqueue_sort(
         let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
         // The pass's key and pair kernels, merge launch, and partitions (null: searched in the
         // merge kernel).
-        let (keys_func, pairs_funcs, merge_cfg, parts_arg) = if pass.ways == 2 {
+        let (merge_name, merge_cfg, parts_arg) = if pass.ways == 2 {
             let parts = tiles + 1;
             if !search_in_merge {
                 let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
+                let func = kernels.function("mergepath_sort_partitions")?;
                 // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
                 // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
                 // blocks) is a multiple of the spacing `tile`.
-                unsafe { gpu.launch(&kernels.sort_partitions, partition_launch_config(parts)?, &args) }?;
+                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &args) }?;
             }
             let parts_arg = if search_in_merge { 0 } else { parts_ptr };
-            (&kernels.sort_merge_keys, &kernels.sort_merge_pairs, config(grid(tiles)?, shape.threads), parts_arg)
+            ("mergepath_sort_merge", config(grid(tiles)?, shape.threads), parts_arg)
         } else {
             // The coarse boundaries, then each output tile's exact split (after them in the
             // partition buffer).
@@ -549,10 +561,11 @@ fn enqueue_sort(
             let tiles4 = mergesort4_tile_count(n, pass.run, tile);
             let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<[i64; 4]>()) as u64;
             let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(bounds as i64), KernelArg::Ptr(parts_ptr)];
+            let func = kernels.function("mergepath_sort4_boundaries")?;
             // SAFETY: matches `mergepath_sort4_boundaries`; src holds n keys, the partition
             // buffer `bounds` 32-byte splits, the grid covers `bounds` threads, and run is a
             // multiple of the spacing `tile`.
-            unsafe { gpu.launch(&kernels.sort4_boundaries, partition_launch_config(bounds)?, &args) }?;
+            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &args) }?;
             let args = [
                 KernelArg::Ptr(src_k),
                 count,
@@ -562,25 +575,26 @@ fn enqueue_sort(
                 KernelArg::I64(tiles4 as i64),
                 KernelArg::Ptr(splits_ptr),
             ];
+            let func = kernels.function("mergepath_sort4_tile_splits")?;
             // SAFETY: matches `mergepath_sort4_tile_splits`; the coarse boundaries were written
             // just above for the same (n, tile, run), the partition buffer holds `tiles4` more
             // 32-byte splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
-            unsafe { gpu.launch(&kernels.sort4_tile_splits, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &args) }?;
-            (&kernels.sort4_merge_keys, &kernels.sort4_merge_pairs, config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
+            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &args) }?;
+            ("mergepath_sort4_merge", config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
         };
         match values {
             None => {
                 let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
                 let func = match packed {
-                    Some(p) if j + 1 == passes => if pass.ways == 2 { &p.last_merge } else { &p.last_merge4 },
-                    _ => keys_func,
+                    Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
+                    _ => kernels.function(&format!("{merge_name}_keys"))?,
                 };
                 // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
                 // (whose CTAs are the shape's or twice its threads, as configured), or their
                 // packed variants for the last pass (same arguments, the derived keys out);
                 // src and dst are distinct n-key buffers (one is the temp); the partitions are
                 // null or were written just above for this pass's grid.
-                unsafe { gpu.launch(func, merge_cfg, &args) }?;
+                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
             }
             Some((_, _, word)) => {
                 let args = [
@@ -592,8 +606,9 @@ fn enqueue_sort(
                     KernelArg::Ptr(dst_k),
                     KernelArg::Ptr(dst_v.unwrap()),
                 ];
+                let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
                 // SAFETY: as above for the `_pairs_{4,8,16}` kernels with n values.
-                unsafe { gpu.launch(&pairs_funcs[value_slot(word)], merge_cfg, &args) }?;
+                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
             }
         }
     }
@@ -605,8 +620,8 @@ pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &BufArg<'_>, word: 
     let ctas = out.len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let args = [KernelArg::Ptr(out.ptr), KernelArg::I64(out.len as i64)];
-    let func = if word == 4 { &kernels.iota[0] } else { &kernels.iota[1] };
+    let func = kernels.for_values("mergepath_iota", word)?;
     // SAFETY: matches `mergepath_iota_{4,8}`; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.
-    unsafe { gpu.launch(func, cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &args) }
 }
