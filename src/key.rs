@@ -62,7 +62,7 @@ macro_rules! builtin_keys {
         paste::paste! {
             impl Comparator<$t> for Less {
                 const NAME: &'static str = "less";
-                const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _LESS>];
+                const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _LESS>];
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     a.total_order(b) == Ordering::Less
@@ -70,7 +70,7 @@ macro_rules! builtin_keys {
             }
             impl Comparator<$t> for Greater {
                 const NAME: &'static str = "greater";
-                const KERNELS: &'static [u8] = crate::kernels::[<FATBIN_ $t:upper _GREATER>];
+                const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _GREATER>];
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     b.total_order(a) == Ordering::Less

@@ -34,9 +34,9 @@
 
 pub mod cpu;
 mod error;
-mod gpu;
+mod device;
 pub mod host;
-mod kernels;
+mod fatbins;
 mod key;
 pub mod merge;
 pub mod partition;
@@ -45,13 +45,11 @@ pub mod segmented;
 pub mod sets;
 pub mod slices;
 pub mod sort;
-mod timeline;
-mod transfer;
 pub mod tuning;
 
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::Gpu;
+pub use device::Gpu;
 pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 /// `#[derive(Key)]`: a `#[repr(C)]` struct of numeric fields as a key type, with its
 /// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
@@ -62,5 +60,5 @@ pub use partition::{balanced_path, merge_path, merge_path_partitions, partition_
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
-pub use transfer::PinnedBuffer;
+pub use device::staging::PinnedBuffer;
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};

@@ -9,7 +9,9 @@
 //! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
 
 use crate::error::Result;
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg};
+use crate::device::buffers::BufArg;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{launch_partitions, partition_count};
 use crate::tuning::{ladder_shape, ladder_tile, merge_shape, LADDER_BLOCK_TILES};

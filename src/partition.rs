@@ -11,7 +11,10 @@
 //! results and the tiling math against them.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{Comparator, Key};
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 

@@ -9,7 +9,10 @@
 //! it), upper bounds the haystack first.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
 use crate::sort::SortIndex;

@@ -37,7 +37,9 @@
 //! temporary storage).
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg};
+use crate::device::buffers::BufArg;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, LaunchConfig};

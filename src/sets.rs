@@ -15,7 +15,10 @@
 //! written once. The result's length stays in device memory ([`SetLen`]) until asked for.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{partition_count, partition_launch_config};
 use crate::tuning::{sets_shape, LaunchShape};

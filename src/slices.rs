@@ -35,7 +35,8 @@
 //! cannot overlap (Rust's borrows), so [`Error::Overlap`] does not arise here.
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufArg, Gpu};
+use crate::device::buffers::BufArg;
+use crate::device::Gpu;
 use crate::host::{check_output, check_values};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::merge::launch_merge;
@@ -44,21 +45,21 @@ use crate::search::{check_search, launch_search, Bound, SearchOutput};
 use crate::segmented::{launch_segmented, validate_segment_offsets};
 use crate::sets::{launch_set_op, Output, SetOperation};
 use crate::sort::{launch_iota, launch_sort, sort_temp_bytes, SortIndex};
-use crate::transfer::{work_bytes, Pipeline, Stream};
+use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use cudarc::driver::{result, CudaEvent};
 use std::ops::Range;
 
-pub use crate::transfer::PinnedBuffer;
+pub use crate::device::staging::PinnedBuffer;
 
 #[doc(hidden)]
-pub use crate::timeline::{record_timeline, Span};
+pub use crate::device::timeline::{record_timeline, Span};
 
 /// Runs `f` with the host-slice calls it makes on this thread cutting their work (sort chunks,
 /// merge ranges, staging pieces) into pieces of `bytes`, so tests reach many chunks with small
 /// inputs. Results do not depend on it.
 #[doc(hidden)]
 pub fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
-    crate::transfer::with_work_bytes(bytes, f)
+    crate::device::transfer::with_work_bytes(bytes, f)
 }
 
 /// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)

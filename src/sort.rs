@@ -32,7 +32,10 @@
 //! missing, never an access out of bounds. Sorting is stable: equal keys keep their input order.
 
 use crate::error::{Error, Result};
-use crate::gpu::{grid_ctas, BufArg, Gpu, KernelArg, Kernels};
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
 use crate::key::{value_word, Comparator, Greater, Key, Less, Value};
 use crate::partition::{merge_path, partition_launch_config};
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};

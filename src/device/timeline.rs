@@ -4,8 +4,7 @@
 //! [`record_timeline`] runs; off, a span costs a thread-local check.
 
 use crate::error::Result;
-use crate::gpu::Gpu;
-use crate::transfer::Stream;
+use super::Gpu;
 use cudarc::driver::{result, sys, CudaEvent};
 use std::cell::RefCell;
 use std::time::Instant;
@@ -28,19 +27,11 @@ struct Recorder {
     origin: Instant,
     origin_event: CudaEvent,
     host: Vec<Span>,
-    device: Vec<(Stream, &'static str, CudaEvent, CudaEvent)>,
+    device: Vec<(&'static str, &'static str, CudaEvent, CudaEvent)>,
 }
 
 thread_local! {
     static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
-}
-
-fn lane(stream: Stream) -> &'static str {
-    match stream {
-        Stream::Upload => "upload",
-        Stream::Kernels => "kernels",
-        Stream::Download => "download",
-    }
 }
 
 /// Runs `f` (host-slice calls on `gpu`, on this thread) and returns its result with the spans
@@ -69,8 +60,8 @@ pub fn record_timeline<R>(gpu: &Gpu, f: impl FnOnce() -> R) -> Result<(R, Vec<Sp
         Ok(f64::from(unsafe { result::event::elapsed(recorder.origin_event.cu_event(), e.cu_event()) }?))
     };
     let mut spans = recorder.host;
-    for (stream, what, start, end) in &recorder.device {
-        spans.push(Span { lane: lane(*stream), what, start_ms: since_origin(start)?, end_ms: since_origin(end)? });
+    for (lane, what, start, end) in &recorder.device {
+        spans.push(Span { lane, what, start_ms: since_origin(start)?, end_ms: since_origin(end)? });
     }
     Ok((out, spans))
 }
@@ -102,9 +93,9 @@ pub(crate) fn host_span<R>(what: &'static str, f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// Runs `f`, which enqueues work on `stream` (`cu` its handle), between two events recorded
+/// Runs `f`, which enqueues work on stream `cu` (shown in `lane`), between two events recorded
 /// there if a recording runs.
-pub(crate) fn device_span<R>(gpu: &Gpu, stream: Stream, cu: sys::CUstream, what: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R> {
+pub(crate) fn device_span<R>(gpu: &Gpu, lane: &'static str, cu: sys::CUstream, what: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R> {
     if !recording() {
         return f();
     }
@@ -116,7 +107,7 @@ pub(crate) fn device_span<R>(gpu: &Gpu, stream: Stream, cu: sys::CUstream, what:
     unsafe { result::event::record(end.cu_event(), cu) }?;
     RECORDER.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
-            rec.device.push((stream, what, start, end));
+            rec.device.push((lane, what, start, end));
         }
     });
     Ok(out)

@@ -1,0 +1,162 @@
+//! The GPU handle: a CUDA context and stream, the kernel modules loaded per (key, comparator),
+//! and the pools it keeps for later calls (temporary device storage, pinned staging buffers).
+//!
+//! Its parts, each a module of its own: [`kernels`] (modules and entry points by name),
+//! [`launch`] (kernel launches and grid limits), [`buffers`] (validation of device buffers),
+//! [`temp`] (the temp pool), [`staging`] (pinned memory and host copy threads), [`transfer`]
+//! (host↔device copies through the staging), [`timeline`] (a recorder of what overlaps).
+
+pub(crate) mod buffers;
+pub(crate) mod kernels;
+pub(crate) mod launch;
+pub(crate) mod staging;
+pub(crate) mod temp;
+pub(crate) mod timeline;
+pub(crate) mod transfer;
+
+use crate::error::{Error, Result};
+use crate::key::{Comparator, Key};
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
+use kernels::Kernels;
+use staging::StagingPool;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A CUDA device, a stream on it, and what mergepath keeps per device.
+///
+/// Every operation is enqueued on [`Gpu::stream`] and returns without waiting for the GPU;
+/// only copies to the host ([`Gpu::download`]) and [`Gpu::synchronize`] wait. Buffers are
+/// cudarc's [`CudaSlice`]/[`CudaView`](cudarc::driver::CudaView)/
+/// [`CudaViewMut`](cudarc::driver::CudaViewMut) of the same context, on any of its streams
+/// (cudarc orders the streams through events).
+///
+/// Its methods that take host slices (`gpu.sort_keys(&mut vec, Less)`, `gpu.merge_keys`, ...,
+/// listed in [`crate::slices`]) move the data through a pool of pinned staging buffers and
+/// two copy streams of its own, and return when the result is in host memory.
+///
+/// Kernel modules are loaded once per (key type, comparator) on first use. Temporary device
+/// storage (merge partitions, sort buffers) comes from a pool of the buffers earlier calls
+/// used, so repeated calls do not allocate; [`Gpu::free_pools`] gives them back. `Gpu` is
+/// `Send + Sync`; calls from several threads are ordered on its one stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
+    /// Device buffers of earlier calls, for [`temp::Temp`].
+    temp: Mutex<Vec<CudaSlice<u8>>>,
+    staging: Mutex<StagingPool>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("ordinal", &self.ctx.ordinal()).finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal` (its primary context) on the context's default stream.
+    ///
+    /// The default stream keeps cudarc out of its multi-stream mode, in which every buffer
+    /// access records CUDA events (several driver calls per operation); use
+    /// [`Gpu::with_stream`] to run on a stream of your own.
+    ///
+    /// Fails with [`Error::NoDriver`] where there is no CUDA driver, and with
+    /// [`Error::Driver`] where there is no such device.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        // SAFETY: only tries to open the driver library; nothing from it is called yet.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        Ok(Self::with_stream(ctx.default_stream()))
+    }
+
+    /// Uses the caller's stream (and its context): mergepath's work is enqueued there.
+    pub fn with_stream(stream: Arc<CudaStream>) -> Self {
+        Gpu {
+            ctx: stream.context().clone(),
+            stream,
+            modules: Mutex::new(HashMap::new()),
+            temp: Mutex::new(Vec::new()),
+            staging: Mutex::new(StagingPool::Unmade),
+        }
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream every operation is enqueued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits until everything enqueued on the stream has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// The device's compute capability as major * 10 + minor (90 for an H100).
+    pub fn compute_capability(&self) -> Result<u32> {
+        let (major, minor) = self.ctx.compute_capability()?;
+        Ok((major * 10 + minor) as u32)
+    }
+
+    /// Allocates `len` zeroed elements on the stream.
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        self.stream.alloc_zeros(len).map_err(|e| oom(e, len * std::mem::size_of::<T>()))
+    }
+
+    /// The kernels of (K, C), loaded on first use.
+    pub(crate) fn kernels<K: Key, C: Comparator<K>>(&self) -> Result<Arc<Kernels>> {
+        let id = TypeId::of::<(K, C)>();
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = modules.get(&id) {
+            return Ok(k.clone());
+        }
+        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS)?);
+        modules.insert(id, kernels.clone());
+        Ok(kernels)
+    }
+
+    /// Bytes of device memory the temp pool holds while no call uses them.
+    pub(crate) fn pooled_temp_bytes(&self) -> usize {
+        self.temp.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|b| b.len()).sum()
+    }
+
+    /// [`Error::TooLargeForDevice`] unless `bytes` of device memory can be had: the device's
+    /// free memory plus what the temp pool holds.
+    pub(crate) fn ensure_device_memory(&self, bytes: usize) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        let (free, _total) = cudarc::driver::result::mem_get_info()?;
+        let available = free + self.pooled_temp_bytes();
+        if bytes > available {
+            return Err(Error::TooLargeForDevice { needed: bytes, available });
+        }
+        Ok(())
+    }
+
+    /// Gives the temporary device buffers and the pinned staging buffers this handle keeps for
+    /// later calls back to the driver (after waiting for its stream). The next call that needs
+    /// them allocates them again.
+    pub fn free_pools(&self) -> Result<()> {
+        self.synchronize()?;
+        self.temp.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        let mut staging = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+        // Staging lent to a call in progress comes back to the pool when the call ends.
+        if let StagingPool::Free(_) = *staging {
+            *staging = StagingPool::Unmade;
+        }
+        Ok(())
+    }
+}
+
+fn oom(e: DriverError, bytes: usize) -> Error {
+    if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+        Error::OutOfMemory { bytes }
+    } else {
+        Error::Driver(e)
+    }
+}

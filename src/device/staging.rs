@@ -1,0 +1,357 @@
+//! Page-locked host memory: buffers users pass directly, the `Gpu`'s staging buffers and copy
+//! streams, lent to one call at a time, and the host threads that copy between pageable
+//! memory and the staging buffers.
+
+use crate::error::{Error, Result};
+use bytemuck::Pod;
+use cudarc::driver::{result, sys, CudaContext, CudaEvent, DriverError};
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::Arc;
+
+/// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
+/// 8 MiB keep a DMA near its peak rate and give each host thread a megabyte per piece; six of
+/// them let the host threads run ahead of the copy engines in both directions at once.
+pub(super) const STAGING_SLOTS: usize = 6;
+pub(super) const STAGING_SLOT_BYTES: usize = 8 << 20;
+
+/// The smallest part of a copy handed to another thread.
+const MIN_PART_BYTES: usize = 1 << 20;
+
+/// Page-locked host memory holding `len` values of `T`, usable as a slice.
+///
+/// The host-slice calls of [`Gpu`] (and [`Gpu::upload`], [`Gpu::download_into`]) copy
+/// page-locked memory with direct DMAs, at the copy engines' full rate and with no staging
+/// copy; pageable memory, such as a `Vec`'s, goes through the `Gpu`'s staging buffers.
+/// Allocating page-locked memory is slow (tens of ms per GB): keep buffers for reuse.
+pub struct PinnedBuffer<T: Pod> {
+    ptr: NonNull<T>,
+    len: usize,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer owns its memory as a `Box<[T]>` does, and `T: Pod` is `Send + Sync`.
+unsafe impl<T: Pod> Send for PinnedBuffer<T> {}
+// SAFETY: as above; shared access gives only `&[T]`.
+unsafe impl<T: Pod> Sync for PinnedBuffer<T> {}
+
+impl<T: Pod> PinnedBuffer<T> {
+    /// `len` zeroed values in page-locked memory of `ctx`, usable from every context
+    /// (`CU_MEMHOSTALLOC_PORTABLE`).
+    pub(crate) fn zeroed(ctx: &Arc<CudaContext>, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::TooLarge { what: "pinned buffer size" })?;
+        if bytes == 0 {
+            return Ok(PinnedBuffer { ptr: NonNull::dangling(), len, ctx: ctx.clone() });
+        }
+        ctx.bind_to_thread()?;
+        // SAFETY: allocates `bytes` of page-locked memory, zeroed below before any use.
+        let raw = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(|e| match e.0 {
+            sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY => Error::HostOutOfMemory { bytes },
+            _ => Error::Driver(e),
+        })?;
+        let ptr = NonNull::new(raw.cast::<T>()).ok_or(Error::HostOutOfMemory { bytes })?;
+        // SAFETY: the allocation holds `bytes` and is page-aligned, so aligned for `T`; zero
+        // bits are a valid `T` (Pod).
+        unsafe { std::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
+        Ok(PinnedBuffer { ptr, len, ctx: ctx.clone() })
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Pod> std::ops::Deref for PinnedBuffer<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` holds `len` initialized values (zeroed at allocation) or is dangling
+        // with a zero-byte length; the buffer owns them.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Pod> std::ops::DerefMut for PinnedBuffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Pod> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        if self.len * std::mem::size_of::<T>() == 0 {
+            return;
+        }
+        // Every copy mergepath enqueues on this memory has finished before its call returned.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: the pointer came from `malloc_host` and is freed once.
+        self.ctx.record_err(unsafe { result::free_host(self.ptr.as_ptr().cast()) });
+    }
+}
+
+impl<T: Pod + std::fmt::Debug> std::fmt::Debug for PinnedBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Whether the driver has `bytes` at `ptr` page-locked (so a DMA can read or write them
+/// directly): its first and last byte lie in pinned host memory. Needs the context bound.
+pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
+    let host = |p: *const u8| {
+        let mut memory_type = 0u32;
+        let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+        let mut data = (&mut memory_type as *mut u32).cast::<std::ffi::c_void>();
+        // SAFETY: asks one attribute, a CUmemorytype (an unsigned int), into `memory_type`.
+        // Unlike cuPointerGetAttribute, this call succeeds for memory the driver does not know
+        // (leaving 0), so pageable memory raises no API error (which compute-sanitizer reports).
+        let r = unsafe { sys::cuPointerGetAttributes(1, &mut attribute, &mut data, p as sys::CUdeviceptr) };
+        r == sys::cudaError_enum::CUDA_SUCCESS && memory_type == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32
+    };
+    bytes > 0 && host(ptr) && host(ptr.wrapping_add(bytes - 1))
+}
+
+/// Host threads copying memory in parallel: the calling thread and helper threads, each taking
+/// an equal part of every copy. A staging piece takes a thread about 0.2 ms, and waking a parked
+/// thread (in a virtual machine especially) can take as long, so while a call runs
+/// ([`Copier::set_active`]) helpers wait for the next piece spinning; between calls they park.
+/// They are started on the first copy that needs them and kept (in the `Gpu`'s pool, with the
+/// staging buffers), so a call pays no thread start.
+pub(crate) struct Copier {
+    team: Arc<Team>,
+    helpers: Vec<std::thread::JoinHandle<()>>,
+    /// Threads (the caller's included) a copy takes at most.
+    max_threads: usize,
+}
+
+/// What the calling thread and its helpers share: the current copy, a generation number
+/// bumped for each, and the count of helpers done with it.
+#[derive(Default)]
+struct Team {
+    generation: AtomicUsize,
+    done: AtomicUsize,
+    quit: AtomicBool,
+    active: AtomicBool,
+    dst: AtomicUsize,
+    src: AtomicUsize,
+    bytes: AtomicUsize,
+    parts: AtomicUsize,
+}
+
+impl Team {
+    /// Copies part `i` of the current copy, of `parts` equal parts (64-byte multiples).
+    ///
+    /// # Safety
+    /// The current copy's `src` readable and `dst` writable for `bytes`, not overlapping.
+    unsafe fn run(&self, i: usize) {
+        let (dst, src, bytes) = (self.dst.load(Relaxed), self.src.load(Relaxed), self.bytes.load(Relaxed));
+        let step = bytes.div_ceil(self.parts.load(Relaxed)).next_multiple_of(64);
+        let off = (i * step).min(bytes);
+        // SAFETY: a part of the current copy's ranges, by this function's contract.
+        unsafe { std::ptr::copy_nonoverlapping((src + off) as *const u8, (dst + off) as *mut u8, step.min(bytes - off)) };
+    }
+
+    /// A helper's life: waits for each new copy, does its part, says so.
+    fn helper(&self, i: usize, mut seen: usize) {
+        loop {
+            let mut spins = 0u32;
+            loop {
+                if self.quit.load(Acquire) {
+                    return;
+                }
+                if self.generation.load(Acquire) != seen {
+                    break;
+                }
+                if spins < SPINS || self.active.load(Relaxed) {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    // `Copier::copy` unparks every helper after publishing a copy, so the
+                    // wake-up is not lost if it comes before this.
+                    std::thread::park();
+                }
+            }
+            seen = self.generation.load(Acquire);
+            if i < self.parts.load(Relaxed) {
+                // SAFETY: `Copier::copy` published this copy (generation bumped after its
+                // fields) and waits for every helper's `done` before returning.
+                unsafe { self.run(i) };
+            }
+            self.done.fetch_add(1, Release);
+        }
+    }
+}
+
+/// Spins a helper makes waiting for work before it parks: about a millisecond, several pieces.
+const SPINS: u32 = 1 << 14;
+
+impl Copier {
+    /// A copier of up to `max_threads` threads, the caller's included.
+    fn new(max_threads: usize) -> Self {
+        let max_threads = max_threads.max(1);
+        Copier { team: Arc::new(Team::default()), helpers: Vec::new(), max_threads }
+    }
+
+    /// Whether a call is running: its helpers then spin between copies instead of parking.
+    pub(super) fn set_active(&self, active: bool) {
+        self.team.active.store(active, Relaxed);
+        if active {
+            for h in &self.helpers {
+                h.thread().unpark();
+            }
+        }
+    }
+
+    /// Copies `bytes` from `src` to `dst`, split among the threads; returns when all of it is
+    /// done.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `bytes`, the two not overlapping.
+    pub(crate) unsafe fn copy(&mut self, dst: *mut u8, src: *const u8, bytes: usize) {
+        let parts = self.max_threads.min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
+        while self.helpers.len() + 1 < parts {
+            // No copy is in flight: the helper starts at the current generation.
+            let (team, i, now) = (self.team.clone(), self.helpers.len() + 1, self.team.generation.load(Acquire));
+            match std::thread::Builder::new().name("mergepath-copy".into()).spawn(move || team.helper(i, now)) {
+                Ok(handle) => self.helpers.push(handle),
+                // No more threads: fewer parts.
+                Err(_) => break,
+            }
+        }
+        let parts = parts.min(self.helpers.len() + 1);
+        let team = &*self.team;
+        team.dst.store(dst as usize, Relaxed);
+        team.src.store(src as usize, Relaxed);
+        team.bytes.store(bytes, Relaxed);
+        team.parts.store(parts, Relaxed);
+        if parts == 1 {
+            // SAFETY: the whole copy, by this function's contract.
+            return unsafe { team.run(0) };
+        }
+        team.done.store(0, Relaxed);
+        team.generation.fetch_add(1, Release);
+        for h in &self.helpers {
+            h.thread().unpark();
+        }
+        // SAFETY: the first part of the caller's ranges.
+        unsafe { team.run(0) };
+        // Every helper answers each generation (helpers only end when the copier drops).
+        let mut spins = 0u32;
+        while team.done.load(Acquire) != self.helpers.len() {
+            if spins < SPINS {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+impl Drop for Copier {
+    fn drop(&mut self) {
+        self.team.quit.store(true, Release);
+        for h in self.helpers.drain(..) {
+            h.thread().unpark();
+            let _ = h.join();
+        }
+    }
+}
+
+/// A stream of the copy engines, made with raw driver calls so that the context does not enter
+/// cudarc's multi-stream mode (which records events on every buffer access).
+pub(super) struct CopyStream(pub(super) sys::CUstream);
+
+impl CopyStream {
+    fn new() -> Result<Self> {
+        Ok(CopyStream(result::stream::create(result::stream::StreamKind::NonBlocking)?))
+    }
+}
+
+impl Drop for CopyStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created by `CopyStream::new` in the bound context and is
+        // destroyed once, after its work.
+        unsafe {
+            let _ = result::stream::synchronize(self.0);
+            let _ = result::stream::destroy(self.0);
+        }
+    }
+}
+
+/// What a `Gpu` keeps for moving host data: the staging buffers, an event per buffer (the last
+/// copy through it), and the upload and download streams.
+pub(crate) struct Staging {
+    // Fields drop in this order: the streams (which hold no reference to the context) before
+    // the buffers and events, whose references keep the context alive.
+    pub(super) upload: CopyStream,
+    pub(super) download: CopyStream,
+    pub(super) copier: Copier,
+    pub(super) slots: Vec<PinnedBuffer<u8>>,
+    pub(super) events: Vec<CudaEvent>,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the streams and events are driver handles usable from any thread once the context is
+// bound; the buffers are `Send`.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    /// Staging in `ctx`, copied through by up to `copy_threads` host threads.
+    pub(super) fn new(ctx: &Arc<CudaContext>, copy_threads: usize) -> Result<Self> {
+        ctx.bind_to_thread()?;
+        Ok(Staging {
+            upload: CopyStream::new()?,
+            download: CopyStream::new()?,
+            copier: Copier::new(copy_threads),
+            slots: (0..STAGING_SLOTS).map(|_| PinnedBuffer::zeroed(ctx, STAGING_SLOT_BYTES)).collect::<Result<_>>()?,
+            events: (0..STAGING_SLOTS).map(|_| ctx.new_event(None)).collect::<Result<_, DriverError>>()?,
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // The streams and buffers are released in this context after this.
+        self.ctx.record_err(self.ctx.bind_to_thread());
+    }
+}
+
+/// The `Gpu`'s staging, lent to one call at a time.
+pub(crate) enum StagingPool {
+    /// Not made yet (or given back by `Gpu::free_pools`): the next call makes it.
+    Unmade,
+    /// Made, and free for the next call.
+    Free(Staging),
+    /// Lent to a call in progress.
+    Lent,
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copier_copies_every_byte_with_any_thread_count() {
+        let src: Vec<u8> = (0..(9 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
+        for threads in [1, 2, 3, 8] {
+            let mut copier = Copier::new(threads);
+            for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, 3 * MIN_PART_BYTES + 5, src.len()] {
+                let mut dst = vec![0u8; len];
+                // SAFETY: both vectors hold `len` bytes.
+                unsafe { copier.copy(dst.as_mut_ptr(), src.as_ptr(), len) };
+                assert_eq!(dst, src[..len], "threads {threads}, len {len}");
+            }
+            assert_eq!(copier.helpers.len(), threads - 1);
+        }
+    }
+}
