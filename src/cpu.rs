@@ -81,12 +81,12 @@ pub fn ordering_by<T>(is_less: impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cm
 
 /// The `bound` of each needle in `haystack` (both sorted by `comp`), as
 /// [`crate::sorted_search`] computes it, by a binary search per needle.
-pub fn sorted_search<K: Key, C: Comparator<K>>(needles: &[K], haystack: &[K], bound: crate::Bound, comp: C) -> Vec<usize> {
+pub fn sorted_search<K: Key, C: Comparator<K>>(needles: &[K], haystack: &[K], bound: crate::types::Bound, comp: C) -> Vec<usize> {
     needles
         .iter()
         .map(|n| match bound {
-            crate::Bound::Lower => haystack.partition_point(|h| comp.is_less(h, n)),
-            crate::Bound::Upper => haystack.partition_point(|h| !comp.is_less(n, h)),
+            crate::types::Bound::Lower => haystack.partition_point(|h| comp.is_less(h, n)),
+            crate::types::Bound::Upper => haystack.partition_point(|h| !comp.is_less(n, h)),
         })
         .collect()
 }
@@ -102,7 +102,7 @@ pub enum SetSource {
 
 /// The sources of `op`'s result on `a` and `b` (sorted by `is_less`), in order: C++'s
 /// sequential `std::set_*` loop, where equal keys met at the heads of both inputs are a pair.
-pub fn set_operation_by<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> Vec<SetSource> {
+pub fn set_operation_by<T>(op: crate::types::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> Vec<SetSource> {
     let mut out = Vec::new();
     set_operation_each(op, a, b, is_less, |s| out.push(s));
     out
@@ -110,22 +110,22 @@ pub fn set_operation_by<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: i
 
 /// [`set_operation_by`] handing each source to `emit` as it goes, in order (the loop the host
 /// backend runs on each Balanced Path piece).
-pub fn set_operation_each<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool, mut emit: impl FnMut(SetSource)) {
+pub fn set_operation_each<T>(op: crate::types::SetOperation, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool, mut emit: impl FnMut(SetSource)) {
     let flags = op.emit();
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         if j == b.len() || (i < a.len() && is_less(&a[i], &b[j])) {
-            if flags & crate::sets::EMIT_A_ONLY != 0 {
+            if flags & crate::types::EMIT_A_ONLY != 0 {
                 emit(SetSource::A(i));
             }
             i += 1;
         } else if i == a.len() || is_less(&b[j], &a[i]) {
-            if flags & crate::sets::EMIT_B_ONLY != 0 {
+            if flags & crate::types::EMIT_B_ONLY != 0 {
                 emit(SetSource::B(j));
             }
             j += 1;
         } else {
-            if flags & crate::sets::EMIT_MATCHED != 0 {
+            if flags & crate::types::EMIT_MATCHED != 0 {
                 emit(SetSource::A(i));
             }
             i += 1;
@@ -136,7 +136,7 @@ pub fn set_operation_each<T>(op: crate::SetOperation, a: &[T], b: &[T], is_less:
 
 /// `op`'s result on keys `a` and `b` sorted by `comp` (the oracle of
 /// [`crate::set_operation_keys`]).
-pub fn set_operation_keys<K: Key, C: Comparator<K>>(op: crate::SetOperation, a: &[K], b: &[K], comp: C) -> Vec<K> {
+pub fn set_operation_keys<K: Key, C: Comparator<K>>(op: crate::types::SetOperation, a: &[K], b: &[K], comp: C) -> Vec<K> {
     set_operation_by(op, a, b, |x, y| comp.is_less(x, y))
         .into_iter()
         .map(|s| match s {
@@ -148,7 +148,7 @@ pub fn set_operation_keys<K: Key, C: Comparator<K>>(op: crate::SetOperation, a: 
 
 /// `op`'s result on key/value pairs (the oracle of [`crate::set_operation_pairs`]).
 pub fn set_operation_pairs<K: Key, V: Copy, C: Comparator<K>>(
-    op: crate::SetOperation,
+    op: crate::types::SetOperation,
     a_keys: &[K],
     a_values: &[V],
     b_keys: &[K],

@@ -46,6 +46,7 @@ pub mod sets;
 pub mod slices;
 pub mod sort;
 pub mod tuning;
+mod types;
 
 pub use cudarc;
 pub use error::{Error, Result};

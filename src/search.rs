@@ -15,20 +15,10 @@ use crate::device::launch::{grid_ctas, KernelArg};
 use crate::device::Gpu;
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
-use crate::sort::SortIndex;
+pub use crate::types::Bound;
+use crate::types::SortIndex;
 use crate::tuning::{search_shape, LaunchShape};
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig};
-
-/// Which bound [`sorted_search`] finds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Bound {
-    /// The first haystack position whose item does not go before the needle: the number of
-    /// haystack items strictly before it (`partition_point(|h| comp(h, needle))`).
-    Lower,
-    /// The first haystack position whose item goes after the needle: the number of haystack
-    /// items not after it (`partition_point(|h| !comp(needle, h))`).
-    Upper,
-}
 
 /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack`, for every needle; both must be
 /// sorted by `comp`. `out` may be longer (the rest is left as it is) and must not overlap the

@@ -22,51 +22,8 @@ use crate::device::Gpu;
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::partition::{partition_count, partition_launch_config};
 use crate::tuning::{sets_shape, LaunchShape};
+pub use crate::types::SetOperation;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig};
-
-/// `mergepath::set_emit` (kernels/mergepath/serial.cuh): an A item without a partner in B, a B
-/// item without a partner in A, a matched pair (its A item) goes out.
-pub(crate) const EMIT_A_ONLY: i64 = 1;
-pub(crate) const EMIT_B_ONLY: i64 = 2;
-pub(crate) const EMIT_MATCHED: i64 = 4;
-
-/// A multiset operation on sorted inputs A and B.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SetOperation {
-    /// Keys in both: `min(i, j)` copies, A's first ones.
-    Intersection,
-    /// Keys in either: `max(i, j)` copies, all of A's, then B's last `max(j - i, 0)`.
-    Union,
-    /// A - B: `max(i - j, 0)` copies, A's last ones.
-    Difference,
-    /// Keys in one but not the other: `|i - j|` copies, the last ones of the side with more.
-    SymmetricDifference,
-}
-
-impl SetOperation {
-    /// All four operations.
-    pub const ALL: [SetOperation; 4] = [Self::Intersection, Self::Union, Self::Difference, Self::SymmetricDifference];
-
-    /// The longest result the operation can have on inputs of `a_len` and `b_len` items: an
-    /// output buffer this long never truncates.
-    pub fn max_len(self, a_len: usize, b_len: usize) -> usize {
-        match self {
-            Self::Intersection => a_len.min(b_len),
-            Self::Union | Self::SymmetricDifference => a_len.saturating_add(b_len),
-            Self::Difference => a_len,
-        }
-    }
-
-    /// Which steps of the balanced merge go out, as `mergepath::set_emit` flags.
-    pub(crate) fn emit(self) -> i64 {
-        match self {
-            Self::Intersection => EMIT_MATCHED,
-            Self::Union => EMIT_A_ONLY | EMIT_B_ONLY | EMIT_MATCHED,
-            Self::Difference => EMIT_A_ONLY,
-            Self::SymmetricDifference => EMIT_A_ONLY | EMIT_B_ONLY,
-        }
-    }
-}
 
 /// The length of a multiset operation's result, in device memory: the enqueued kernels write
 /// it, and nothing waits for them until [`SetLen::read`].

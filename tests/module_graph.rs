@@ -48,9 +48,22 @@ fn module_of(path: &[&str], modules: &BTreeMap<String, String>) -> Option<String
 /// its submodules' among them, itself and its unit tests left out.
 fn uses(name: &str, text: &str, modules: &BTreeMap<String, String>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let own: Vec<&str> = name.split("::").collect();
+    // Inline modules (`mod sealed { ... }`) open so far: their indentation and name, so that
+    // `super::` inside one means the file's module.
+    let mut inline: Vec<(usize, &str)> = Vec::new();
     // Unit tests (an inline `mod tests` at the end of a file) are not part of the layers.
     for line in text.lines().take_while(|l| l.trim() != "mod tests {") {
+        let indent = line.len() - line.trim_start().len();
+        if inline.last().is_some_and(|&(i, _)| line.trim() == "}" && indent == i) {
+            inline.pop();
+            continue;
+        }
+        let decl = line.trim().trim_start_matches("pub ").trim_start_matches("pub(crate) ").trim_start_matches("pub(super) ");
+        if let Some(inner) = decl.strip_prefix("mod ").and_then(|d| d.strip_suffix(" {")) {
+            inline.push((indent, inner));
+            continue;
+        }
+        let own: Vec<&str> = name.split("::").chain(inline.iter().map(|&(_, n)| n)).collect();
         let code = line.split("//").next().unwrap();
         for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
             if start > 0 && code[..start].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
@@ -125,15 +138,20 @@ fn cycles_are_found_through_crate_and_super_paths() {
         ("c", "use crate::d::V;"),
         ("d", ""),
         ("a::e", ""),
+        // `super::super` inside the inline module means `f`, not the crate root.
+        ("f::g", "pub(super) mod sealed {\n    use super::super::h::T;\n}\nuse super::h::P;"),
+        ("f::h", ""),
+        ("h", ""),
     ]
     .into_iter()
     .map(|(n, t)| (n.to_string(), t.to_string()))
     .collect();
     assert_eq!(uses("a", &modules["a"], &modules), BTreeSet::from(["a::inner".to_string(), "a::e".to_string(), "b".to_string()]));
     assert_eq!(uses("a::inner", &modules["a::inner"], &modules), BTreeSet::from(["c".to_string()]));
+    assert_eq!(uses("f::g", &modules["f::g"], &modules), BTreeSet::from(["f::h".to_string()]));
     assert_eq!(cycles(&modules), Vec::<String>::new());
     let mut looped = modules.clone();
-    looped.insert("d".into(), "use super::a::inner;".into());
+    looped.insert("d".into(), "use crate::a::inner;".into());
     let found = cycles(&looped);
     assert_eq!(found.len(), 3, "{found:?}");
     assert!(found.contains(&"d -> a::inner -> c -> d".to_string()), "{found:?}");

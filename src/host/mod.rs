@@ -36,10 +36,9 @@ use crate::cpu::{ordering_by, set_operation_each, SetSource};
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::partition::balanced_path;
-use crate::search::{check_search, Bound};
+use crate::search::check_search;
+use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
-use crate::sets::SetOperation;
-use crate::sort::SortIndex;
 use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, run, span_bounds, split_lanes, Lanes, Pairs, Plan};
 pub use parallel::threads;
 

@@ -1,0 +1,64 @@
+//! The tiles and merge levels of a segmented sort, and the checks of host offsets, shared by the
+//! launch code, the host backend and the tests.
+
+use crate::error::{Error, Result};
+
+/// Checks host offsets against a buffer of `len` items: non-decreasing, within it, fewer than
+/// 2^31 segments.
+pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
+    if offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::InvalidArgument("segment offsets must be non-decreasing"));
+    }
+    if offsets.last().is_some_and(|&last| last > len) {
+        return Err(Error::InvalidArgument("segment offsets past the end of the keys"));
+    }
+    check_segment_count(offsets.len())
+}
+
+pub(super) fn check_segment_count(offsets: usize) -> Result<()> {
+    if offsets > i32::MAX as usize {
+        return Err(Error::TooLarge { what: "segments (at most 2^31 - 1)" });
+    }
+    Ok(())
+}
+
+/// Segments of at most this many items never need a merge level (up to half a tile).
+const SMALL_SEGMENT: usize = 64;
+
+/// The segmented sort's tiles for a merge tile of `tile` items: `(stride, small)`, tiles
+/// starting every `stride` positions and short segments (at most `small` items, taken whole
+/// by one tile) with `stride + small == tile`.
+pub fn segment_geometry(tile: usize) -> (usize, usize) {
+    let small = SMALL_SEGMENT.min(tile / 2).max(1);
+    (tile - small, small)
+}
+
+/// Where tile `t` of a segmented sort starts (`segmented_tile_start` in the kernels), for
+/// valid `offsets`: at `t * stride`, unless a segment of at most `small` items crosses that
+/// position, which then goes whole to tile `t - 1` (the tile starts at its end); never before
+/// `offsets[0]` nor after the last offset.
+pub fn segmented_tile_start(offsets: &[usize], t: usize, stride: usize, small: usize) -> usize {
+    let (Some(&lo), Some(&hi)) = (offsets.first(), offsets.last()) else { return 0 };
+    let p = t.saturating_mul(stride);
+    let mut start = p;
+    if p > lo && p < hi {
+        let s = offsets.partition_point(|&o| o <= p) - 1;
+        let (b, e) = (offsets[s], offsets[s + 1]);
+        if b < p && e - b <= small {
+            start = e;
+        }
+    }
+    start.clamp(lo, hi)
+}
+
+/// The merge levels segment `begin..end` needs after the tiles are sorted (`segment_levels`
+/// in the kernels): none for at most `small` items; else its pieces are the tiles it touches
+/// (cut every `stride` positions) and level k merges pairs of runs of 2^k pieces, so
+/// ceil(log2(pieces)).
+pub fn segment_levels(begin: usize, end: usize, stride: usize, small: usize) -> u32 {
+    if end - begin <= small {
+        return 0;
+    }
+    let pieces = (end - 1) / stride - begin / stride + 1;
+    pieces.next_power_of_two().trailing_zeros()
+}

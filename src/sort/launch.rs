@@ -1,0 +1,228 @@
+//! The launches of a sort: the blocksort, two-way and four-way passes, with the module's kernels.
+
+use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES, TILE_SPLIT_LANES};
+use crate::error::{Error, Result};
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
+use crate::key::{Comparator, Greater, Key, Less};
+use crate::partition::partition_launch_config;
+use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
+use cudarc::driver::{sys, CudaFunction, LaunchConfig};
+
+/// The blocksort on doubled blocks `name`, allowed (when first looked up) the dynamic shared
+/// memory its keys take: more than the default 48 KB for 8-byte keys.
+fn doubled_blocksort(kernels: &Kernels, name: &str, key_bytes: usize) -> Result<CudaFunction> {
+    kernels.function_with(name, |f| {
+        let bytes = blocksort2_shared_bytes(kernels.arch, key_bytes);
+        Ok(f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?)
+    })
+}
+
+/// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
+/// (input, output, word size) following.
+pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys_in: u64,
+    keys_out: u64,
+    values: Option<(u64, u64, usize)>,
+    n: usize,
+    _comp: C,
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out) % 8 == 0) {
+        // The order is a packed u64's (and both buffers are aligned for u64: the output holds
+        // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
+        // pass packing and the last unpacking.
+        let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
+        return enqueue_sort(gpu, &u64_kernels, Some(&kernels), keys_in, keys_out, None, n, 8);
+    }
+    enqueue_sort(gpu, &kernels, None, keys_in, keys_out, values, n, std::mem::size_of::<K>())
+}
+
+/// `launch_sort` with the module's kernels (`key_bytes` per key) for a sort of `n >= 1` keys;
+/// with `packed` (the derived key's kernels), of keys-only sorts of packed-u64 orders, the first
+/// and last passes are its packing and unpacking kernels (reading `keys_in` and writing
+/// `keys_out` as the derived keys).
+#[allow(clippy::too_many_arguments)]
+fn enqueue_sort(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    packed: Option<&Kernels>,
+    keys_in: u64,
+    keys_out: u64,
+    values: Option<(u64, u64, usize)>,
+    n: usize,
+    key_bytes: usize,
+) -> Result<()> {
+    let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
+    let block_shape = blocksort_shape(kernels.arch, key_bytes);
+    let tile = shape.tile();
+    let grid = |ctas: usize| grid_ctas(ctas, "sort grid");
+    let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
+
+    // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
+    // a null partition array). Large ones: two-way passes with the partition kernel, or, where
+    // the tuning table says four ways, four-way passes (which write their segment boundaries
+    // first) and one two-way pass when the levels are odd, or, for keys alone, a blocksort on
+    // doubled blocks instead.
+    let tiles = n.div_ceil(tile);
+    let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
+    let four_way = !search_in_merge && shape.ways == 4;
+    let block = mergesort_block(n, block_shape.tile(), four_way, values.is_none());
+    let doubled = block != block_shape.tile();
+    let plan = mergesort_plan(n, block, four_way);
+    let pass_partition_bytes = |p: &MergesortPass| match p.ways {
+        2 if search_in_merge => 0,
+        2 => (tiles + 1) * 8,
+        _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<[i64; 4]>(),
+    };
+    let parts_bytes = plan.iter().map(pass_partition_bytes).max().unwrap_or(0);
+
+    // Temp layout: keys, then values, then partitions, each 256-byte aligned; none without passes.
+    let round = |b: usize| b.div_ceil(256) * 256;
+    let value_bytes = values.map_or(0, |(_, _, w)| w);
+    let tmp_keys_bytes = round(n * key_bytes);
+    let tmp_values_bytes = round(n * value_bytes);
+    let mut temp = if plan.is_empty() { None } else { Some(gpu.temp(tmp_keys_bytes + tmp_values_bytes + parts_bytes)?) };
+    let temp_ptr = temp.as_mut().map(|t| t.device_ptr_mut());
+    let base = temp_ptr.as_ref().map_or(0, |(p, _)| *p);
+    let (tmp_keys, tmp_values, parts_ptr) = (base, base + tmp_keys_bytes as u64, base + (tmp_keys_bytes + tmp_values_bytes) as u64);
+
+    // Stage j (0: after the blocksort) lives in the output when passes - j is even, so the last
+    // pass writes the output.
+    let passes = plan.len();
+    let stage = |j: usize| {
+        let in_output = (passes - j) % 2 == 0;
+        let keys = if in_output { keys_out } else { tmp_keys };
+        let vals = values.map(|(_, out, _)| if in_output { out } else { tmp_values });
+        (keys, vals)
+    };
+    let config = |ctas: u32, threads: u32| LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
+
+    let mut block_cfg = config(grid(n.div_ceil(block))?, block_shape.threads);
+    if doubled {
+        block_cfg.block_dim.0 *= 2;
+        block_cfg.shared_mem_bytes = blocksort2_shared_bytes(kernels.arch, key_bytes) as u32;
+    }
+    let (k0, v0) = stage(0);
+    match values {
+        None => {
+            let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
+            let func = match (packed, doubled) {
+                (Some(p), _) if plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
+                (Some(p), true) => doubled_blocksort(p, "mergepath_blocksort2_pack", key_bytes)?,
+                (Some(p), false) => p.function("mergepath_blocksort_pack")?,
+                (None, true) => doubled_blocksort(kernels, "mergepath_blocksort2_keys", key_bytes)?,
+                (None, false) => kernels.function("mergepath_blocksort_keys")?,
+            };
+            // SAFETY: matches `mergepath_blocksort_keys` (and the packed variants, whose
+            // arguments are the same with the derived keys in, and out where the blocksort is
+            // the whole sort); the kernel's block is `block_shape` (same table row: packed keys
+            // are 8 bytes, as u64), or twice its threads with the doubled block's keys in
+            // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
+            // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
+            // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
+            unsafe { gpu.launch(&func, block_cfg, &args) }?;
+        }
+        Some((vals_in, _, word)) => {
+            let args = [KernelArg::Ptr(keys_in), KernelArg::Ptr(vals_in), count, KernelArg::Ptr(k0), KernelArg::Ptr(v0.unwrap())];
+            let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
+            // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}`, with n values of `word`
+            // bytes in, and in stage 0.
+            unsafe { gpu.launch(&func, block_cfg, &args) }?;
+        }
+    }
+
+    for (j, pass) in plan.iter().enumerate() {
+        let run = KernelArg::I64(pass.run as i64);
+        let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
+        // The pass's key and pair kernels, merge launch, and partitions (null: searched in the
+        // merge kernel).
+        let (merge_name, merge_cfg, parts_arg) = if pass.ways == 2 {
+            let parts = tiles + 1;
+            if !search_in_merge {
+                let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
+                let func = kernels.function("mergepath_sort_partitions")?;
+                // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
+                // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
+                // blocks) is a multiple of the spacing `tile`.
+                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &args) }?;
+            }
+            let parts_arg = if search_in_merge { 0 } else { parts_ptr };
+            ("mergepath_sort_merge", config(grid(tiles)?, shape.threads), parts_arg)
+        } else {
+            // The coarse boundaries, then each output tile's exact split (after them in the
+            // partition buffer).
+            let bounds = mergesort4_boundary_count(n, pass.run, tile);
+            let tiles4 = mergesort4_tile_count(n, pass.run, tile);
+            let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<[i64; 4]>()) as u64;
+            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(bounds as i64), KernelArg::Ptr(parts_ptr)];
+            let func = kernels.function("mergepath_sort4_boundaries")?;
+            // SAFETY: matches `mergepath_sort4_boundaries`; src holds n keys, the partition
+            // buffer `bounds` 32-byte splits, the grid covers `bounds` threads, and run is a
+            // multiple of the spacing `tile`.
+            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &args) }?;
+            let args = [
+                KernelArg::Ptr(src_k),
+                count,
+                KernelArg::I64(tile as i64),
+                run,
+                KernelArg::Ptr(parts_ptr),
+                KernelArg::I64(tiles4 as i64),
+                KernelArg::Ptr(splits_ptr),
+            ];
+            let func = kernels.function("mergepath_sort4_tile_splits")?;
+            // SAFETY: matches `mergepath_sort4_tile_splits`; the coarse boundaries were written
+            // just above for the same (n, tile, run), the partition buffer holds `tiles4` more
+            // 32-byte splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
+            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &args) }?;
+            ("mergepath_sort4_merge", config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
+        };
+        match values {
+            None => {
+                let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
+                let func = match packed {
+                    Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
+                    _ => kernels.function(&format!("{merge_name}_keys"))?,
+                };
+                // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
+                // (whose CTAs are the shape's or twice its threads, as configured), or their
+                // packed variants for the last pass (same arguments, the derived keys out);
+                // src and dst are distinct n-key buffers (one is the temp); the partitions are
+                // null or were written just above for this pass's grid.
+                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
+            }
+            Some((_, _, word)) => {
+                let args = [
+                    KernelArg::Ptr(src_k),
+                    KernelArg::Ptr(src_v.unwrap()),
+                    count,
+                    run,
+                    KernelArg::Ptr(parts_arg),
+                    KernelArg::Ptr(dst_k),
+                    KernelArg::Ptr(dst_v.unwrap()),
+                ];
+                let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
+                // SAFETY: as above for the `_pairs_{4,8,16}` kernels with n values.
+                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &BufArg<'_>, word: usize) -> Result<()> {
+    let ctas = out.len.div_ceil(256).min(65_535) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let args = [KernelArg::Ptr(out.ptr), KernelArg::I64(out.len as i64)];
+    let func = kernels.for_values("mergepath_iota", word)?;
+    // SAFETY: matches `mergepath_iota_{4,8}`; `out` holds len words of `word` bytes, and the
+    // kernel's grid-stride loop stays below len.
+    unsafe { gpu.launch(&func, cfg, &args) }
+}

@@ -1,0 +1,127 @@
+//! Stable mergesort of keys, key/value pairs and indices.
+//!
+//! A sort is one blocksort pass, in which each CTA sorts a block of items on its own
+//! (`cta_blocksort` in `kernels/mergepath/cta.cuh`), then merge passes over the sorted runs
+//! ([`mergesort_plan`]): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
+//! time by four-way passes, with one two-way pass first when the number of levels is odd.
+//!
+//! - A two-way pass merges pairs of runs, each pair a *frame* of `2 * run` items
+//!   ([`mergesort_frame`]), as the two-phase merge of [`crate::partition`]: one Merge Path search
+//!   per output tile inside its frame, then the merge kernel.
+//! - A four-way pass merges frames of four runs A, B, C, D, in output tiles of two merge tiles
+//!   each ([`mergesort4_tiles`]). Its partition first takes the elements at every tile-th
+//!   position of the merges A + B and C + D as coarse boundaries: each boundary's split of all
+//!   four runs is one Merge Path search in its own pair and one binary search in each run of
+//!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
+//!   and a tile of C + D. Then each output tile's exact split is searched inside the bracket of
+//!   boundaries around it: the merge path of the merges A + B and C + D, four probes a round,
+//!   each a Merge Path search in both pairs. A CTA merges its tile's A with B and C with D in
+//!   one pass over its threads, then the two results, all in shared memory.
+//!
+//! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
+//! last pass writes the caller's buffer.
+//!
+//! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
+//! pairs), plus the partitions: 32 bytes per four-way coarse boundary and per four-way tile
+//! (about `n / tile` and `n / (2 tile)` of them) and, for a two-way pass of more than 1,024
+//! tiles, 8 bytes per tile; none when the input fits one block. It comes from the [`Gpu`]'s
+//! temp pool, so repeated sorts of the same size do not allocate.
+//!
+//! Comparators must be strict weak orders (the built-in ones are); one that is not (a custom
+//! comparator such as `a.x <= b.x`) gives an unspecified output, items possibly repeated or
+//! missing, never an access out of bounds. Sorting is stable: equal keys keep their input order.
+
+mod launch;
+#[cfg(any(test, feature = "models"))]
+mod model;
+mod plan;
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::key::{value_word, Comparator, Key, Value};
+pub(crate) use launch::{launch_iota, launch_sort};
+#[cfg(any(test, feature = "models"))]
+pub use model::{mergesort4_tiles, mergesort_tile_ranges};
+pub(crate) use plan::sort_temp_bytes;
+pub use plan::{mergesort4_boundary_count, mergesort4_tile_count, mergesort_block, mergesort_frame, mergesort_levels, mergesort_plan, MergesortFrame, MergesortPass};
+pub use crate::types::SortIndex;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+/// Sorts `keys` in place by `comp`, stably. Any length, including 0 and more than 2^31 items.
+/// Returns without waiting for the GPU.
+pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
+    let n = keys.len();
+    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
+}
+
+/// Sorts `input` into `output[..input.len()]` by `comp`, stably, leaving `input` as it is.
+/// `output` may be longer (the rest is left as it is) and must not overlap `input`.
+pub fn sort_keys_copy<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    input: &impl DevicePtr<K>,
+    output: &mut impl DevicePtrMut<K>,
+    comp: C,
+) -> Result<()> {
+    let align = std::mem::align_of::<K>();
+    let input = gpu.input("input", input, align)?;
+    let output = gpu.output("output", output, align, input.len, &[&input])?;
+    launch_sort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
+}
+
+/// Sorts `keys` in place by `comp`, stably, moving `values` (same length, any [`Value`]) with
+/// their keys. Returns without waiting for the GPU.
+pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut impl DevicePtrMut<K>,
+    values: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let word = const { value_word::<V>() };
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
+    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
+}
+
+/// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
+/// stably, leaving the inputs as they are. Outputs must not overlap inputs or each other.
+pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys_in: &impl DevicePtr<K>,
+    values_in: &impl DevicePtr<V>,
+    keys_out: &mut impl DevicePtrMut<K>,
+    values_out: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let word = const { value_word::<V>() };
+    let align = std::mem::align_of::<K>();
+    let ki = gpu.input("keys_in", keys_in, align)?;
+    let vi = gpu.input("values_in", values_in, word)?;
+    if vi.len != ki.len {
+        return Err(Error::LengthMismatch { what: "values_in", expected: ki.len, got: vi.len });
+    }
+    let ko = gpu.output("keys_out", keys_out, align, ki.len, &[&ki, &vi])?;
+    let vo = gpu.output("values_out", values_out, word, ki.len, &[&ki, &vi, &ko])?;
+    launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+}
+
+/// Sorts `keys` in place by `comp`, stably, and writes to `indices` (same length) the original
+/// position of each sorted key, as Modern GPU's MergesortIndices: afterwards `keys[i]` was at
+/// `indices[i]`. [`Error::TooLarge`] for `u32` indices past 2^32 keys.
+pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut impl DevicePtrMut<K>,
+    indices: &mut impl DevicePtrMut<I>,
+    comp: C,
+) -> Result<()> {
+    let word = std::mem::size_of::<I>();
+    let (keys, indices) = gpu.inplace_pairs(keys, indices, "indices", word)?;
+    let n = keys.len;
+    if n > I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
+    }
+    if n > 0 {
+        let kernels = gpu.kernels::<K, C>()?;
+        launch_iota(gpu, &kernels, &indices, word)?;
+    }
+    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((indices.ptr, indices.ptr, word)), n, comp)
+}

@@ -1,0 +1,75 @@
+//! Types several algorithms and both backends (GPU and host) share.
+
+use crate::key::Value;
+
+/// Which bound [`sorted_search`](crate::sorted_search) finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// The first haystack position whose item does not go before the needle: the number of
+    /// haystack items strictly before it (`partition_point(|h| comp(h, needle))`).
+    Lower,
+    /// The first haystack position whose item goes after the needle: the number of haystack
+    /// items not after it (`partition_point(|h| !comp(needle, h))`).
+    Upper,
+}
+
+/// `mergepath::set_emit` (kernels/mergepath/serial.cuh): an A item without a partner in B, a B
+/// item without a partner in A, a matched pair (its A item) goes out.
+pub(crate) const EMIT_A_ONLY: i64 = 1;
+pub(crate) const EMIT_B_ONLY: i64 = 2;
+pub(crate) const EMIT_MATCHED: i64 = 4;
+
+/// A multiset operation on sorted inputs A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SetOperation {
+    /// Keys in both: `min(i, j)` copies, A's first ones.
+    Intersection,
+    /// Keys in either: `max(i, j)` copies, all of A's, then B's last `max(j - i, 0)`.
+    Union,
+    /// A - B: `max(i - j, 0)` copies, A's last ones.
+    Difference,
+    /// Keys in one but not the other: `|i - j|` copies, the last ones of the side with more.
+    SymmetricDifference,
+}
+
+impl SetOperation {
+    /// All four operations.
+    pub const ALL: [SetOperation; 4] = [Self::Intersection, Self::Union, Self::Difference, Self::SymmetricDifference];
+
+    /// The longest result the operation can have on inputs of `a_len` and `b_len` items: an
+    /// output buffer this long never truncates.
+    pub fn max_len(self, a_len: usize, b_len: usize) -> usize {
+        match self {
+            Self::Intersection => a_len.min(b_len),
+            Self::Union | Self::SymmetricDifference => a_len.saturating_add(b_len),
+            Self::Difference => a_len,
+        }
+    }
+
+    /// Which steps of the balanced merge go out, as `mergepath::set_emit` flags.
+    pub(crate) fn emit(self) -> i64 {
+        match self {
+            Self::Intersection => EMIT_MATCHED,
+            Self::Union => EMIT_A_ONLY | EMIT_B_ONLY | EMIT_MATCHED,
+            Self::Difference => EMIT_A_ONLY,
+            Self::SymmetricDifference => EMIT_A_ONLY | EMIT_B_ONLY,
+        }
+    }
+}
+
+/// Index types [`sort_indices`](crate::sort_indices) can write: `u32` (up to 2^32 keys) and `u64`.
+pub trait SortIndex: Value + private::Sealed {
+    /// The largest key count whose positions this type holds.
+    const MAX_COUNT: usize;
+}
+impl SortIndex for u32 {
+    const MAX_COUNT: usize = u32::MAX as usize + 1;
+}
+impl SortIndex for u64 {
+    const MAX_COUNT: usize = usize::MAX;
+}
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
