@@ -99,7 +99,7 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
 /// Merges key/value pairs: keys as [`merge_keys`], each value following its key.
 ///
 /// Values are any [`Value`] (`Pod` of 4, 8 or 16 bytes). Each value buffer must have its keys'
-/// length ([`Error::LengthMismatch`] otherwise); `out_values` must be at least as long as the
+/// length ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise); `out_values` must be at least as long as the
 /// result. Returns without waiting for the GPU.
 #[allow(clippy::too_many_arguments)]
 pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(

@@ -21,7 +21,7 @@ const MIN_PART_BYTES: usize = 1 << 20;
 
 /// Page-locked host memory holding `len` values of `T`, usable as a slice.
 ///
-/// The host-slice calls of [`Gpu`] (and [`Gpu::upload`], [`Gpu::download_into`]) copy
+/// The host-slice calls of [`Gpu`](crate::Gpu) (and [`Gpu::upload`](crate::Gpu::upload), [`Gpu::download_into`](crate::Gpu::download_into)) copy
 /// page-locked memory with direct DMAs, at the copy engines' full rate and with no staging
 /// copy; pageable memory, such as a `Vec`'s, goes through the `Gpu`'s staging buffers.
 /// Allocating page-locked memory is slow (tens of ms per GB): keep buffers for reuse.

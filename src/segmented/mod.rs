@@ -20,12 +20,12 @@
 //!    Sort" project's one block per batch of small arrays). Every segment inside a tile is then
 //!    sorted; a long segment crossing tile starts is sorted piecewise.
 //! 2. Merge levels finish the long segments: level k merges pairs of runs of 2^k pieces of each
-//!    segment still needing it ([`segment_levels`], [`segment_level_merge`]), runs counted from
+//!    segment still needing it ([`segment_levels`], `segment_level_merge`), runs counted from
 //!    the segment's first tile, so no merge crosses a segment boundary. They ping-pong with a
 //!    temporary buffer; segments that needed an odd number of levels are copied back at the end.
 //!
 //! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
-//! device offsets ([`CudaSlice<u64>`], [`CudaView<u64>`]) are used as they are, with as many
+//! device offsets ([`CudaSlice<u64>`](cudarc::driver::CudaSlice), [`CudaView<u64>`](cudarc::driver::CudaView)) are used as they are, with as many
 //! levels as the longest possible segment needs: the tile sorts record the levels really
 //! needed on the device. The levels a segment of twice the mean length needs (all of them
 //! with host offsets) are launched one by one, each a search kernel (a thread per tile and
@@ -56,11 +56,11 @@ use cudarc::driver::DevicePtrMut;
 /// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably; items
 /// before `offsets[0]` and after the last offset are left as they are. Empty segments, one
 /// segment, and fewer than 2 offsets (no segments) all work; at most 2^31 - 1 segments
-/// ([`Error::TooLarge`]). Returns without waiting for the GPU.
+/// ([`Error::TooLarge`](crate::Error::TooLarge)). Returns without waiting for the GPU.
 ///
 /// `offsets` is a host slice of `usize` or device memory of `u64` (see [`SegmentOffsets`]).
 /// Host offsets must be non-decreasing and end at most at `keys.len()`
-/// ([`Error::InvalidArgument`]). Device offsets are not checked (that would wait for the
+/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument)). Device offsets are not checked (that would wait for the
 /// GPU): ones that decrease or pass the end give unspecified contents of the keys, never an
 /// out-of-bounds access (every segment is clamped into the keys).
 pub fn sort_segments_keys<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(

@@ -9,7 +9,7 @@
 //!   ([`mergesort_frame`]), as the two-phase merge of [`crate::partition`]: one Merge Path search
 //!   per output tile inside its frame, then the merge kernel.
 //! - A four-way pass merges frames of four runs A, B, C, D, in output tiles of two merge tiles
-//!   each ([`mergesort4_tiles`]). Its partition first takes the elements at every tile-th
+//!   each (`mergesort4_tiles`). Its partition first takes the elements at every tile-th
 //!   position of the merges A + B and C + D as coarse boundaries: each boundary's split of all
 //!   four runs is one Merge Path search in its own pair and one binary search in each run of
 //!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
