@@ -1,26 +1,5 @@
-//! The two-phase scheduling layer, host side: coarse Merge Path partitions over global memory.
-//!
-//! Phase one splits the merged output into tiles of `spacing` items and finds, for each tile
-//! boundary (cross-diagonal), where the merge path crosses it ([`merge_path_partitions`]). Phase
-//! two is a kernel in which each CTA loads its tile's slices of A and B into shared memory,
-//! splits the tile again per thread (`cta_merge_from_shared` in `kernels/mergepath/cta.cuh`) and
-//! runs the serial loop. A user's own two-phase kernel takes the partition array from here and
-//! the device headers from `kernels/mergepath/`.
-//!
-//! The CPU functions here mirror the device searches exactly; the tests check the device
-//! results and the tiling math against them.
-
-use crate::error::{Error, Result};
-use crate::device::buffers::BufArg;
-use crate::device::kernels::Kernels;
-use crate::device::launch::{grid_ctas, KernelArg};
-use crate::device::Gpu;
-use crate::key::{Comparator, Key};
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
-
-/// Threads per CTA of the partition kernel (`mergepath::PARTITION_THREADS`), one thread per
-/// partition.
-const PARTITION_THREADS: u32 = 128;
+//! The pure Merge Path math: partition counts and the searches of the partition kernels,
+//! mirrored exactly on the CPU. Shared by the launch code, the host backend and the tests.
 
 /// How many partitions split `total` merged items every `spacing`: one per tile boundary,
 /// `ceil(total / spacing) + 1` (the last is the end of both inputs).
@@ -102,76 +81,11 @@ pub fn co_rank<T>(k: usize, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) 
     }
 }
 
-/// The partitions [`merge_path_partitions`] computes, on the CPU.
+/// The partitions [`merge_path_partitions`](super::merge_path_partitions) computes, on the CPU.
 pub fn merge_path_partitions_cpu<T>(a: &[T], b: &[T], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
     assert!(spacing > 0, "spacing must be positive");
     let total = a.len() + b.len();
     (0..partition_count(total, spacing))
         .map(|p| merge_path(a, b, p.saturating_mul(spacing).min(total), &is_less))
         .collect()
-}
-
-/// Computes the coarse Merge Path partitions of `a` and `b` on the GPU: entry `p` is the A index
-/// where the merge path crosses diagonal `min(p * spacing, a.len() + b.len())`, for
-/// [`partition_count`]`(a.len() + b.len(), spacing)` entries. Tile `p` of a two-phase kernel
-/// then merges `a[part[p]..part[p+1]]` with `b[p*spacing - part[p] .. min((p+1)*spacing, total) -
-/// part[p+1]]`.
-///
-/// `a` and `b` must be sorted by `comp`. Returns without waiting for the GPU.
-pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
-    gpu: &Gpu,
-    a: &impl DevicePtr<K>,
-    b: &impl DevicePtr<K>,
-    spacing: usize,
-    comp: C,
-) -> Result<CudaSlice<i64>> {
-    let _ = comp;
-    if spacing == 0 {
-        return Err(Error::InvalidArgument("spacing must be positive"));
-    }
-    let kernels = gpu.kernels::<K, C>()?;
-    let align = std::mem::align_of::<K>();
-    let a = gpu.input("a", a, align)?;
-    let b = gpu.input("b", b, align)?;
-    let count = partition_count(a.len + b.len, spacing);
-    let mut parts = gpu.alloc_zeros::<i64>(count)?;
-    let out = gpu.output("partitions", &mut parts, 8, count, &[])?;
-    launch_partitions(gpu, &kernels, &a, &b, spacing, out.ptr, count)?;
-    drop(out);
-    Ok(parts)
-}
-
-/// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
-/// thread each.
-pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
-    let ctas = grid_ctas(count.div_ceil(PARTITION_THREADS as usize), "partition grid")?;
-    Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 })
-}
-
-/// Enqueues the partition kernel writing `count` partitions to `out`.
-pub(crate) fn launch_partitions(
-    gpu: &Gpu,
-    kernels: &Kernels,
-    a: &BufArg<'_>,
-    b: &BufArg<'_>,
-    spacing: usize,
-    out: u64,
-    count: usize,
-) -> Result<()> {
-    let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
-    let cfg = partition_launch_config(count)?;
-    let args = [
-        KernelArg::Ptr(a.ptr),
-        KernelArg::I64(a.len as i64),
-        KernelArg::Ptr(b.ptr),
-        KernelArg::I64(b.len as i64),
-        KernelArg::I64(spacing),
-        KernelArg::I64(count as i64),
-        KernelArg::Ptr(out),
-    ];
-    let func = kernels.function("mergepath_partitions")?;
-    // SAFETY: the arguments match `mergepath_partitions` in kernels/mergepath/instantiate.cuh;
-    // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
-    // threads (extra threads return at once).
-    unsafe { gpu.launch(&func, cfg, &args) }
 }

@@ -1,0 +1,86 @@
+//! The launches of a merge: the partitions and the two-phase merge kernel, or a ladder kernel.
+
+use super::plan::MergeStrategy;
+use crate::device::buffers::BufArg;
+use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::{Comparator, Key};
+use crate::partition::{launch_partitions, partition_count};
+use crate::tuning::{ladder_shape, merge_shape};
+use cudarc::driver::LaunchConfig;
+
+/// Enqueues the partition and merge kernels on validated buffers.
+pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &BufArg<'_>,
+    b: &BufArg<'_>,
+    out: &BufArg<'_>,
+    values: Option<(&BufArg<'_>, &BufArg<'_>, &BufArg<'_>, usize)>,
+    _comp: C,
+) -> Result<()> {
+    let total = a.len + b.len;
+    if total == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
+    let tile = shape.tile();
+    let tiles = grid_ctas(total.div_ceil(tile), "merge grid")?;
+    let parts = partition_count(total, tile);
+    let mut temp = gpu.temp(parts * 8)?;
+    let (parts_ptr, _parts_guard) = temp.device_ptr_mut();
+    launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
+
+    let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (a_n, b_n) = (KernelArg::I64(a.len as i64), KernelArg::I64(b.len as i64));
+    match values {
+        None => {
+            let args = [KernelArg::Ptr(a.ptr), a_n, KernelArg::Ptr(b.ptr), b_n, KernelArg::Ptr(parts_ptr), KernelArg::Ptr(out.ptr)];
+            let func = kernels.function("mergepath_merge_keys")?;
+            // SAFETY: the arguments match `mergepath_merge_keys` (kernels/mergepath/instantiate.cuh);
+            // the kernel's tile is `shape` (same table row on both sides), the grid covers
+            // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total.
+            unsafe { gpu.launch(&func, cfg, &args) }
+        }
+        Some((av, bv, ov, word)) => {
+            let args = [
+                KernelArg::Ptr(a.ptr),
+                KernelArg::Ptr(av.ptr),
+                a_n,
+                KernelArg::Ptr(b.ptr),
+                KernelArg::Ptr(bv.ptr),
+                b_n,
+                KernelArg::Ptr(parts_ptr),
+                KernelArg::Ptr(out.ptr),
+                KernelArg::Ptr(ov.ptr),
+            ];
+            let func = kernels.for_values("mergepath_merge_pairs", word)?;
+            // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}`; value buffers have their
+            // keys' lengths and are aligned to the word size the kernel moves them in.
+            unsafe { gpu.launch(&func, cfg, &args) }
+        }
+    }
+}
+
+/// Enqueues the ladder kernel of `strategy` (not the two-phase merge) on validated buffers,
+/// `a` and `b` not both empty.
+pub(super) fn launch_ladder<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &BufArg<'_>, b: &BufArg<'_>, out: &BufArg<'_>, strategy: MergeStrategy) -> Result<()> {
+    let kernels = gpu.kernels::<K, C>()?;
+    let key_bytes = std::mem::size_of::<K>();
+    let shape = ladder_shape(kernels.arch, key_bytes);
+    let name = match strategy {
+        MergeStrategy::Basic => "mergepath_merge_basic",
+        MergeStrategy::Tiled => "mergepath_merge_tiled",
+        _ => "mergepath_merge_circular",
+    };
+    let per_cta = strategy.ladder_cta_items(kernels.arch, key_bytes);
+    let func = kernels.function(name)?;
+    let ctas = grid_ctas((a.len + b.len).div_ceil(per_cta), "merge ladder grid")?;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let args = [KernelArg::Ptr(a.ptr), KernelArg::I64(a.len as i64), KernelArg::Ptr(b.ptr), KernelArg::I64(b.len as i64), KernelArg::Ptr(out.ptr)];
+    // SAFETY: the arguments match `mergepath_merge_{basic,tiled,circular}`; each CTA covers
+    // `per_cta` outputs (the kernels' compile-time shape from the same table row and tile
+    // rule), the grid covers all of them, and `out` holds a.len + b.len keys.
+    unsafe { gpu.launch(&func, cfg, &args) }
+}

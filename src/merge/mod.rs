@@ -1,0 +1,87 @@
+//! Stable merge of two sorted sequences: keys, or keys with values.
+//!
+//! Two phases (see [`crate::partition`]): the partition kernel finds where each output tile's
+//! boundary meets the merge path; then each CTA loads its slices of A and B into shared memory,
+//! each thread searches its own start and merges VT items in registers, and the tile is stored
+//! with coalesced writes. Values are gathered through the merge's source indices.
+//!
+//! [`merge_keys_with`] also runs the co-rank "ladder" of Kirk & Hwu's merge chapter
+//! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
+
+mod launch;
+#[cfg(any(test, feature = "models"))]
+mod model;
+mod plan;
+
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::{value_word, Comparator, Key, Value};
+pub(crate) use launch::launch_merge;
+use launch::launch_ladder;
+#[cfg(any(test, feature = "models"))]
+pub use model::two_phase_merge;
+pub use plan::MergeStrategy;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+/// Merges `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`.
+///
+/// Stable: of equal keys, those from `a` come first, each input's in its own order. `out` may
+/// be longer than needed (the rest is left as it is) and must not overlap `a` or `b`. Any
+/// lengths work, including 0 and more than 2^31 items. Returns without waiting for the GPU.
+///
+/// Unsorted inputs give unspecified output (keys from the inputs, possibly some repeated and
+/// some missing), never an out-of-bounds access.
+pub fn merge_keys<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    out: &mut impl DevicePtrMut<K>,
+    comp: C,
+) -> Result<()> {
+    merge_keys_with(gpu, a, b, out, comp, MergeStrategy::TwoPhase)
+}
+
+/// [`merge_keys`] with the kernel `strategy` chooses; the result is the same for every one.
+pub fn merge_keys_with<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    out: &mut impl DevicePtrMut<K>,
+    comp: C,
+    strategy: MergeStrategy,
+) -> Result<()> {
+    let align = std::mem::align_of::<K>();
+    let a = gpu.input("a", a, align)?;
+    let b = gpu.input("b", b, align)?;
+    let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
+    let total = a.len + b.len;
+    if strategy == MergeStrategy::TwoPhase || total == 0 {
+        return launch_merge::<K, C>(gpu, &a, &b, &out, None, comp);
+    }
+    launch_ladder::<K, C>(gpu, &a, &b, &out, strategy)
+}
+
+/// Merges key/value pairs: keys as [`merge_keys`], each value following its key.
+///
+/// Values are any [`Value`] (`Pod` of 4, 8 or 16 bytes). Each value buffer must have its keys'
+/// length ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise); `out_values` must be at least as long as the
+/// result. Returns without waiting for the GPU.
+#[allow(clippy::too_many_arguments)]
+pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    a_keys: &impl DevicePtr<K>,
+    a_values: &impl DevicePtr<V>,
+    b_keys: &impl DevicePtr<K>,
+    b_values: &impl DevicePtr<V>,
+    out_keys: &mut impl DevicePtrMut<K>,
+    out_values: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let word = const { value_word::<V>() };
+    let align = std::mem::align_of::<K>();
+    let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, word)?;
+    let total = a.len + b.len;
+    let ok = gpu.output("out_keys", out_keys, align, total, &[&a, &b, &av, &bv])?;
+    let ov = gpu.output("out_values", out_values, word, total, &[&a, &b, &av, &bv, &ok])?;
+    launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&av, &bv, &ov, word)), comp)
+}

@@ -1,0 +1,107 @@
+//! The launches of a multiset operation: the Balanced Path partitions and the set kernel.
+
+use super::plan::SetGrid;
+use crate::device::buffers::BufArg;
+use crate::device::kernels::Kernels;
+use crate::device::launch::KernelArg;
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::Key;
+use crate::partition::partition_launch_config;
+use crate::types::SetOperation;
+use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig};
+
+/// What a set kernel writes.
+pub(crate) enum Output<'a, 'b> {
+    LenOnly,
+    Keys(&'a BufArg<'b>),
+    Pairs { keys: &'a BufArg<'b>, a_values: &'a BufArg<'b>, b_values: &'a BufArg<'b>, values: &'a BufArg<'b>, word: usize },
+}
+
+impl Output<'_, '_> {
+    /// The most items the output holds (any number for `LenOnly`).
+    pub(crate) fn capacity(&self) -> usize {
+        match self {
+            Output::LenOnly => usize::MAX,
+            Output::Keys(keys) => keys.len,
+            Output::Pairs { keys, values, .. } => keys.len.min(values.len),
+        }
+    }
+}
+
+/// Enqueues the Balanced Path partitions and the set kernel for `output` on validated buffers;
+/// returns the result's length (in device memory, written by the kernels).
+pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &BufArg<'_>, b: &BufArg<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
+    let capacity = output.capacity();
+    let mut len = gpu.alloc_zeros::<u64>(1)?;
+    let total = a.len + b.len;
+    if total == 0 {
+        return Ok(len);
+    }
+    let grid = SetGrid::new(kernels.arch, std::mem::size_of::<K>(), total)?;
+    let (shape, tiles, num_splits) = (grid.shape, grid.tiles, grid.splits);
+    let mut temp = gpu.temp(grid.temp_bytes())?;
+    let (splits, _temp_guard) = temp.device_ptr_mut();
+    let states = splits + grid.split_bytes() as u64;
+    let (len_ptr, _len_guard) = len.device_ptr_mut(gpu.stream());
+
+    let args = [
+        KernelArg::Ptr(a.ptr),
+        KernelArg::I64(a.len as i64),
+        KernelArg::Ptr(b.ptr),
+        KernelArg::I64(b.len as i64),
+        KernelArg::I64(shape.tile() as i64),
+        KernelArg::I64(num_splits as i64),
+        KernelArg::Ptr(splits),
+        KernelArg::Ptr(states),
+    ];
+    let func = kernels.function("mergepath_set_partitions")?;
+    // SAFETY: the arguments match `mergepath_set_partitions` (kernels/mergepath/instantiate.cuh);
+    // a and b are valid for their lengths, the temp buffer holds num_splits splits of 16 bytes
+    // and num_splits states of 8 after them, and the grid covers num_splits threads.
+    unsafe { gpu.launch(&func, partition_launch_config(num_splits)?, &args) }?;
+
+    let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (emit, tiles_arg) = (KernelArg::I64(op.emit()), KernelArg::I64(i64::from(tiles)));
+    let capacity_arg = KernelArg::I64(i64::try_from(capacity).unwrap_or(i64::MAX));
+    match output {
+        Output::LenOnly => {
+            let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), emit, KernelArg::Ptr(len_ptr)];
+            let func = kernels.function("mergepath_set_count")?;
+            // SAFETY: the arguments match `mergepath_set_count`; the kernel's tile is `shape`
+            // (same table row), the grid has one CTA per tile, the splits (tiles + 1) were just
+            // computed with that spacing, and `len` is one zeroed u64 the tiles add to.
+            unsafe { gpu.launch(&func, cfg, &args) }?;
+        }
+        Output::Keys(out) => {
+            let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), tiles_arg, emit, KernelArg::Ptr(states), KernelArg::Ptr(out.ptr), capacity_arg, KernelArg::Ptr(len_ptr)];
+            let func = kernels.function("mergepath_set_keys")?;
+            // SAFETY: as above for `mergepath_set_keys`; the tile states (tiles + 1, zeroed by
+            // the partition kernel) hold the scan and the ticket counter, and the kernel writes
+            // only the first `capacity` (out's length) outputs.
+            unsafe { gpu.launch(&func, cfg, &args) }?;
+        }
+        Output::Pairs { keys, a_values, b_values, values, word } => {
+            let args = [
+                KernelArg::Ptr(a.ptr),
+                KernelArg::Ptr(a_values.ptr),
+                KernelArg::Ptr(b.ptr),
+                KernelArg::Ptr(b_values.ptr),
+                KernelArg::Ptr(splits),
+                tiles_arg,
+                emit,
+                KernelArg::Ptr(states),
+                KernelArg::Ptr(keys.ptr),
+                KernelArg::Ptr(values.ptr),
+                capacity_arg,
+                KernelArg::Ptr(len_ptr),
+            ];
+            let func = kernels.for_values("mergepath_set_pairs", word)?;
+            // SAFETY: as above for `mergepath_set_pairs_{4,8,16}`; the value buffers have
+            // their keys' lengths and the word alignment, and `capacity` is the shorter output.
+            unsafe { gpu.launch(&func, cfg, &args) }?;
+        }
+    }
+    drop(_len_guard);
+    Ok(len)
+}

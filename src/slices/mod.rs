@@ -1,0 +1,222 @@
+//! Data in host memory, work on the GPU: every algorithm as a method of [`Gpu`] taking host
+//! slices (a `Vec`, an array, a [`PinnedBuffer`]), with the device functions' semantics and
+//! errors, returning when the result is in host memory.
+//!
+//! ```no_run
+//! use mergepath::{Gpu, Less};
+//! # fn main() -> Result<(), mergepath::Error> {
+//! let gpu = Gpu::new(0)?;
+//! let mut keys: Vec<u32> = (0..1u32 << 20).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+//! gpu.sort_keys(&mut keys, Less)?;
+//! assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+//! # Ok(()) }
+//! ```
+//!
+//! The data streams through the `Gpu`'s pinned staging buffers: host
+//! threads copy pageable memory into them while the copy engines move earlier pieces, and
+//! page-locked memory ([`Gpu::alloc_pinned`]) is copied directly.
+//!
+//! - **Sorts** ([`Gpu::sort_keys`], [`Gpu::sort_pairs`], [`Gpu::sort_indices`]) upload the
+//!   input in chunks (a power of two of them) and sort each chunk as it arrives, merging
+//!   pairs of sorted runs as soon as both exist, so most of the sort hides under the upload.
+//!   The last merge is cut into output ranges by Merge Path (partitions computed on the
+//!   device), and each range is downloaded as soon as it is merged. The whole input and a
+//!   buffer as large are on the device at once: inputs that do not fit with the sort's
+//!   temporaries are [`Error::TooLargeForDevice`], before anything is copied.
+//! - **Merges** ([`Gpu::merge_keys`], [`Gpu::merge_pairs`]) cut the output into ranges by
+//!   Merge Path on the host; each range's inputs are uploaded, merged and downloaded on their
+//!   own, three ranges in flight, so uploads and downloads run at once and the inputs may be
+//!   larger than the device.
+//! - **Searches, multiset operations and segmented sorts** upload their inputs, run the device
+//!   algorithm and download the result (all on the device at once).
+//!
+//! Bad input is an `Err` before anything is copied, and the slices are left as they were; an
+//! error inside the pipeline waits for every copy in flight before it returns. Host slices
+//! cannot overlap (Rust's borrows), so [`Error::Overlap`] does not arise here.
+
+mod merge;
+mod plan;
+mod resident;
+mod sort;
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::host::{check_output, check_values};
+use crate::key::{value_word, Comparator, Key, Value};
+use crate::search::{check_search, SearchOutput};
+use crate::segmented::validate_segment_offsets;
+use crate::types::{Bound, SetOperation, SortIndex};
+use merge::merge_host;
+use plan::bytes_mut;
+use sort::{sort_host, Carried};
+
+pub use crate::device::staging::PinnedBuffer;
+
+#[doc(hidden)]
+pub use crate::device::timeline::{record_timeline, Span};
+
+/// Runs `f` with the host-slice calls it makes on this thread cutting their work (sort chunks,
+/// merge ranges, staging pieces) into pieces of `bytes`, so tests reach many chunks with small
+/// inputs. Results do not depend on it.
+#[doc(hidden)]
+pub fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    crate::device::transfer::with_work_bytes(bytes, f)
+}
+
+impl Gpu {
+    /// Sorts `keys` (host memory: a `Vec`, an array, a [`PinnedBuffer`]) in place on the GPU
+    /// by `comp`, stably, and returns when they are sorted. As [`crate::sort_keys`], any length;
+    /// [`Error::TooLargeForDevice`] where the keys and the sort's temporaries (about twice the
+    /// keys) do not fit in device memory. See [`crate::slices`] for how it streams.
+    pub fn sort_keys<K: Key, C: Comparator<K>>(&self, keys: &mut [K], comp: C) -> Result<()> {
+        sort_host::<K, C>(self, keys, Carried::None, comp)
+    }
+
+    /// Sorts `keys` in place on the GPU by `comp`, stably, moving `values` (host memory, the
+    /// keys' length: [`Error::LengthMismatch`] otherwise; any [`Value`]) with their keys.
+    pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], comp: C) -> Result<()> {
+        let word = const { value_word::<V>() };
+        check_values("values", keys.len(), values.len())?;
+        sort_host::<K, C>(self, keys, Carried::Values(bytes_mut(values), word), comp)
+    }
+
+    /// Sorts `keys` in place on the GPU by `comp`, stably, and writes to `indices` (the keys'
+    /// length) the original position of each sorted key. [`Error::TooLarge`] for `u32` indices
+    /// past 2^32 keys.
+    pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C) -> Result<()> {
+        check_values("indices", keys.len(), indices.len())?;
+        if keys.len() > I::MAX_COUNT {
+            return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
+        }
+        sort_host::<K, C>(self, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp)
+    }
+
+    /// Merges host slices `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`
+    /// on the GPU, stably (as [`crate::merge_keys`]; the rest of `out` is left as it is).
+    /// [`Error::OutputTooSmall`] if `out` is shorter. The inputs may be larger than the device:
+    /// only a few ranges are there at once.
+    pub fn merge_keys<K: Key, C: Comparator<K>>(&self, a: &[K], b: &[K], out: &mut [K], comp: C) -> Result<()> {
+        let total = a.len() + b.len();
+        check_output("out", out.len(), total)?;
+        merge_host::<K, C>(self, a, b, &mut out[..total], None, comp)
+    }
+
+    /// Merges host key/value pairs on the GPU: keys as [`Gpu::merge_keys`], each value
+    /// following its key. Each value slice must have its keys' length
+    /// ([`Error::LengthMismatch`]); both outputs must hold the result ([`Error::OutputTooSmall`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
+        &self,
+        a_keys: &[K],
+        a_values: &[V],
+        b_keys: &[K],
+        b_values: &[V],
+        out_keys: &mut [K],
+        out_values: &mut [V],
+        comp: C,
+    ) -> Result<()> {
+        let word = const { value_word::<V>() };
+        check_values("a_values", a_keys.len(), a_values.len())?;
+        check_values("b_values", b_keys.len(), b_values.len())?;
+        let total = a_keys.len() + b_keys.len();
+        check_output("out_keys", out_keys.len(), total)?;
+        check_output("out_values", out_values.len(), total)?;
+        let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values), bytes_mut(&mut out_values[..total]), word);
+        merge_host::<K, C>(self, a_keys, b_keys, &mut out_keys[..total], Some(values), comp)
+    }
+
+    /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack` (host slices, both sorted
+    /// by `comp`), computed on the GPU; as [`crate::sorted_search`].
+    pub fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], bound: Bound, out: &mut [I], comp: C) -> Result<()> {
+        let _ = comp;
+        check_search::<I>(needles.len(), haystack.len(), &[("out", out.len())])?;
+        self.search_host::<K, C>(needles, haystack, &mut [(bytes_mut(out), SearchOutput::Bound(bound, std::mem::size_of::<I>()))])
+    }
+
+    /// Both bounds of every needle, on the GPU: `lower[j]..upper[j]` is the range of haystack
+    /// items equal to `needles[j]`; as [`crate::sorted_search_range`].
+    pub fn sorted_search_range<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], lower: &mut [I], upper: &mut [I], comp: C) -> Result<()> {
+        let _ = comp;
+        check_search::<I>(needles.len(), haystack.len(), &[("lower", lower.len()), ("upper", upper.len())])?;
+        let w = std::mem::size_of::<I>();
+        self.search_host::<K, C>(
+            needles,
+            haystack,
+            &mut [(bytes_mut(lower), SearchOutput::Bound(Bound::Lower, w)), (bytes_mut(upper), SearchOutput::Bound(Bound::Upper, w))],
+        )
+    }
+
+    /// Writes to `counts[j]` how many haystack items equal `needles[j]`, on the GPU; as
+    /// [`crate::sorted_search_count`].
+    pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], counts: &mut [I], comp: C) -> Result<()> {
+        let _ = comp;
+        check_search::<I>(needles.len(), haystack.len(), &[("counts", counts.len())])?;
+        self.search_host::<K, C>(needles, haystack, &mut [(bytes_mut(counts), SearchOutput::Count(std::mem::size_of::<I>()))])
+    }
+
+    /// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0, on the
+    /// GPU; as [`crate::sorted_search_contains`].
+    pub fn sorted_search_contains<K: Key, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], found: &mut [u8], comp: C) -> Result<()> {
+        let _ = comp;
+        check_search::<u64>(needles.len(), haystack.len(), &[("found", found.len())])?;
+        self.search_host::<K, C>(needles, haystack, &mut [(found, SearchOutput::Contains)])
+    }
+
+    /// Writes `op` of `a` and `b` (host slices, both sorted by `comp`) to `out` on the GPU and
+    /// returns the result's length, as [`crate::host::set_operation_keys`]: a shorter `out`
+    /// receives the result's first `out.len()` keys, and the call returns
+    /// [`Error::OutputTooSmall`] with the full length.
+    pub fn set_operation_keys<K: Key, C: Comparator<K>>(&self, op: SetOperation, a: &[K], b: &[K], out: &mut [K], comp: C) -> Result<usize> {
+        let _ = comp;
+        self.set_host::<K, C>(op, a, b, Some((bytes_mut(out), None)))
+    }
+
+    /// `op` on host key/value pairs on the GPU: keys as [`Gpu::set_operation_keys`], each
+    /// output key with its value (from A's values where the key comes from A, else from B's).
+    /// Each value slice must have its keys' length ([`Error::LengthMismatch`]); the result is
+    /// truncated to the shorter of `out_keys` and `out_values`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_operation_pairs<K: Key, V: Value, C: Comparator<K>>(
+        &self,
+        op: SetOperation,
+        a_keys: &[K],
+        a_values: &[V],
+        b_keys: &[K],
+        b_values: &[V],
+        out_keys: &mut [K],
+        out_values: &mut [V],
+        comp: C,
+    ) -> Result<usize> {
+        let _ = comp;
+        let word = const { value_word::<V>() };
+        check_values("a_values", a_keys.len(), a_values.len())?;
+        check_values("b_values", b_keys.len(), b_values.len())?;
+        let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values), bytes_mut(out_values), word);
+        self.set_host::<K, C>(op, a_keys, b_keys, Some((bytes_mut(out_keys), Some(values))))
+    }
+
+    /// The length of `op`'s result on host slices `a` and `b` (sorted by `comp`), computed on
+    /// the GPU without writing the result.
+    pub fn set_operation_len<K: Key, C: Comparator<K>>(&self, op: SetOperation, a: &[K], b: &[K], comp: C) -> Result<usize> {
+        let _ = comp;
+        self.set_host::<K, C>(op, a, b, None)
+    }
+
+    /// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` of host memory in place on the
+    /// GPU by `comp`, stably; as [`crate::sort_segments_keys`] with host offsets (validated:
+    /// non-decreasing, within the keys, [`Error::InvalidArgument`] otherwise).
+    pub fn sort_segments_keys<K: Key, C: Comparator<K>>(&self, keys: &mut [K], offsets: &[usize], comp: C) -> Result<()> {
+        validate_segment_offsets(offsets, keys.len())?;
+        self.segments_host::<K, C>(keys, None, offsets, comp)
+    }
+
+    /// [`Gpu::sort_segments_keys`] moving `values` (the keys' length, [`Error::LengthMismatch`]
+    /// otherwise) with their keys.
+    pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()> {
+        let word = const { value_word::<V>() };
+        check_values("values", keys.len(), values.len())?;
+        validate_segment_offsets(offsets, keys.len())?;
+        self.segments_host::<K, C>(keys, Some((bytes_mut(values), word)), offsets, comp)
+    }
+
+}

@@ -1,0 +1,165 @@
+//! The host-slice calls that run on the device at once: searches, multiset operations and
+//! segmented sorts upload their inputs, run the device algorithm and download the result.
+
+use super::plan::{bytes_mut, round, search_temp_bytes, Lanes};
+use crate::device::buffers::BufArg;
+use crate::device::transfer::{Pipeline, Stream};
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::key::{Comparator, Key};
+use crate::search::{launch_search, SearchOutput};
+use crate::segmented::launch_segmented;
+use crate::sets::{launch_set_op, Output};
+use crate::sort::sort_temp_bytes;
+use crate::types::SetOperation;
+
+/// Uploads `inputs` (host bytes) into one device buffer (each 256-byte aligned) with room for
+/// `outputs` (bytes each) after them, runs `launch` with the device addresses of the inputs and
+/// outputs, which returns how many bytes of each output to download, then downloads them into
+/// the front of `results` (one host destination per output). `temp_bytes` is what `launch`
+/// takes from the temp pool.
+fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, launch: impl FnOnce(&[u64], &[u64]) -> Result<Vec<usize>>, results: &mut [&mut [u8]]) -> Result<()> {
+    let offsets: Vec<usize> = inputs.iter().map(|i| i.len()).chain(outputs.iter().copied()).scan(0, |at, b| Some(std::mem::replace(at, *at + round(b)))).collect();
+    let bytes: usize = inputs.iter().map(|i| round(i.len())).chain(outputs.iter().map(|&b| round(b))).sum();
+    gpu.ensure_device_memory(bytes + temp_bytes)?;
+    let mut temp = gpu.temp(bytes)?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let addrs: Vec<u64> = offsets.iter().map(|&o| base + o as u64).collect();
+    let mut pipe = Pipeline::new(gpu)?;
+    // The buffer may be new, or still used by earlier work: both in order on the kernels'
+    // stream.
+    pipe.order(Stream::Kernels, Stream::Upload)?;
+    for (input, &addr) in inputs.iter().zip(&addrs) {
+        // SAFETY: the caller's input bytes into their place in the buffer; both stay as they
+        // are until the pipeline finishes.
+        unsafe { pipe.upload_slice(addr, input) }?;
+    }
+    pipe.order(Stream::Upload, Stream::Kernels)?;
+    let sizes = launch(&addrs[..inputs.len()], &addrs[inputs.len()..])?;
+    pipe.order(Stream::Kernels, Stream::Download)?;
+    for ((result, &addr), &size) in results.iter_mut().zip(&addrs[inputs.len()..]).zip(&sizes) {
+        let size = size.min(result.len());
+        // SAFETY: the output's first bytes into the caller's destination, which stays
+        // borrowed until the pipeline finishes.
+        unsafe { pipe.download_slice(&mut result[..size], addr) }?;
+    }
+    pipe.finish()
+}
+
+impl Gpu {
+    /// Searches on the GPU, writing `outs` (host slices of at least the needles' length, each
+    /// with what it receives).
+    pub(super) fn search_host<K: Key, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], outs: &mut [(&mut [u8], SearchOutput)]) -> Result<()> {
+        let n = needles.len();
+        if n == 0 {
+            return Ok(());
+        }
+        self.kernels::<K, C>()?;
+        let kb = std::mem::size_of::<K>();
+        let word = |what: SearchOutput| match what {
+            SearchOutput::Bound(_, w) | SearchOutput::Count(w) => w,
+            SearchOutput::Contains => 1,
+        };
+        let sizes: Vec<usize> = outs.iter().map(|o| n * word(o.1)).collect();
+        let whats: Vec<SearchOutput> = outs.iter().map(|o| o.1).collect();
+        let mut results: Vec<&mut [u8]> = outs.iter_mut().zip(&sizes).map(|(o, &s)| &mut o.0[..s]).collect();
+        let launch = |ins: &[u64], outs: &[u64]| {
+            let (nd, hd) = (BufArg::raw(ins[0], n, kb), BufArg::raw(ins[1], haystack.len(), kb));
+            whats.iter().zip(outs).try_for_each(|(&what, &out)| launch_search::<K, C>(self, &nd, &hd, what, out))?;
+            Ok(sizes.clone())
+        };
+        let inputs: [&[u8]; 2] = [bytemuck::cast_slice(needles), bytemuck::cast_slice(haystack)];
+        on_device(self, &inputs, &sizes, search_temp_bytes(n, haystack.len()), launch, &mut results)
+    }
+
+    /// `op` of host slices `a` and `b` on the GPU, into `out` (keys, and values with their
+    /// word size where given): the result's length, or [`Error::OutputTooSmall`] with it after
+    /// writing the result's first items that fit.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn set_host<K: Key, C: Comparator<K>>(&self, op: SetOperation, a: &[K], b: &[K], out: Option<(&mut [u8], Option<(&[u8], &[u8], &mut [u8], usize)>)>) -> Result<usize> {
+        let kernels = self.kernels::<K, C>()?;
+        let kb = std::mem::size_of::<K>();
+        let word = out.as_ref().and_then(|o| o.1.as_ref()).map_or(0, |v| v.3);
+        let capacity = match &out {
+            None => 0,
+            Some((keys, values)) => values.as_ref().map_or(keys.len() / kb, |v| (keys.len() / kb).min(v.2.len() / v.3)),
+        };
+        let room = capacity.min(op.max_len(a.len(), b.len()));
+        let mut inputs: Vec<&[u8]> = vec![bytemuck::cast_slice(a), bytemuck::cast_slice(b)];
+        if let Some((_, Some((av, bv, _, _)))) = &out {
+            inputs.extend([*av, *bv]);
+        }
+        let outputs = match &out {
+            None => Vec::new(),
+            Some(_) => vec![room * kb, room * word],
+        };
+        let mut len = 0;
+        let launch = |ins: &[u64], outs: &[u64]| {
+            let (ad, bd) = (BufArg::raw(ins[0], a.len(), kb), BufArg::raw(ins[1], b.len(), kb));
+            let keys = outs.first().map(|&p| BufArg::raw(p, room, kb));
+            let (a_values, b_values, values) = match word {
+                0 => (None, None, None),
+                _ => (Some(BufArg::raw(ins[2], a.len(), word)), Some(BufArg::raw(ins[3], b.len(), word)), Some(BufArg::raw(outs[1], room, word))),
+            };
+            let output = match (&keys, &a_values, &b_values, &values) {
+                (Some(keys), Some(a_values), Some(b_values), Some(values)) => Output::Pairs { keys, a_values, b_values, values, word },
+                (Some(keys), ..) => Output::Keys(keys),
+                _ => Output::LenOnly,
+            };
+            let set_len = launch_set_op::<K>(self, &kernels, op, &ad, &bd, output)?;
+            // The length decides what to download: wait for it here.
+            len = usize::try_from(self.download(&set_len)?[0]).map_err(|_| Error::TooLarge { what: "set result length" })?;
+            let written = len.min(room);
+            Ok(vec![written * kb, written * word])
+        };
+        let temp = 24 * ((a.len() + b.len()) / 256 + 2) + 512;
+        let mut results: Vec<&mut [u8]> = match out {
+            None => Vec::new(),
+            Some((keys, None)) => vec![keys],
+            Some((keys, Some((_, _, values, _)))) => vec![keys, values],
+        };
+        on_device(self, &inputs, &outputs, temp, launch, &mut results)?;
+        // A length-only call has no output to be short.
+        if !results.is_empty() && len > capacity {
+            return Err(Error::OutputTooSmall { what: "set operation output", needed: len, got: capacity });
+        }
+        Ok(len)
+    }
+
+    /// The segmented sort of host keys (and values of the given word size) on the GPU: both
+    /// uploaded, sorted in place on the device, downloaded into the same slices.
+    pub(super) fn segments_host<K: Key, C: Comparator<K>>(&self, keys: &mut [K], mut values: Option<(&mut [u8], usize)>, offsets: &[usize], comp: C) -> Result<()> {
+        let n = keys.len();
+        if n == 0 || offsets.len() < 2 {
+            return Ok(());
+        }
+        self.kernels::<K, C>()?;
+        let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.1));
+        let bytes = Lanes::bytes(n, kb, word);
+        self.ensure_device_memory(bytes + sort_temp_bytes(n, kb, word) + round(offsets.len() * 8))?;
+        let mut temp = self.temp(bytes)?;
+        let (base, _guard) = temp.device_ptr_mut();
+        let lanes = Lanes::at(base, n, kb, word);
+        let key_bytes = bytes_mut(keys);
+        let mut pipe = Pipeline::new(self)?;
+        // The buffer may be new, or still used by earlier work.
+        pipe.order(Stream::Kernels, Stream::Upload)?;
+        // SAFETY: the caller's slices into the device lanes, then (after the sort) back into
+        // the same slices; they stay borrowed until the pipeline finishes, and the downloads
+        // are ordered after the uploads (through the kernels' stream).
+        unsafe {
+            pipe.upload_slice(lanes.keys, key_bytes)?;
+            if let Some((v, _)) = &values {
+                pipe.upload_slice(lanes.values, v)?;
+            }
+            pipe.order(Stream::Upload, Stream::Kernels)?;
+            launch_segmented::<K, C, [usize]>(self, lanes.keys, (word > 0).then_some((lanes.values, word)), n, offsets, comp)?;
+            pipe.order(Stream::Kernels, Stream::Download)?;
+            pipe.download_slice(key_bytes, lanes.keys)?;
+            if let Some((v, _)) = &mut values {
+                pipe.download_slice(v, lanes.values)?;
+            }
+        }
+        pipe.finish()
+    }
+}
