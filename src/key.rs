@@ -80,18 +80,8 @@ macro_rules! builtin_keys {
     )*};
 }
 
-builtin_keys! {
-    u8 => "uint8_t", Ord::cmp;
-    u16 => "uint16_t", Ord::cmp;
-    u32 => "uint32_t", Ord::cmp;
-    u64 => "uint64_t", Ord::cmp;
-    i8 => "int8_t", Ord::cmp;
-    i16 => "int16_t", Ord::cmp;
-    i32 => "int32_t", Ord::cmp;
-    i64 => "int64_t", Ord::cmp;
-    f32 => "float", f32::total_cmp;
-    f64 => "double", f64::total_cmp;
-}
+// `builtin_keys! { u8 => "uint8_t", Ord::cmp; ... }`, from mergepath_build::BUILTIN_KEYS.
+include!(concat!(env!("OUT_DIR"), "/builtin_keys.rs"));
 
 /// A value carried along with its key: any `Pod` type of 4, 8 or 16 bytes.
 ///

@@ -29,8 +29,7 @@ fn modules() -> BTreeMap<String, String> {
             parts.pop();
         }
         let name = parts.join("::");
-        // `include!`d into another module (tuning_rule.rs into tuning.rs and build.rs).
-        if name == "lib" || name == "tuning_rule" {
+        if name == "lib" {
             continue;
         }
         modules.insert(name, std::fs::read_to_string(&file).unwrap());

@@ -29,14 +29,7 @@
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
-use std::path::Path;
 use syn::{parse_macro_input, spanned::Spanned, Data, DeriveInput, Error, Fields, Ident, LitStr, Type};
-
-#[allow(dead_code)] // the parts only build.rs uses: installing the toolkit
-mod build_support {
-    include!("../../src/tuning_rule.rs");
-    include!("cuda_build.rs");
-}
 
 /// See the crate documentation.
 #[proc_macro_derive(Key, attributes(key))]
@@ -75,22 +68,17 @@ struct Comparator {
     packed_u64: Option<bool>,
 }
 
-fn numeric(ty: &Type) -> Option<(&'static str, usize)> {
+/// The built-in numeric type a field has, if it has one.
+fn numeric(ty: &Type) -> Option<&'static mergepath_build::BuiltinKey> {
     let Type::Path(p) = ty else { return None };
-    let ident = p.path.get_ident()?.to_string();
-    Some(match ident.as_str() {
-        "u8" => ("uint8_t", 1),
-        "u16" => ("uint16_t", 2),
-        "u32" => ("uint32_t", 4),
-        "u64" => ("uint64_t", 8),
-        "i8" => ("int8_t", 1),
-        "i16" => ("int16_t", 2),
-        "i32" => ("int32_t", 4),
-        "i64" => ("int64_t", 8),
-        "f32" => ("float", 4),
-        "f64" => ("double", 8),
-        _ => return None,
-    })
+    mergepath_build::builtin_key(&p.path.get_ident()?.to_string())
+}
+
+/// "u8, u16, ... or f64": the field types `numeric` accepts.
+fn numeric_names() -> String {
+    let names: Vec<&str> = mergepath_build::BUILTIN_KEYS.iter().map(|k| k.rust).collect();
+    let (last, rest) = names.split_last().expect("built-in key types");
+    format!("{} or {last}", rest.join(", "))
 }
 
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
@@ -121,9 +109,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let (mut offset, mut align) = (0usize, 1usize);
     for f in &named.named {
         let ident = f.ident.clone().unwrap();
-        let (cuda_type, size) = numeric(&f.ty).ok_or_else(|| {
-            Error::new(f.ty.span(), "unsupported key field type: use u8, u16, u32, u64, i8, i16, i32, i64, f32 or f64")
-        })?;
+        let key = numeric(&f.ty).ok_or_else(|| Error::new(f.ty.span(), format!("unsupported key field type: use {}", numeric_names())))?;
+        let (cuda_type, size) = (key.cuda, key.size);
         if offset % size != 0 {
             return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
         }
@@ -388,21 +375,20 @@ fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)
 /// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
 /// everywhere on docs.rs.
 fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
-    use build_support::*;
+    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild};
     if std::env::var_os("DOCS_RS").is_some() {
         return Ok(comparators.iter().map(|_| None).collect());
     }
     let fail = |span: Span, msg: String| Error::new(span, msg);
-    let kernels_dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels"));
-    let target = Path::new(env!("MERGEPATH_DERIVE_TARGET_DIR"));
+    let target = std::path::Path::new(env!("MERGEPATH_DERIVE_TARGET_DIR"));
     let nvcc = find_nvcc()
         .map_err(|e| fail(name.span(), e))?
         .or_else(|| cached_toolkit_nvcc(target))
         .ok_or_else(|| fail(name.span(), "mergepath: nvcc not found for #[derive(Key)] (NVCC, CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda, or the compiler mergepath's build installs)".into()))?;
     let archs = cuda_archs().map_err(|e| fail(name.span(), e))?;
-    let tuning = parse_tuning(&kernels_dir.join("tuning.tsv")).map_err(|e| fail(name.span(), e))?;
+    let tuning = mergepath_tuning().map_err(|e| fail(name.span(), e))?;
     let dir = target.join("mergepath-derive");
-    let build = KernelBuild::new(nvcc, &archs, kernels_dir, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
+    let build = KernelBuild::new(nvcc, &archs, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
     let units: Vec<(String, String)> = comparators
         .iter()
         .map(|c| {

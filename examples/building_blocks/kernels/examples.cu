@@ -1,11 +1,14 @@
 // Two algorithms a user writes from mergepath's public device headers (as a user would: only
-// `#include <mergepath/...>`), compiled by this crate's build.rs with the compiler and flags
-// mergepath exports. The host side is in src/bin/{bulk_insert,join}.rs.
+// `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
+// host side is in src/bin/{bulk_insert,join}.rs.
+#include <building_blocks/tuning.cuh>
 #include <mergepath/kernel_merge.cuh>
 #include <mergepath/scan.cuh>
 
 namespace {
-constexpr int NT = 128, VT = 11, NV = NT * VT;
+// kernels/tuning.tsv has one row, for every architecture and key size.
+constexpr building_blocks::launch_shape SHAPE = building_blocks::examples_shape(0, 8);
+constexpr int NT = SHAPE.nt, VT = SHAPE.vt, NV = NT * VT;
 
 struct index_less {
   __device__ __forceinline__ bool operator()(int64_t x, int64_t y) const { return x < y; }

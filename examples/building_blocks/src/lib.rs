@@ -1,14 +1,22 @@
 //! What the two example programs share: their kernels (kernels/examples.cu, compiled by
-//! build.rs against mergepath's device headers), loaded into a mergepath [`Gpu`]'s context.
+//! build.rs against mergepath's device headers) and their launch shape (kernels/tuning.tsv),
+//! loaded into a mergepath [`Gpu`]'s context.
 
 use mergepath::cudarc::driver::{CudaFunction, CudaModule, LaunchConfig};
 use mergepath::cudarc::nvrtc::Ptx;
 use mergepath::Gpu;
 use std::sync::Arc;
 
+mod tuning {
+    use mergepath::tuning::{LaunchShape, TuningRow};
+    include!(concat!(env!("OUT_DIR"), "/building_blocks_tuning.rs"));
+}
+// One row, for every architecture: the shape is a constant on both sides.
+const _: () = assert!(tuning::EXAMPLES_TUNING.len() == 1, "kernels/tuning.tsv: one row");
+
 /// Threads per CTA and items per thread of the kernels (`NT`, `VT` in kernels/examples.cu).
-pub const NT: u32 = 128;
-pub const VT: usize = 11;
+pub const NT: u32 = tuning::EXAMPLES_TUNING[0].shape.threads;
+pub const VT: usize = tuning::EXAMPLES_TUNING[0].shape.values_per_thread as usize;
 /// Items per tile.
 pub const NV: usize = NT as usize * VT;
 

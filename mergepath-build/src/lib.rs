@@ -1,0 +1,44 @@
+//! Build support for mergepath, shared by its build script (the built-in kernels), by
+//! `#[derive(Key)]` (kernels for user key types, compiled while the derive expands) and by build
+//! scripts of crates that compile kernels of their own against mergepath's device headers
+//! ([`Kernels`]).
+//!
+//! - nvcc comes from `NVCC`, `CUDA_HOME`/`CUDA_PATH`, `PATH` or `/usr/local/cuda`; where there is
+//!   none, the pinned CUDA 13.0 compiler wheels are installed once from PyPI into a cache under
+//!   the target directory (`MERGEPATH_NO_TOOLKIT_DOWNLOAD=1` turns that off).
+//! - `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`) picks the SASS targets; PTX of the newest one is
+//!   always embedded so newer GPUs can JIT it.
+//! - Launch shapes come from tuning tables (`tuning.tsv` next to the headers, and users' own in
+//!   the same format), turned into CUDA `constexpr` functions and Rust constants that pick rows
+//!   by one rule, [`select_shape`].
+//! - On docs.rs (`DOCS_RS`) nothing is compiled.
+
+#![warn(missing_docs)]
+
+mod compile;
+mod kernels;
+mod keys;
+mod toolkit;
+mod tuning;
+
+pub use compile::{instantiation_source, KernelBuild};
+pub use kernels::Kernels;
+pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
+pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, TOOLKIT_CACHE, TOOLKIT_WHEELS};
+pub use tuning::{parse_tuning, rust_tuning_tables, select_shape, tuning_header, LaunchShape, TuningRow, TuningTable};
+
+use std::path::Path;
+
+/// The environment variables that change what is compiled.
+pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_NO_TOOLKIT_DOWNLOAD", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
+
+/// The include root of mergepath's device headers (`mergepath/*.cuh`), which also holds
+/// mergepath's launch tuning table, `tuning.tsv`.
+pub fn headers_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels"))
+}
+
+/// mergepath's launch tuning table (`tuning.tsv` under [`headers_dir`]).
+pub fn mergepath_tuning() -> Result<TuningTable, String> {
+    parse_tuning(&headers_dir().join("tuning.tsv"))
+}
