@@ -76,6 +76,8 @@ pub enum Error {
         /// The size of the failed allocation.
         bytes: usize,
     },
+    /// A loaded module has no kernel entry point of this name (as `extern "C"` spells it).
+    MissingEntryPoint(String),
 }
 
 impl fmt::Display for Error {
@@ -103,6 +105,7 @@ impl fmt::Display for Error {
                 "problem too large for the device: it needs {needed} bytes of device memory, {available} are available"
             ),
             Error::HostOutOfMemory { bytes } => write!(f, "out of page-locked host memory allocating {bytes} bytes"),
+            Error::MissingEntryPoint(name) => write!(f, "the module has no kernel entry point named `{name}`"),
         }
     }
 }

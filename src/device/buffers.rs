@@ -1,29 +1,73 @@
 //! Validation of the device buffers a call is given: context, lengths, alignment, overlap,
-//! all checked before a launch.
+//! all checked before a launch. The library's launches and users' ([`Gpu::check_input`],
+//! [`Gpu::check_output`]) use the same checks.
 
 use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{sys, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
 
-/// A device buffer argument after validation: address, length, and the guard that records the
-/// access with cudarc once the launch is enqueued (drop it after the launch).
-pub(crate) struct BufArg<'a> {
+/// A device buffer after validation: its address and length for a kernel's arguments, and the
+/// guard that records the access with cudarc (its stream synchronization) when dropped: keep
+/// it until the launch that uses it is enqueued, then drop it.
+///
+/// From [`Gpu::check_input`] and [`Gpu::check_output`].
+pub struct CheckedBuffer<'a> {
+    /// The device address (a `CUdeviceptr`: pass it as a pointer argument).
     pub ptr: sys::CUdeviceptr,
+    /// The length in elements.
     pub len: usize,
     bytes: usize,
     what: &'static str,
     _guard: SyncOnDrop<'a>,
 }
 
-impl BufArg<'static> {
+impl std::fmt::Debug for CheckedBuffer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckedBuffer").field("what", &self.what).field("ptr", &self.ptr).field("len", &self.len).finish_non_exhaustive()
+    }
+}
+
+impl CheckedBuffer<'static> {
     /// A buffer of `len` elements of `elem_bytes` at `ptr` that the caller owns and keeps valid
     /// in stream order (temp storage): nothing to record with cudarc.
     pub(crate) fn raw(ptr: sys::CUdeviceptr, len: usize, elem_bytes: usize) -> Self {
-        BufArg { ptr, len, bytes: len * elem_bytes, what: "temp", _guard: SyncOnDrop::Sync(None) }
+        CheckedBuffer { ptr, len, bytes: len * elem_bytes, what: "temp", _guard: SyncOnDrop::Sync(None) }
     }
 }
 
 impl Gpu {
+    /// Validates an input buffer of a kernel of your own, as the library's launches validate
+    /// theirs: [`Error::WrongContext`] unless it belongs to this handle's context,
+    /// [`Error::Misaligned`] unless its address is aligned for `T`. `what` names it in errors.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), mergepath::Error> {
+    /// # let gpu = mergepath::Gpu::new(0)?;
+    /// let keys = gpu.upload(&[1u32, 2, 3])?;
+    /// let mut counts = gpu.alloc_zeros::<u32>(3)?;
+    /// let input = gpu.check_input("keys", &keys)?;
+    /// let output = gpu.check_output("counts", &mut counts, input.len, &[&input])?;
+    /// // Launch with input.ptr, input.len and output.ptr as arguments, then drop both.
+    /// # Ok(()) }
+    /// ```
+    pub fn check_input<'a, T, S: DevicePtr<T>>(&'a self, what: &'static str, buf: &'a S) -> Result<CheckedBuffer<'a>> {
+        self.input(what, buf, std::mem::align_of::<T>())
+    }
+
+    /// Validates an output buffer of a kernel of your own: [`Error::OutputTooSmall`] unless it
+    /// holds at least `needed` elements, [`Error::WrongContext`] and [`Error::Misaligned`] as
+    /// for [`Gpu::check_input`], and [`Error::Overlap`] if it overlaps any of `inputs` (empty
+    /// buffers overlap nothing).
+    pub fn check_output<'a, T, S: DevicePtrMut<T>>(
+        &'a self,
+        what: &'static str,
+        buf: &'a mut S,
+        needed: usize,
+        inputs: &[&CheckedBuffer<'_>],
+    ) -> Result<CheckedBuffer<'a>> {
+        self.output(what, buf, std::mem::align_of::<T>(), needed, inputs)
+    }
+
     /// [`Error::WrongContext`] unless `buf` belongs to this handle's context.
     pub(crate) fn check_context<T, S: DeviceSlice<T>>(&self, what: &'static str, buf: &S) -> Result<()> {
         if **buf.stream().context() != *self.ctx {
@@ -33,11 +77,11 @@ impl Gpu {
     }
 
     /// Validates an input buffer whose elements the kernels access in `align`-byte words.
-    pub(crate) fn input<'a, T, S: DevicePtr<T>>(&'a self, what: &'static str, buf: &'a S, align: usize) -> Result<BufArg<'a>> {
+    pub(crate) fn input<'a, T, S: DevicePtr<T>>(&'a self, what: &'static str, buf: &'a S, align: usize) -> Result<CheckedBuffer<'a>> {
         self.check_context(what, buf)?;
         let (ptr, guard) = buf.device_ptr(&self.stream);
         check_alignment(what, ptr, align)?;
-        Ok(BufArg { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
+        Ok(CheckedBuffer { ptr, len: buf.len(), bytes: buf.num_bytes(), what, _guard: guard })
     }
 
     /// Validates keys and the values (`what`, in `word`-byte words) that move with them in
@@ -48,7 +92,7 @@ impl Gpu {
         values: &'a mut impl DevicePtrMut<V>,
         what: &'static str,
         word: usize,
-    ) -> Result<(BufArg<'a>, BufArg<'a>)> {
+    ) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>)> {
         let n = keys.len();
         if values.len() != n {
             return Err(Error::LengthMismatch { what, expected: n, got: values.len() });
@@ -67,7 +111,7 @@ impl Gpu {
         b_keys: &'a impl DevicePtr<K>,
         b_values: &'a impl DevicePtr<V>,
         word: usize,
-    ) -> Result<[BufArg<'a>; 4]> {
+    ) -> Result<[CheckedBuffer<'a>; 4]> {
         let align = std::mem::align_of::<K>();
         let a = self.input("a_keys", a_keys, align)?;
         let b = self.input("b_keys", b_keys, align)?;
@@ -89,15 +133,15 @@ impl Gpu {
         buf: &'a mut S,
         align: usize,
         needed: usize,
-        inputs: &[&BufArg<'_>],
-    ) -> Result<BufArg<'a>> {
+        inputs: &[&CheckedBuffer<'_>],
+    ) -> Result<CheckedBuffer<'a>> {
         let (len, bytes) = (buf.len(), buf.num_bytes());
         if len < needed {
             return Err(Error::OutputTooSmall { what, needed, got: len });
         }
         self.check_context(what, buf)?;
         let (ptr, guard) = buf.device_ptr_mut(&self.stream);
-        let out = BufArg { ptr, len, bytes, what, _guard: guard };
+        let out = CheckedBuffer { ptr, len, bytes, what, _guard: guard };
         check_placement(&out, align, inputs)?;
         Ok(out)
     }
@@ -112,9 +156,9 @@ fn check_alignment(what: &'static str, ptr: u64, align: usize) -> Result<()> {
 
 /// Checks an output's alignment and that it overlaps none of the inputs (empty buffers overlap
 /// nothing).
-fn check_placement(out: &BufArg<'_>, align: usize, inputs: &[&BufArg<'_>]) -> Result<()> {
+fn check_placement(out: &CheckedBuffer<'_>, align: usize, inputs: &[&CheckedBuffer<'_>]) -> Result<()> {
     check_alignment(out.what, out.ptr, align)?;
-    let end = |b: &BufArg<'_>| b.ptr + b.bytes as u64;
+    let end = |b: &CheckedBuffer<'_>| b.ptr + b.bytes as u64;
     for input in inputs {
         let disjoint = end(out) <= input.ptr || end(input) <= out.ptr;
         if out.bytes > 0 && input.bytes > 0 && !disjoint {
@@ -128,8 +172,8 @@ fn check_placement(out: &BufArg<'_>, align: usize, inputs: &[&BufArg<'_>]) -> Re
 mod tests {
     use super::*;
 
-    fn arg(what: &'static str, ptr: u64, bytes: usize) -> BufArg<'static> {
-        BufArg { what, ..BufArg::raw(ptr, bytes / 4, 4) }
+    fn arg(what: &'static str, ptr: u64, bytes: usize) -> CheckedBuffer<'static> {
+        CheckedBuffer { what, ..CheckedBuffer::raw(ptr, bytes / 4, 4) }
     }
 
     #[test]

@@ -1,17 +1,94 @@
-//! The kernels of one (key, comparator) pair, looked up by name.
+//! Loaded kernel modules and their entry points by name: the library's own, one per (key,
+//! comparator) pair, and users' ([`Gpu::load_module`]).
 
+use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The kernels of one (key, comparator) pair (`kernels/mergepath/instantiate.cuh`): the loaded
-/// module, and its entry points, each looked up by name by the algorithm that launches it, on
-/// its first launch.
-pub(crate) struct Kernels {
+/// A kernel module loaded into a [`Gpu`]'s context, with its entry points looked up by name on
+/// first use and kept (a lookup is a driver call).
+///
+/// Launch its functions with cudarc's launch builder on [`Gpu::stream`]:
+///
+/// ```no_run
+/// use mergepath::cudarc::driver::PushKernelArg;
+/// use mergepath::partition::TileShape;
+/// # fn main() -> Result<(), mergepath::Error> {
+/// # let fatbin: &[u8] = &[];
+/// let gpu = mergepath::Gpu::new(0)?;
+/// let module = gpu.load_module(fatbin)?; // e.g. include_bytes!(concat!(env!("OUT_DIR"), "/my.fatbin"))
+/// let fill = module.function("fill_iota")?;
+/// let mut out = gpu.alloc_zeros::<u32>(1000)?;
+/// let n = out.len() as i64;
+/// let cfg = TileShape { threads: 128, items_per_thread: 1 }.launch_config(out.len())?;
+/// let mut launch = gpu.stream().launch_builder(&fill);
+/// launch.arg(&mut out).arg(&n);
+/// // SAFETY: fill_iota(uint32_t* out, int64_t n) writes out[i] for i < n, one thread each.
+/// unsafe { launch.launch(cfg) }?;
+/// # Ok(()) }
+/// ```
+pub struct Module {
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, CudaFunction>>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        f.debug_struct("Module").field("looked_up", &functions.keys().collect::<Vec<_>>()).finish_non_exhaustive()
+    }
+}
+
+impl Module {
+    /// Loads `image` (a fatbin, a cubin or NUL-terminated PTX) into `ctx`.
+    fn load(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Self> {
+        if image.is_empty() {
+            return Err(Error::InvalidArgument("the module image (fatbin) is empty"));
+        }
+        let module = ctx.load_module(Ptx::from_binary(image.to_vec()))?;
+        Ok(Module { module, functions: Mutex::new(HashMap::new()) })
+    }
+
+    /// The entry point `name` (its `extern "C"` name): [`Error::MissingEntryPoint`] if the
+    /// module has none.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.function_with(name, |_| Ok(()))
+    }
+
+    /// The entry point `name`, with `setup` run on it once, when it is first looked up (for
+    /// attributes such as its dynamic shared memory limit).
+    pub fn function_with(&self, name: &str, setup: impl FnOnce(&CudaFunction) -> Result<()>) -> Result<CudaFunction> {
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name).map_err(|e| match e.0 {
+            sys::cudaError_enum::CUDA_ERROR_NOT_FOUND => Error::MissingEntryPoint(name.to_owned()),
+            _ => Error::Driver(e),
+        })?;
+        setup(&f)?;
+        functions.insert(name.to_owned(), f.clone());
+        Ok(f)
+    }
+}
+
+impl Gpu {
+    /// Loads a module of your own kernels into this handle's context: a fatbin (what
+    /// `DEP_MERGEPATH_NVCC` with `DEP_MERGEPATH_NVCC_FLAGS` builds), a cubin or NUL-terminated
+    /// PTX. An empty image is [`Error::InvalidArgument`]; one the driver rejects (no code for
+    /// this device, corrupt) is [`Error::Driver`].
+    pub fn load_module(&self, image: &[u8]) -> Result<Module> {
+        Module::load(&self.ctx, image)
+    }
+}
+
+/// The kernels of one (key, comparator) pair (`kernels/mergepath/instantiate.cuh`): the loaded
+/// module, each entry point looked up by the algorithm that launches it on its first launch.
+pub(crate) struct Kernels {
+    module: Module,
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
@@ -23,28 +100,20 @@ impl Kernels {
         if fatbin.is_empty() {
             return Err(Error::KernelsNotBuilt);
         }
-        let module = ctx.load_module(Ptx::from_binary(fatbin.to_vec()))?;
-        let merge_keys = module.load_function("mergepath_merge_keys")?;
+        let module = Module::load(ctx, fatbin)?;
+        let merge_keys = module.function("mergepath_merge_keys")?;
         let arch = merge_keys.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
-        Ok(Kernels { module, functions: Mutex::new(HashMap::new()), arch })
+        Ok(Kernels { module, arch })
     }
 
     /// The entry point `name`.
     pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
-        self.function_with(name, |_| Ok(()))
+        self.module.function(name)
     }
 
-    /// The entry point `name`, with `setup` run on it once, when it is first looked up (for
-    /// attributes such as its dynamic shared memory limit).
+    /// The entry point `name`, with `setup` run on its first lookup ([`Module::function_with`]).
     pub(crate) fn function_with(&self, name: &str, setup: impl FnOnce(&CudaFunction) -> Result<()>) -> Result<CudaFunction> {
-        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = functions.get(name) {
-            return Ok(f.clone());
-        }
-        let f = self.module.load_function(name)?;
-        setup(&f)?;
-        functions.insert(name.to_owned(), f.clone());
-        Ok(f)
+        self.module.function_with(name, setup)
     }
 
     /// The variant of entry point `name` for values of `bytes` (4, 8 or 16): `{name}_{bytes}`.

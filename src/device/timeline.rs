@@ -1,9 +1,10 @@
-//! A timeline of the host-slice calls on one thread: when each host copy, DMA and kernel ran,
+//! Timing with CUDA events: [`Gpu::time`], the GPU time of the work a closure enqueues, and a
+//! timeline of the host-slice calls on one thread: when each host copy, DMA and kernel ran,
 //! from CUDA events on the three streams and host clocks, to see what overlaps and what
 //! bounds a call (`examples/host_timeline.rs`). Recording is off unless
 //! [`record_timeline`] runs; off, a span costs a thread-local check.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use super::Gpu;
 use cudarc::driver::{result, sys, CudaEvent};
 use std::cell::RefCell;
@@ -64,6 +65,30 @@ pub fn record_timeline<R>(gpu: &Gpu, f: impl FnOnce() -> R) -> Result<(R, Vec<Sp
         spans.push(Span { lane, what, start_ms: since_origin(start)?, end_ms: since_origin(end)? });
     }
     Ok((out, spans))
+}
+
+impl Gpu {
+    /// Runs `f`, which enqueues work on [`Gpu::stream`], between two CUDA events recorded on
+    /// the stream, waits for the second, and returns `f`'s result with the milliseconds between
+    /// them: the GPU time of that work (and of anything enqueued on the stream meanwhile).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), mergepath::Error> {
+    /// # let gpu = mergepath::Gpu::new(0)?;
+    /// let mut keys = gpu.upload(&[3u32, 1, 2])?;
+    /// let ((), ms) = gpu.time(|| mergepath::sort_keys(&gpu, &mut keys, mergepath::Less))?;
+    /// println!("sorted in {ms:.3} ms");
+    /// # Ok(()) }
+    /// ```
+    pub fn time<R, E: From<Error>>(&self, f: impl FnOnce() -> Result<R, E>) -> Result<(R, f32), E> {
+        let (start, end) = (timed_event(self)?, timed_event(self)?);
+        start.record(&self.stream).map_err(Error::from)?;
+        let out = f()?;
+        end.record(&self.stream).map_err(Error::from)?;
+        // Waits for both events.
+        let ms = start.elapsed_ms(&end).map_err(Error::from)?;
+        Ok((out, ms))
+    }
 }
 
 /// An event that keeps its time (cudarc's default events do not).

@@ -1,7 +1,7 @@
 //! The launches of a merge: the partitions and the two-phase merge kernel, or a ladder kernel.
 
 use super::plan::MergeStrategy;
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::launch::{grid_ctas, KernelArg};
 use crate::device::Gpu;
 use crate::error::Result;
@@ -13,10 +13,10 @@ use cudarc::driver::LaunchConfig;
 /// Enqueues the partition and merge kernels on validated buffers.
 pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
-    a: &BufArg<'_>,
-    b: &BufArg<'_>,
-    out: &BufArg<'_>,
-    values: Option<(&BufArg<'_>, &BufArg<'_>, &BufArg<'_>, usize)>,
+    a: &CheckedBuffer<'_>,
+    b: &CheckedBuffer<'_>,
+    out: &CheckedBuffer<'_>,
+    values: Option<(&CheckedBuffer<'_>, &CheckedBuffer<'_>, &CheckedBuffer<'_>, usize)>,
     _comp: C,
 ) -> Result<()> {
     let total = a.len + b.len;
@@ -65,7 +65,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
 
 /// Enqueues the ladder kernel of `strategy` (not the two-phase merge) on validated buffers,
 /// `a` and `b` not both empty.
-pub(super) fn launch_ladder<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &BufArg<'_>, b: &BufArg<'_>, out: &BufArg<'_>, strategy: MergeStrategy) -> Result<()> {
+pub(super) fn launch_ladder<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>, strategy: MergeStrategy) -> Result<()> {
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let shape = ladder_shape(kernels.arch, key_bytes);

@@ -1,7 +1,11 @@
-//! The launch of the partition kernel, for the merge, the search and the sorts.
+//! The launch of the partition kernel, for the merge, the search and the sorts, and the
+//! library's tuned tile shapes on a `Gpu`, for users' kernels.
 
+use super::tiles::TileShape;
 use crate::error::{Error, Result};
-use crate::device::buffers::BufArg;
+use crate::key::{Comparator, Key, Less};
+use crate::tuning::{merge_shape, search_shape};
+use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::launch::{grid_ctas, KernelArg};
 use crate::device::Gpu;
@@ -22,8 +26,8 @@ pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
 pub(crate) fn launch_partitions(
     gpu: &Gpu,
     kernels: &Kernels,
-    a: &BufArg<'_>,
-    b: &BufArg<'_>,
+    a: &CheckedBuffer<'_>,
+    b: &CheckedBuffer<'_>,
     spacing: usize,
     out: u64,
     count: usize,
@@ -44,4 +48,34 @@ pub(crate) fn launch_partitions(
     // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
     // threads (extra threads return at once).
     unsafe { gpu.launch(&func, cfg, &args) }
+}
+
+impl Gpu {
+    /// The tile shape of the library's merge kernels for keys `K` on this GPU (the row of
+    /// `kernels/tuning.tsv` for the architecture the loaded kernels were compiled for and `K`'s
+    /// size), for a two-phase kernel of your own compiled with the same NT and VT. Loads `K`'s
+    /// kernels if no call has yet.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), mergepath::Error> {
+    /// let gpu = mergepath::Gpu::new(0)?;
+    /// let shape = gpu.merge_tile_shape::<u32>()?;
+    /// println!("{} threads x {} items per tile", shape.threads, shape.items_per_thread);
+    /// # Ok(()) }
+    /// ```
+    pub fn merge_tile_shape<K: Key>(&self) -> Result<TileShape>
+    where
+        Less: Comparator<K>,
+    {
+        Ok(merge_shape(self.kernels::<K, Less>()?.arch, std::mem::size_of::<K>()).into())
+    }
+
+    /// The tile shape of the library's sorted-search kernels for keys `K` on this GPU, as
+    /// [`Gpu::merge_tile_shape`].
+    pub fn search_tile_shape<K: Key>(&self) -> Result<TileShape>
+    where
+        Less: Comparator<K>,
+    {
+        Ok(search_shape(self.kernels::<K, Less>()?.arch, std::mem::size_of::<K>()).into())
+    }
 }

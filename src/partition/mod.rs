@@ -7,18 +7,26 @@
 //! runs the serial loop. A user's own two-phase kernel takes the partition array from here and
 //! the device headers from `kernels/mergepath/`.
 //!
+//! For a kernel of your own: [`TileShape`] sizes its grid, [`Gpu::merge_tile_shape`] and
+//! [`Gpu::search_tile_shape`] give the library's tuned shapes, [`merge_path_partitions_into`]
+//! writes the partitions into your buffer, and [`visit_merge_tiles_cpu`] runs the whole tile
+//! loop on the CPU to test a kernel's tile logic against. [`Gpu::load_module`],
+//! [`Gpu::check_input`], [`Gpu::check_output`] and [`Gpu::time`] load, validate and time it.
+//!
 //! The CPU functions here mirror the device searches exactly; the tests check the device
 //! results and the tiling math against them.
 
 mod launch;
 mod plan;
+mod tiles;
 
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 pub(crate) use launch::{launch_partitions, partition_launch_config};
 pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, partition_count};
-use cudarc::driver::{CudaSlice, DevicePtr};
+pub use tiles::{visit_merge_tiles_cpu, Source, TileShape};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// Computes the coarse Merge Path partitions of `a` and `b` on the GPU: entry `p` is the A index
 /// where the merge path crosses diagonal `min(p * spacing, a.len() + b.len())`, for
@@ -26,7 +34,8 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 /// then merges `a[part[p]..part[p+1]]` with `b[p*spacing - part[p] .. min((p+1)*spacing, total) -
 /// part[p+1]]`.
 ///
-/// `a` and `b` must be sorted by `comp`. Returns without waiting for the GPU.
+/// `a` and `b` must be sorted by `comp`. Returns without waiting for the GPU. Allocates the
+/// result; [`merge_path_partitions_into`] writes into a buffer of yours.
 pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,
@@ -34,18 +43,49 @@ pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
     spacing: usize,
     comp: C,
 ) -> Result<CudaSlice<i64>> {
+    let mut parts = gpu.alloc_zeros::<i64>(checked_partition_count(a.len() + b.len(), spacing)?)?;
+    merge_path_partitions_into(gpu, a, b, spacing, comp, &mut parts)?;
+    Ok(parts)
+}
+
+/// [`merge_path_partitions`] into `out`, which must hold at least
+/// [`partition_count`]`(a.len() + b.len(), spacing)` entries ([`Error::OutputTooSmall`]), be of
+/// the `Gpu`'s context and overlap neither input; entries past the count are left alone. Nothing is allocated, so a
+/// loop of launches can reuse one buffer.
+///
+/// ```no_run
+/// use mergepath::partition::{merge_path_partitions_into, partition_count, TileShape};
+/// # fn main() -> Result<(), mergepath::Error> {
+/// let gpu = mergepath::Gpu::new(0)?;
+/// let (a, b) = (gpu.upload(&[1u32, 3, 5])?, gpu.upload(&[2u32, 4])?);
+/// let shape = TileShape { threads: 128, items_per_thread: 11 };
+/// let mut parts = gpu.alloc_zeros::<i64>(partition_count(5, shape.tile()))?;
+/// merge_path_partitions_into(&gpu, &a, &b, shape.tile(), mergepath::Less, &mut parts)?;
+/// assert_eq!(gpu.download(&parts)?, [0, 3]);
+/// # Ok(()) }
+/// ```
+pub fn merge_path_partitions_into<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    spacing: usize,
+    comp: C,
+    out: &mut impl DevicePtrMut<i64>,
+) -> Result<()> {
     let _ = comp;
-    if spacing == 0 {
-        return Err(Error::InvalidArgument("spacing must be positive"));
-    }
+    let count = checked_partition_count(a.len() + b.len(), spacing)?;
     let kernels = gpu.kernels::<K, C>()?;
     let align = std::mem::align_of::<K>();
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
-    let count = partition_count(a.len + b.len, spacing);
-    let mut parts = gpu.alloc_zeros::<i64>(count)?;
-    let out = gpu.output("partitions", &mut parts, 8, count, &[])?;
-    launch_partitions(gpu, &kernels, &a, &b, spacing, out.ptr, count)?;
-    drop(out);
-    Ok(parts)
+    let out = gpu.output("partitions", out, 8, count, &[&a, &b])?;
+    launch_partitions(gpu, &kernels, &a, &b, spacing, out.ptr, count)
+}
+
+/// [`partition_count`], with [`Error::InvalidArgument`] for a spacing of zero.
+fn checked_partition_count(total: usize, spacing: usize) -> Result<usize> {
+    if spacing == 0 {
+        return Err(Error::InvalidArgument("spacing must be positive"));
+    }
+    Ok(partition_count(total, spacing))
 }

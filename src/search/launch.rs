@@ -1,7 +1,7 @@
 //! The launches of a search: the partitions and the search kernels, one pass or two.
 
 use super::plan::{SearchGrid, SearchOutput};
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::launch::KernelArg;
 use crate::device::Gpu;
@@ -12,7 +12,7 @@ use crate::types::Bound;
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
 /// Enqueues the search writing `what` for every needle to `out` on validated buffers.
-pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &BufArg<'_>, haystack: &BufArg<'_>, what: SearchOutput, out: u64) -> Result<()> {
+pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &CheckedBuffer<'_>, haystack: &CheckedBuffer<'_>, what: SearchOutput, out: u64) -> Result<()> {
     if needles.len == 0 {
         return Ok(());
     }
@@ -46,8 +46,8 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &BufAr
 fn launch_search_pair<K: Key>(
     gpu: &Gpu,
     kernels: &Kernels,
-    needles: &BufArg<'_>,
-    haystack: &BufArg<'_>,
+    needles: &CheckedBuffer<'_>,
+    haystack: &CheckedBuffer<'_>,
     word: usize,
     lower: &CudaFunction,
     second: &CudaFunction,
@@ -75,8 +75,8 @@ impl SearchGrid {
         &self,
         gpu: &Gpu,
         kernels: &Kernels,
-        needles: &BufArg<'_>,
-        haystack: &BufArg<'_>,
+        needles: &CheckedBuffer<'_>,
+        haystack: &CheckedBuffer<'_>,
         bound: Bound,
         func: &CudaFunction,
         parts: u64,

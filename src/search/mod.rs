@@ -11,7 +11,7 @@
 mod launch;
 mod plan;
 
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -99,7 +99,7 @@ fn search_inputs<'a, K: Key, I: SortIndex>(
     gpu: &'a Gpu,
     needles: &'a impl DevicePtr<K>,
     haystack: &'a impl DevicePtr<K>,
-) -> Result<(BufArg<'a>, BufArg<'a>)> {
+) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>)> {
     let align = std::mem::align_of::<K>();
     let needles = gpu.input("needles", needles, align)?;
     let haystack = gpu.input("haystack", haystack, align)?;

@@ -1,7 +1,7 @@
 //! Segment offsets from the host (checked, uploaded) or from device memory (used as they are).
 
 use super::plan::{segment_geometry, segment_levels, validate_segment_offsets};
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr};
@@ -20,7 +20,7 @@ pub(super) mod sealed {
         /// Uploaded host offsets and the most merge levels a segment needs.
         Host(CudaSlice<u64>, u32),
         /// Device offsets as they are.
-        Device(BufArg<'a>),
+        Device(CheckedBuffer<'a>),
     }
 
     pub trait Sealed {

@@ -1,7 +1,7 @@
 //! The launches of a multiset operation: the Balanced Path partitions and the set kernel.
 
 use super::plan::SetGrid;
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::launch::KernelArg;
 use crate::device::Gpu;
@@ -14,8 +14,8 @@ use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig};
 /// What a set kernel writes.
 pub(crate) enum Output<'a, 'b> {
     LenOnly,
-    Keys(&'a BufArg<'b>),
-    Pairs { keys: &'a BufArg<'b>, a_values: &'a BufArg<'b>, b_values: &'a BufArg<'b>, values: &'a BufArg<'b>, word: usize },
+    Keys(&'a CheckedBuffer<'b>),
+    Pairs { keys: &'a CheckedBuffer<'b>, a_values: &'a CheckedBuffer<'b>, b_values: &'a CheckedBuffer<'b>, values: &'a CheckedBuffer<'b>, word: usize },
 }
 
 impl Output<'_, '_> {
@@ -31,7 +31,7 @@ impl Output<'_, '_> {
 
 /// Enqueues the Balanced Path partitions and the set kernel for `output` on validated buffers;
 /// returns the result's length (in device memory, written by the kernels).
-pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &BufArg<'_>, b: &BufArg<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
+pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
     let capacity = output.capacity();
     let mut len = gpu.alloc_zeros::<u64>(1)?;
     let total = a.len + b.len;

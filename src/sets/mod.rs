@@ -17,7 +17,7 @@
 mod launch;
 mod plan;
 
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -128,7 +128,7 @@ pub fn set_operation_len<K: Key, C: Comparator<K>>(
 
 /// Enqueues `op` for `output` on validated buffers; the result's length with the output's
 /// capacity.
-fn enqueue<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &BufArg<'_>, b: &BufArg<'_>, output: Output<'_, '_>) -> Result<SetLen> {
+fn enqueue<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<SetLen> {
     let capacity = output.capacity();
     Ok(SetLen { len: launch_set_op::<K>(gpu, kernels, op, a, b, output)?, capacity })
 }

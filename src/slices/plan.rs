@@ -1,7 +1,7 @@
 //! The plan of the host-slice calls: chunk, range and slot sizes, the chunks and merge levels of
 //! a sort, merge-path splits made safe, the device buffers' lanes, temporary memory bounds.
 
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use std::ops::Range;
 
 /// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)
@@ -98,13 +98,13 @@ impl Lanes {
     }
 
     /// Items `r` of the keys.
-    pub(super) fn keys(&self, r: Range<usize>) -> BufArg<'static> {
-        BufArg::raw(self.keys + (r.start * self.key_bytes) as u64, r.len(), self.key_bytes)
+    pub(super) fn keys(&self, r: Range<usize>) -> CheckedBuffer<'static> {
+        CheckedBuffer::raw(self.keys + (r.start * self.key_bytes) as u64, r.len(), self.key_bytes)
     }
 
     /// Items `r` of the values.
-    pub(super) fn values(&self, r: Range<usize>) -> BufArg<'static> {
-        BufArg::raw(self.values + (r.start * self.word) as u64, r.len(), self.word)
+    pub(super) fn values(&self, r: Range<usize>) -> CheckedBuffer<'static> {
+        CheckedBuffer::raw(self.values + (r.start * self.word) as u64, r.len(), self.word)
     }
 }
 

@@ -2,7 +2,7 @@
 //! segmented sorts upload their inputs, run the device algorithm and download the result.
 
 use super::plan::{bytes_mut, round, search_temp_bytes, Lanes};
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::transfer::{Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -64,7 +64,7 @@ impl Gpu {
         let whats: Vec<SearchOutput> = outs.iter().map(|o| o.1).collect();
         let mut results: Vec<&mut [u8]> = outs.iter_mut().zip(&sizes).map(|(o, &s)| &mut o.0[..s]).collect();
         let launch = |ins: &[u64], outs: &[u64]| {
-            let (nd, hd) = (BufArg::raw(ins[0], n, kb), BufArg::raw(ins[1], haystack.len(), kb));
+            let (nd, hd) = (CheckedBuffer::raw(ins[0], n, kb), CheckedBuffer::raw(ins[1], haystack.len(), kb));
             whats.iter().zip(outs).try_for_each(|(&what, &out)| launch_search::<K, C>(self, &nd, &hd, what, out))?;
             Ok(sizes.clone())
         };
@@ -95,11 +95,11 @@ impl Gpu {
         };
         let mut len = 0;
         let launch = |ins: &[u64], outs: &[u64]| {
-            let (ad, bd) = (BufArg::raw(ins[0], a.len(), kb), BufArg::raw(ins[1], b.len(), kb));
-            let keys = outs.first().map(|&p| BufArg::raw(p, room, kb));
+            let (ad, bd) = (CheckedBuffer::raw(ins[0], a.len(), kb), CheckedBuffer::raw(ins[1], b.len(), kb));
+            let keys = outs.first().map(|&p| CheckedBuffer::raw(p, room, kb));
             let (a_values, b_values, values) = match word {
                 0 => (None, None, None),
-                _ => (Some(BufArg::raw(ins[2], a.len(), word)), Some(BufArg::raw(ins[3], b.len(), word)), Some(BufArg::raw(outs[1], room, word))),
+                _ => (Some(CheckedBuffer::raw(ins[2], a.len(), word)), Some(CheckedBuffer::raw(ins[3], b.len(), word)), Some(CheckedBuffer::raw(outs[1], room, word))),
             };
             let output = match (&keys, &a_values, &b_values, &values) {
                 (Some(keys), Some(a_values), Some(b_values), Some(values)) => Output::Pairs { keys, a_values, b_values, values, word },

@@ -2,7 +2,7 @@
 
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES, TILE_SPLIT_LANES};
 use crate::error::{Error, Result};
-use crate::device::buffers::BufArg;
+use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::launch::{grid_ctas, KernelArg};
 use crate::device::Gpu;
@@ -217,7 +217,7 @@ fn enqueue_sort(
 }
 
 /// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).
-pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &BufArg<'_>, word: usize) -> Result<()> {
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &CheckedBuffer<'_>, word: usize) -> Result<()> {
     let ctas = out.len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let args = [KernelArg::Ptr(out.ptr), KernelArg::I64(out.len as i64)];
