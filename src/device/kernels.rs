@@ -1,17 +1,17 @@
 //! Loaded kernel modules and their entry points by name: the library's own, one per (key,
-//! comparator) pair, and users' ([`Gpu::load_module`]).
+//! comparator) pair, and users' ([`Gpu::load_module`](crate::Gpu::load_module)).
 
-use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// A kernel module loaded into a [`Gpu`]'s context, with its entry points looked up by name on
+/// A kernel module loaded into a [`Gpu`](crate::Gpu)'s context
+/// ([`Gpu::load_module`](crate::Gpu::load_module)), with its entry points looked up by name on
 /// first use and kept (a lookup is a driver call).
 ///
-/// Launch its functions with cudarc's launch builder on [`Gpu::stream`]:
+/// Launch its functions with cudarc's launch builder on [`Gpu::stream`](crate::Gpu::stream):
 ///
 /// ```no_run
 /// use mergepath::cudarc::driver::PushKernelArg;
@@ -44,7 +44,7 @@ impl std::fmt::Debug for Module {
 
 impl Module {
     /// Loads `image` (a fatbin, a cubin or NUL-terminated PTX) into `ctx`.
-    fn load(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Self> {
+    pub(crate) fn load(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Self> {
         if image.is_empty() {
             return Err(Error::InvalidArgument("the module image (fatbin) is empty"));
         }
@@ -56,6 +56,15 @@ impl Module {
     /// module has none.
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         self.function_with(name, |_| Ok(()))
+    }
+
+    /// The virtual architecture (compute capability x10) the code of entry point `name` that
+    /// runs on this device was compiled for: the `arch` of
+    /// [`select_shape`](crate::tuning::select_shape) on your own tuning table, so the host picks
+    /// the row the kernel was compiled with.
+    pub fn arch(&self, name: &str) -> Result<u32> {
+        let f = self.function(name)?;
+        Ok(f.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32)
     }
 
     /// The entry point `name`, with `setup` run on it once, when it is first looked up (for
@@ -75,16 +84,6 @@ impl Module {
     }
 }
 
-impl Gpu {
-    /// Loads a module of your own kernels into this handle's context: a fatbin (what
-    /// `DEP_MERGEPATH_NVCC` with `DEP_MERGEPATH_NVCC_FLAGS` builds), a cubin or NUL-terminated
-    /// PTX. An empty image is [`Error::InvalidArgument`]; one the driver rejects (no code for
-    /// this device, corrupt) is [`Error::Driver`].
-    pub fn load_module(&self, image: &[u8]) -> Result<Module> {
-        Module::load(&self.ctx, image)
-    }
-}
-
 /// The kernels of one (key, comparator) pair (`kernels/mergepath/instantiate.cuh`): the loaded
 /// module, each entry point looked up by the algorithm that launches it on its first launch.
 pub(crate) struct Kernels {
@@ -101,8 +100,7 @@ impl Kernels {
             return Err(Error::KernelsNotBuilt);
         }
         let module = Module::load(ctx, fatbin)?;
-        let merge_keys = module.function("mergepath_merge_keys")?;
-        let arch = merge_keys.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
+        let arch = module.arch("mergepath_merge_keys")?;
         Ok(Kernels { module, arch })
     }
 

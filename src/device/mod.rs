@@ -17,7 +17,7 @@ pub(crate) mod transfer;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
-use kernels::Kernels;
+use kernels::{Kernels, Module};
 use staging::StagingPool;
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -119,6 +119,14 @@ impl Gpu {
         let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS)?);
         modules.insert(id, kernels.clone());
         Ok(kernels)
+    }
+
+    /// Loads a module of your own kernels into this handle's context: a fatbin (what
+    /// `mergepath_build::Kernels` compiles in your build script), a cubin or NUL-terminated
+    /// PTX. An empty image is [`Error::InvalidArgument`]; one the driver rejects (no code for
+    /// this device, corrupt) is [`Error::Driver`]. See [`Module`] for a launch.
+    pub fn load_module(&self, image: &[u8]) -> Result<Module> {
+        Module::load(&self.ctx, image)
     }
 
     /// Bytes of device memory the temp pool holds while no call uses them.

@@ -2,10 +2,8 @@
 //! build.rs against mergepath's device headers) and their launch shape (kernels/tuning.tsv),
 //! loaded into a mergepath [`Gpu`]'s context.
 
-use mergepath::cudarc::driver::{CudaFunction, CudaModule, LaunchConfig};
-use mergepath::cudarc::nvrtc::Ptx;
-use mergepath::Gpu;
-use std::sync::Arc;
+use mergepath::partition::TileShape;
+use mergepath::{Gpu, Module};
 
 mod tuning {
     use mergepath::tuning::{LaunchShape, TuningRow};
@@ -14,33 +12,21 @@ mod tuning {
 // One row, for every architecture: the shape is a constant on both sides.
 const _: () = assert!(tuning::EXAMPLES_TUNING.len() == 1, "kernels/tuning.tsv: one row");
 
-/// Threads per CTA and items per thread of the kernels (`NT`, `VT` in kernels/examples.cu).
-pub const NT: u32 = tuning::EXAMPLES_TUNING[0].shape.threads;
-pub const VT: usize = tuning::EXAMPLES_TUNING[0].shape.values_per_thread as usize;
-/// Items per tile.
-pub const NV: usize = NT as usize * VT;
+/// The shape of the kernels' tiles (`NT`, `VT` in kernels/examples.cu).
+pub const TILE: TileShape = TileShape {
+    threads: tuning::EXAMPLES_TUNING[0].shape.threads,
+    items_per_thread: tuning::EXAMPLES_TUNING[0].shape.values_per_thread,
+};
+/// Kernels of one thread per item (partitions), in CTAs of 128 threads.
+pub const THREAD_PER_ITEM: TileShape = TileShape { threads: 128, items_per_thread: 1 };
+/// Kernels of one thread per item (per-row steps), in CTAs of 256 threads.
+pub const THREAD_PER_ITEM_256: TileShape = TileShape { threads: 256, items_per_thread: 1 };
 
 static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/examples.fatbin"));
 
-/// The example kernels, loaded once.
-pub struct Kernels {
-    module: Arc<CudaModule>,
-}
-
-impl Kernels {
-    pub fn load(gpu: &Gpu) -> Result<Self, Box<dyn std::error::Error>> {
-        Ok(Kernels { module: gpu.context().load_module(Ptx::from_binary(FATBIN.to_vec()))? })
-    }
-
-    pub fn function(&self, name: &str) -> Result<CudaFunction, Box<dyn std::error::Error>> {
-        Ok(self.module.load_function(name)?)
-    }
-}
-
-/// One thread per item, `threads` per CTA.
-pub fn grid(items: usize, threads: u32) -> LaunchConfig {
-    let ctas = u32::try_from(items.div_ceil(threads as usize).max(1)).expect("grid fits 2^32 CTAs");
-    LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
+/// The example kernels, loaded into `gpu`'s context.
+pub fn kernels(gpu: &Gpu) -> mergepath::Result<Module> {
+    gpu.load_module(FATBIN)
 }
 
 /// The GPU, or `None` after a skip line (an error instead when `MERGEPATH_REQUIRE_GPU=1`).

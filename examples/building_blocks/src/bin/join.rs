@@ -9,8 +9,8 @@
 //! Run: `cargo run --release -p mergepath-example-building-blocks --bin join`.
 
 use mergepath::cudarc::driver::{CudaSlice, PushKernelArg};
-use mergepath::{Bound, Gpu, Less};
-use mergepath_example_building_blocks::{gpu, grid, Kernels, Rng, NT, NV, VT};
+use mergepath::{Bound, Gpu, Less, Module};
+use mergepath_example_building_blocks::{gpu, kernels, Rng, THREAD_PER_ITEM_256, TILE};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Join {
@@ -22,9 +22,11 @@ enum Join {
 type Pairs = (Vec<i64>, Vec<i64>);
 
 /// Offsets of f(counts) (the scan's `mode`: 0 identity, 1 at least one, 2 none) and their total.
-fn scan(gpu: &Gpu, kernels: &Kernels, counts: &CudaSlice<u32>, mode: i32) -> Result<(CudaSlice<i64>, CudaSlice<i64>), Box<dyn std::error::Error>> {
+fn scan(gpu: &Gpu, kernels: &Module, counts: &CudaSlice<u32>, mode: i32) -> Result<(CudaSlice<i64>, CudaSlice<i64>), Box<dyn std::error::Error>> {
     let rows = counts.len() as i64;
-    let tiles = counts.len().div_ceil(NV).max(1);
+    // One tile even for no rows: it writes the total.
+    let scanned = counts.len().max(1);
+    let tiles = TILE.tiles(scanned);
     let mut states = gpu.alloc_zeros::<u64>(tiles + 1)?;
     let (mut offsets, mut total) = (gpu.alloc_zeros::<i64>(counts.len().max(1))?, gpu.alloc_zeros::<i64>(1)?);
     let func = kernels.function("join_scan")?;
@@ -33,11 +35,11 @@ fn scan(gpu: &Gpu, kernels: &Kernels, counts: &CudaSlice<u32>, mode: i32) -> Res
     launch.arg(counts).arg(&rows).arg(&mode).arg(&tiles_arg).arg(&mut states).arg(&mut offsets).arg(&mut total);
     // SAFETY: the arguments match join_scan; one CTA per tile of NV rows, `states` holds
     // tiles + 1 zeroed slots, `offsets` one entry per row.
-    unsafe { launch.launch(grid(tiles * NT as usize, NT)) }?;
+    unsafe { launch.launch(TILE.launch_config(scanned)?) }?;
     Ok((offsets, total))
 }
 
-fn join(gpu: &Gpu, kernels: &Kernels, a: &CudaSlice<u32>, b: &CudaSlice<u32>, kind: Join) -> Result<Pairs, Box<dyn std::error::Error>> {
+fn join(gpu: &Gpu, kernels: &Module, a: &CudaSlice<u32>, b: &CudaSlice<u32>, kind: Join) -> Result<Pairs, Box<dyn std::error::Error>> {
     let (n, m) = (a.len(), b.len());
     let mut lower = gpu.alloc_zeros::<u32>(n)?;
     let mut counts = gpu.alloc_zeros::<u32>(n)?;
@@ -67,7 +69,7 @@ fn join(gpu: &Gpu, kernels: &Kernels, a: &CudaSlice<u32>, b: &CudaSlice<u32>, ki
         launch.arg(&offsets).arg(&lower).arg(&counts).arg(&rows).arg(&total).arg(&mut out_a).arg(&mut out_b);
         // SAFETY: the arguments match join_expand; each thread writes VT of the `first`
         // outputs (the grid covers them all) into buffers of first + second entries.
-        unsafe { launch.launch(grid(first.div_ceil(VT), NT)) }?;
+        unsafe { launch.launch(TILE.launch_config(first)?) }?;
     }
     if let Some((b_counts, b_offsets, _)) = &unmatched {
         if m > 0 {
@@ -77,7 +79,7 @@ fn join(gpu: &Gpu, kernels: &Kernels, a: &CudaSlice<u32>, b: &CudaSlice<u32>, ki
             launch.arg(b_counts).arg(b_offsets).arg(&rows).arg(&total).arg(&mut out_a).arg(&mut out_b);
             // SAFETY: the arguments match join_unmatched; one thread per row of B, writing at
             // first + its offset among the unmatched rows (< first + second).
-            unsafe { launch.launch(grid(m, 256)) }?;
+            unsafe { launch.launch(THREAD_PER_ITEM_256.launch_config(m)?) }?;
         }
     }
     Ok((gpu.download(&out_a)?, gpu.download(&out_b)?))
@@ -110,9 +112,9 @@ fn cpu_join(a: &[u32], b: &[u32], kind: Join) -> Pairs {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(gpu) = gpu()? else { return Ok(()) };
-    let kernels = Kernels::load(&gpu)?;
+    let kernels = kernels(&gpu)?;
     let mut rng = Rng(11);
-    for (n, m, distinct) in [(0, 0, 1), (0, 7, 3), (7, 0, 3), (1, 1, 1), (1000, 800, 50), (NV + 1, NV - 1, 400), (300_000, 200_000, 100_000), (2_000_000, 1_000_000, 3_000_000)] {
+    for (n, m, distinct) in [(0, 0, 1), (0, 7, 3), (7, 0, 3), (1, 1, 1), (1000, 800, 50), (TILE.tile() + 1, TILE.tile() - 1, 400), (300_000, 200_000, 100_000), (2_000_000, 1_000_000, 3_000_000)] {
         let mut column = |len: usize| {
             let mut v: Vec<u32> = (0..len).map(|_| rng.below(distinct) as u32).collect();
             v.sort_unstable();

@@ -1,0 +1,80 @@
+//! CPU-side properties of the two-phase layer for users' kernels, run in CI without a GPU: the
+//! tile loop's CPU mirror (`visit_merge_tiles_cpu`) against the oracle, and tile shapes' grids.
+
+use mergepath::partition::{visit_merge_tiles_cpu, Source, TileShape};
+use mergepath::{cpu, Error};
+use proptest::prelude::*;
+
+/// One visited item: (output index, source, index in the source, thread, tile).
+type Visit = (usize, Source, usize, usize, usize);
+
+fn visits(a: &[u32], b: &[u32], shape: TileShape, is_less: impl Fn(&u32, &u32) -> bool) -> Vec<Visit> {
+    let mut out = Vec::new();
+    visit_merge_tiles_cpu(a, b, shape, is_less, |o, s, i, thread, tile| out.push((o, s, i, thread, tile)));
+    out
+}
+
+/// Sorted inputs (ascending, or descending when `descending`) with many duplicates.
+fn sorted_pair(max_len: usize) -> impl Strategy<Value = (Vec<u32>, Vec<u32>, bool)> {
+    (1u32..40, proptest::collection::vec(0u32..40, 0..max_len), proptest::collection::vec(0u32..40, 0..max_len), any::<bool>()).prop_map(
+        |(range, a, b, descending)| {
+            let sorted = |v: Vec<u32>| {
+                let mut v: Vec<u32> = v.into_iter().map(|x| x % range).collect();
+                v.sort_unstable();
+                if descending {
+                    v.reverse();
+                }
+                v
+            };
+            (sorted(a), sorted(b), descending)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Every item is visited exactly once, in the merged order (ties from A first), with the
+    /// output index counting up and the thread and tile the output index falls in.
+    #[test]
+    fn tile_loop_visits_the_stable_merge((a, b, descending) in sorted_pair(300), threads in 1u32..9, vt in 1u32..8) {
+        let is_less = move |x: &u32, y: &u32| if descending { x > y } else { x < y };
+        let shape = TileShape { threads, items_per_thread: vt };
+        let got = visits(&a, &b, shape, is_less);
+        // The oracle merges (key, source, index) by key alone: its order is the stable merge.
+        let tag = |v: &[u32], source: Source| v.iter().enumerate().map(|(i, &k)| (k, source, i)).collect::<Vec<_>>();
+        let want = cpu::merge_by(&tag(&a, Source::A), &tag(&b, Source::B), |x, y| is_less(&x.0, &y.0));
+        prop_assert_eq!(got.len(), a.len() + b.len());
+        for (k, (&(out, source, index, thread, tile), &(_, want_source, want_index))) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(out, k);
+            prop_assert_eq!((source, index), (want_source, want_index), "output {}", k);
+            prop_assert_eq!(tile, k / shape.tile(), "output {}", k);
+            prop_assert_eq!(thread, k % shape.tile() / vt as usize, "output {}", k);
+        }
+    }
+}
+
+#[test]
+fn tile_loop_of_empty_inputs_visits_nothing() {
+    assert!(visits(&[], &[], TileShape { threads: 4, items_per_thread: 3 }, |x, y| x < y).is_empty());
+}
+
+#[test]
+fn tile_shape_grids() {
+    let shape = TileShape { threads: 128, items_per_thread: 11 };
+    assert_eq!((shape.tile(), shape.tiles(0), shape.tiles(1), shape.tiles(1408), shape.tiles(1409)), (1408, 0, 1, 1, 2));
+    let cfg = shape.launch_config(1409).unwrap();
+    assert_eq!((cfg.grid_dim, cfg.block_dim, cfg.shared_mem_bytes), ((2, 1, 1), (128, 1, 1), 0));
+    assert!(matches!(shape.launch_config(0), Err(Error::InvalidArgument(_))));
+    assert!(matches!(TileShape { threads: 0, items_per_thread: 4 }.launch_config(10), Err(Error::InvalidArgument(_))));
+    let one = TileShape { threads: 1, items_per_thread: 1 };
+    assert_eq!(one.launch_config(i32::MAX as usize).unwrap().grid_dim.0, i32::MAX as u32);
+    assert!(matches!(one.launch_config(1 << 31), Err(Error::TooLarge { what: "tile grid" })));
+}
+
+#[test]
+fn tile_shape_from_the_tuning_table() {
+    let shape = mergepath::tuning::merge_shape(90, 4);
+    let tile = TileShape::from(shape);
+    assert_eq!((tile.threads, tile.items_per_thread, tile.tile()), (shape.threads, shape.values_per_thread, shape.tile()));
+}
