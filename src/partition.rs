@@ -3,7 +3,7 @@
 //! Phase one splits the merged output into tiles of `spacing` items and finds, for each tile
 //! boundary (cross-diagonal), where the merge path crosses it ([`merge_path_partitions`]). Phase
 //! two is a kernel in which each CTA loads its tile's slices of A and B into shared memory,
-//! splits the tile again per thread (`cta_merge_from_shared` in `kernels/mergepath/cta.cuh`) and
+//! splits the tile again per thread (`cta_merge_from_shared` in `kernels/mergepath/cta/tile.cuh`) and
 //! runs the serial loop. A user's own two-phase kernel takes the partition array from here and
 //! the device headers from `kernels/mergepath/`.
 //!
@@ -47,7 +47,7 @@ pub fn merge_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) -> 
 }
 
 /// Where the Balanced Path of `a` and `b` crosses cross-diagonal `diag` (`balanced_path` in
-/// `kernels/mergepath/search.cuh`, mirrored exactly): `(a_split, b_split)` with
+/// `kernels/mergepath/thread/search.cuh`, mirrored exactly): `(a_split, b_split)` with
 /// `a_split + b_split` equal to `diag`, or `diag + 1` where `diag` would separate a pair. The
 /// k-th key equal to x in `a` and the k-th equal to x in `b` are a pair, adjacent in the
 /// balanced merge (a's first); at a split, every key before it on one side has its partner
@@ -75,7 +75,7 @@ pub fn balanced_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) 
     ((a_start + t.saturating_sub(j).max(i.min(half))).min(a.len()), (b_start + t.saturating_sub(i).max(j.min(half))).min(b.len()))
 }
 
-/// Kirk & Hwu's co-rank (`co_rank` in `kernels/mergepath/search.cuh`, mirrored exactly): the
+/// Kirk & Hwu's co-rank (`co_rank` in `kernels/mergepath/thread/search.cuh`, mirrored exactly): the
 /// same answer as [`merge_path`]`(a, b, k)` by the book's halving-step search, which the merge
 /// ladder ([`crate::MergeStrategy`]) uses.
 pub fn co_rank<T>(k: usize, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> usize {

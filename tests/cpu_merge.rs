@@ -17,7 +17,7 @@ fn sorted_pair(max_len: usize) -> impl Strategy<Value = (Vec<u32>, Vec<u32>)> {
     })
 }
 
-/// The kernel's per-thread loop (`serial_merge` in kernels/mergepath/serial.cuh), VT items
+/// The kernel's per-thread loop (`serial_merge` in kernels/mergepath/thread/serial.cuh), VT items
 /// from (a, b); positions past both ends yield nothing, as the kernel stores nothing there.
 fn serial_merge<T: Copy>(a: &[T], b: &[T], mut i: usize, mut j: usize, vt: usize, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut out = Vec::new();

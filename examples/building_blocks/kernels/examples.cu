@@ -1,8 +1,8 @@
 // Two algorithms a user writes from mergepath's public device headers (as a user would: only
 // `#include <mergepath/...>`), compiled by this crate's build.rs with the compiler and flags
 // mergepath exports. The host side is in src/bin/{bulk_insert,join}.rs.
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/scan.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/cta/scan.cuh>
 
 namespace {
 constexpr int NT = 128, VT = 11, NV = NT * VT;
