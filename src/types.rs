@@ -13,7 +13,7 @@ pub enum Bound {
     Upper,
 }
 
-/// `mergepath::set_emit` (kernels/mergepath/serial.cuh): an A item without a partner in B, a B
+/// `mergepath::set_emit` (kernels/mergepath/thread/serial.cuh): an A item without a partner in B, a B
 /// item without a partner in A, a matched pair (its A item) goes out.
 pub(crate) const EMIT_A_ONLY: i64 = 1;
 pub(crate) const EMIT_B_ONLY: i64 = 2;

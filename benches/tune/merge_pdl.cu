@@ -2,8 +2,8 @@
 // merge launched as a programmatic dependent of the partition kernel (griddepcontrol), (c)
 // 16-byte stores of the merged tile.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_pdl.cu -o merge_pdl && ./merge_pdl [log2_n]
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>

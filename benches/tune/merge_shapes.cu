@@ -2,8 +2,8 @@
 // Builds against the library's device headers, on the GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_shapes.cu -o merge_shapes && ./merge_shapes [log2_n]
 // Prints TSV: key_bytes nt vt ms gbytes_s pct_of_copy partition_ms ok.
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>

@@ -1,8 +1,8 @@
 // How long the coarse partition search takes, by method and partition count, over 2^26 u32
 // (two sorted halves): launch floor, 1/3/7-probe thread searches and a 32-lane warp search.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels partition_latency.cu -o pl && ./pl
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>

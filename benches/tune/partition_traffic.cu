@@ -2,8 +2,8 @@
 // 128 x 23) by the kind of load the search uses. Run under ncu for dram__bytes_read.sum:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels partition_traffic.cu -o partition_traffic
 //   ./partition_traffic; ncu --kernel-name regex:partitions --launch-skip 1 --metrics gpu__time_duration.sum,dram__bytes_read.sum ./partition_traffic profile
-#include <mergepath/search.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/thread/search.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>

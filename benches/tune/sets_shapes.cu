@@ -8,8 +8,8 @@
 // blockIdx.x, no ticket), `nolookback` (tile =
 // blockIdx.x, each tile writes at tile * NV: the placement's cost, result not checked),
 // `count` (length only).
-#include <mergepath/kernel_sets.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/sets.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <algorithm>
 #include <cstdio>

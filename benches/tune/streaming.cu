@@ -3,8 +3,8 @@
 // while it merges the current one, so only one coarse partition per CTA is searched in global
 // memory (against one per tile in the library's two-kernel merge).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels streaming.cu -o streaming && ./streaming
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>

@@ -1,8 +1,8 @@
 // Experiment: coarse partitions searched only to a window of W A-positions, the merge CTA loading
 // the tile plus the windows and finishing both boundary searches in shared memory.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels windowed.cu -o windowed && ./windowed
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/keys.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <random>
 

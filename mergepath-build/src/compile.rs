@@ -16,7 +16,7 @@ use std::{env, fs, thread};
 /// two typedefs `instantiate.cuh` expects.
 pub fn instantiation_source(what: &str, declarations: &str, cuda_key: &str, cuda_comp: &str) -> String {
     format!(
-        "// Generated: kernels for {what}.\n#include <mergepath/keys.cuh>\n{declarations}\
+        "// Generated: kernels for {what}.\n#include <mergepath/thread/keys.cuh>\n{declarations}\
          typedef {cuda_key} mergepath_key_t;\ntypedef {cuda_comp} mergepath_comp_t;\n#include <mergepath/instantiate.cuh>\n"
     )
 }

@@ -67,7 +67,7 @@ fn enqueue_sort(
 
     // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
     // a null partition array). Large ones: two-way passes with the partition kernel, or, where
-    // the tuning table says four ways, four-way passes (which write their segment boundaries
+    // the tuning table says four ways, four-way passes (which write their coarse boundaries
     // first) and one two-way pass when the levels are odd, or, for keys alone, a blocksort on
     // doubled blocks instead.
     let tiles = n.div_ceil(tile);

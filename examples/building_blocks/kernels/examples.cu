@@ -2,8 +2,8 @@
 // `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
 // host side is in src/bin/{bulk_insert,join}.rs.
 #include <building_blocks/tuning.cuh>
-#include <mergepath/kernel_merge.cuh>
-#include <mergepath/scan.cuh>
+#include <mergepath/kernel/merge.cuh>
+#include <mergepath/cta/scan.cuh>
 
 namespace {
 // kernels/tuning.tsv has one row, for every architecture and key size.

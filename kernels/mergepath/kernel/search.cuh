@@ -5,7 +5,7 @@
 // the needles are A, so a needle goes before the haystack items equal to it (ties go to A);
 // upper bound: the haystack is A.
 #pragma once
-#include "kernel_merge.cuh"
+#include "merge.cuh"
 
 namespace mergepath {
 

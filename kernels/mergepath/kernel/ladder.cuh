@@ -1,5 +1,5 @@
 // Kernel layer: the co-rank merge "ladder" of Kirk & Hwu (PMPP ch. 12) and the ECE508 lecture,
-// as strategies of merge_keys beside the two-phase register merge (kernel_merge.cuh):
+// as strategies of merge_keys beside the two-phase register merge (merge.cuh):
 // - basic: every thread finds its output range's co-ranks in global memory and merges it
 //   sequentially, reading and writing global memory directly;
 // - tiled: one co-rank pair per CTA; the CTA then loops over tiles, loading TILE items of A and
@@ -10,8 +10,8 @@
 //   possibly partial, tile's length, and the circular starts passed to the sequential merge).
 // Outputs are written by each thread's sequential loop, uncoalesced, as in the book.
 #pragma once
-#include "search.cuh"
-#include "serial.cuh"
+#include "../thread/search.cuh"
+#include "../thread/serial.cuh"
 
 namespace mergepath {
 

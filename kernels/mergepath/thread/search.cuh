@@ -154,7 +154,7 @@ __device__ __forceinline__ Index clamp_split_end(Index a0, Index a1, Index d0, I
 // the first k outputs of the stable merge of A and B are A[0..i) and B[0..k - i). The same
 // answer as merge_path(a, m, b, n, k), by the book's search, which moves i and j = k - i by
 // halving steps from i = min(k, m) until A[i - 1] goes before B[j] (or ties it: A first) and
-// B[j - 1] goes before A[i]. Used by the merge "ladder" (kernel_ladder.cuh); A and B are
+// B[j - 1] goes before A[i]. Used by the merge "ladder" (kernel/ladder.cuh); A and B are
 // pointers or any indexable input (circular_buffer).
 template <class Index, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ Index co_rank(Index k, KeysA a, Index m, KeysB b, Index n, Comp comp) {

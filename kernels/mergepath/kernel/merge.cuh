@@ -2,7 +2,7 @@
 // own __global__ wrapper (or a fused kernel) can call them. `instantiate.cuh` stamps the
 // library's entry points from these.
 #pragma once
-#include "cta.cuh"
+#include "../cta/tile.cuh"
 
 namespace mergepath {
 

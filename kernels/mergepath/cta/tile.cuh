@@ -2,9 +2,9 @@
 // tile that sits in shared memory. Each function is called by all NT threads of the CTA.
 // Indices inside a tile are `int`: a tile holds at most NT * VT items.
 #pragma once
-#include <string.h>
-#include "serial.cuh"
-#include "sort_network.cuh"
+#include "../thread/codec.cuh"
+#include "../thread/serial.cuh"
+#include "../thread/sort_network.cuh"
 
 namespace mergepath {
 
@@ -44,50 +44,6 @@ __device__ __forceinline__ merge_range compute_merge_range(int64_t a_count, int6
   const int64_t diag1 = diag0 + nv < total ? diag0 + nv : total;
   return merge_range_between(0, a_count, 0, b_count, diag0, diag1, partitions[tile], partitions[tile + 1]);
 }
-
-// Keys stored in global memory in another form than the one a kernel compares: `Codec` has
-// static `encode(const Stored&)` (the compared form) and `decode` (back). A sort of derived keys
-// whose order is a packed u64's reads them through encoding_reader in its first pass and writes
-// them through decoding_writer in its last, so no pass of its own converts them. An 8-byte
-// Stored (a struct of narrower fields) moves as one 8-byte word, so `p` must be 8-byte aligned.
-template <class Stored>
-__device__ __forceinline__ Stored load_stored(const Stored* at) {
-  if constexpr (sizeof(Stored) == 8) {
-    const uint64_t word = *reinterpret_cast<const uint64_t*>(at);
-    Stored s;
-    memcpy(&s, &word, 8);
-    return s;
-  } else {
-    return *at;
-  }
-}
-template <class Stored>
-__device__ __forceinline__ void store_stored(Stored* at, const Stored& s) {
-  if constexpr (sizeof(Stored) == 8) {
-    uint64_t word;
-    memcpy(&word, &s, 8);
-    *reinterpret_cast<uint64_t*>(at) = word;
-  } else {
-    *at = s;
-  }
-}
-template <class Stored, class Codec>
-struct encoding_reader {
-  const Stored* p;
-  __device__ __forceinline__ auto operator[](int64_t i) const { return Codec::encode(load_stored(p + i)); }
-  __device__ __forceinline__ encoding_reader operator+(int64_t i) const { return {p + i}; }
-};
-template <class Stored, class Codec>
-struct decoding_writer {
-  Stored* p;
-  struct slot {
-    Stored* at;
-    template <class T>
-    __device__ __forceinline__ void operator=(const T& key) const { store_stored(at, Codec::decode(key)); }
-  };
-  __device__ __forceinline__ slot operator[](int64_t i) const { return {p + i}; }
-  __device__ __forceinline__ decoding_writer operator+(int64_t i) const { return {p + i}; }
-};
 
 // A tile's input as N consecutive global ranges: tile position i is in range r where
 // start[r] <= i < start[r + 1] (start[0] == 0), at range[r][i - start[r]]. A range is a

@@ -5,8 +5,8 @@
 // are compacted by a CTA scan and placed by a single-pass scan of tile counts across the grid,
 // so the inputs are read once and the result written once.
 #pragma once
-#include "kernel_merge.cuh"
-#include "scan.cuh"
+#include "merge.cuh"
+#include "../cta/scan.cuh"
 
 namespace mergepath {
 
