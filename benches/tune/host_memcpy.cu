@@ -1,6 +1,6 @@
 // Host memcpy bandwidth with 1..16 threads, pageable -> pageable and pageable <-> pinned
 // (cudaMallocHost), in parts of 4 MiB or 1/threads of the buffer: what the host-slice staging
-// copies can reach on the GPU machine. Build and run there:
+// copies can reach on the GPU machine. Build and run there, from the repository root:
 //   nvcc -O3 -std=c++17 benches/tune/host_memcpy.cu -o /tmp/host_memcpy && /tmp/host_memcpy
 // Prints TSV: case threads GB/s (bytes copied once per second).
 #include <cuda_runtime.h>

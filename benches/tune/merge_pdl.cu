@@ -1,7 +1,10 @@
-// Issue 2 experiments: merge u32 2^26, partitions + merge, with (a) more tile shapes, (b) the
-// merge launched as a programmatic dependent of the partition kernel (griddepcontrol), (c)
-// 16-byte stores of the merged tile.
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_pdl.cu -o merge_pdl && ./merge_pdl [log2_n]
+// Merge u32 2^26, partitions + merge, for tile shapes and with the merge launched as a
+// programmatic dependent of the partition kernel (griddepcontrol), at several L2 fetch
+// granularities: the library's kernel bodies (merge_path_partitions_body, merge_tile) with the
+// shape as template arguments. Build and run on the GPU machine, from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/merge_pdl.cu -o /tmp/merge_pdl && /tmp/merge_pdl [log2_n]
+// The 16-byte-store merge measured with it (BENCHMARKS.md, "Merge: the partition phase's floor")
+// is in this file at commit bf81afe.
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
@@ -9,43 +12,22 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 using K = uint32_t;
 
 template <bool Trigger>
-__global__ void __launch_bounds__(128) partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+__global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
   if (Trigger) asm volatile("griddepcontrol.launch_dependents;");
   mergepath::merge_path_partitions_body(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
 }
 
-template <int NT, int VT, bool Wait, bool Vec>
-__global__ void __launch_bounds__(NT) merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
-  using namespace mergepath;
+template <int NT, int VT, bool Wait>
+__global__ void __launch_bounds__(NT)
+merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
   if (Wait) asm volatile("griddepcontrol.wait;" ::: "memory");
-  constexpr int NV = NT * VT;
-  const int64_t tile = blockIdx.x;
-  const merge_range r = compute_merge_range(ac, bc, tile, NV, parts);
-  __shared__ __align__(16) merge_shared<NV, K> shared;
-  K results[VT];
-  int indices[VT];
-  cta_load_merge<NT, VT>(a, b, r, shared.keys, results, indices, less_t<K>());
-  const int count = r.count();
-  K* o = out + tile * NV;
-  if (!Vec || NV % 4 != 0) {
-    cta_store_thread_order<NT, VT>(results, shared.keys, o, count);
-  } else {
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < VT; ++i) shared.keys[VT * threadIdx.x + i] = results[i];
-    __syncthreads();
-    const int vecs = count / 4;
-    const uint4* s4 = reinterpret_cast<const uint4*>(shared.keys);
-    uint4* o4 = reinterpret_cast<uint4*>(o);
-    for (int v = threadIdx.x; v < vecs; v += NT) o4[v] = s4[v];
-    for (int i = vecs * 4 + threadIdx.x; i < count; i += NT) o[i] = shared.keys[i];
-  }
+  mergepath::merge_tile<NT, VT, false, K, K>(a, nullptr, ac, b, nullptr, bc, parts, out, nullptr, mergepath::less_t<K>());
 }
 
 struct Bench : merge_input<K> {
@@ -65,8 +47,7 @@ struct Bench : merge_input<K> {
     const unsigned pgrid = (unsigned)((np + 127) / 128);
     auto part = [&] { partitions<false><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
     auto part_trigger = [&] { partitions<true><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
-    auto mrg = [&] { merge<NT, VT, false, false><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
-    auto mrg_vec = [&] { merge<NT, VT, false, true><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
+    auto mrg = [&] { merge<NT, VT, false><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
     auto pdl = [&](auto kernel) {
       cudaLaunchConfig_t cfg = {};
       cfg.gridDim = dim3((unsigned)tiles); cfg.blockDim = dim3(NT); cfg.stream = 0;
@@ -78,11 +59,8 @@ struct Bench : merge_input<K> {
     };
     printf("partitions\t%d\t%d\t%.4f\n", NT, VT, median_ms(part, 50));
     check("merge_only", NT, VT, median_ms(mrg, 50));
-    check("merge_only_vec", NT, VT, median_ms(mrg_vec, 50));
     check("part+merge", NT, VT, median_ms([&] { part(); mrg(); }, 50));
-    check("part+merge_vec", NT, VT, median_ms([&] { part(); mrg_vec(); }, 50));
-    check("part+pdl_merge", NT, VT, median_ms([&] { part_trigger(); pdl(merge<NT, VT, true, false>); }, 50));
-    check("part+pdl_merge_vec", NT, VT, median_ms([&] { part_trigger(); pdl(merge<NT, VT, true, true>); }, 50));
+    check("part+pdl_merge", NT, VT, median_ms([&] { part_trigger(); pdl(merge<NT, VT, true>); }, 50));
   }
 };
 

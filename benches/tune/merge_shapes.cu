@@ -1,6 +1,8 @@
-// Launch-shape sweep for the merge kernels, to fill kernels/tuning.tsv by measurement.
-// Builds against the library's device headers, on the GPU machine:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels merge_shapes.cu -o merge_shapes && ./merge_shapes [log2_n]
+// Launch-shape sweep for the merge kernels, to fill kernels/tuning.tsv by measurement: the
+// library's kernel bodies (merge_path_partitions_body, merge_tile) with the shape and the
+// partition search's probes per round as template arguments. Build and run on the GPU machine,
+// from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/merge_shapes.cu -o /tmp/merge_shapes && /tmp/merge_shapes [log2_n]
 // Prints TSV: key_bytes nt vt ms gbytes_s pct_of_copy partition_ms ok.
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>
@@ -9,28 +11,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
-
-template <class K>
+template <int PROBES, class K>
 __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  mergepath::merge_path_partitions_body(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
-}
-template <int PROBES, class K>
-__global__ void probe_partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= np) return;
-  int64_t diag = p * spacing < ac + bc ? p * spacing : ac + bc;
-  parts[p] = mergepath::merge_path<PROBES>(a, ac, b, bc, diag, mergepath::less_t<K>());
+  mergepath::merge_path_partitions_body<PROBES>(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
 }
 template <int NT, int VT, class K>
 __global__ void __launch_bounds__(NT)
 merge(const K* a, int64_t ac, const K* b, int64_t bc, const int64_t* parts, K* out) {
   mergepath::merge_tile<NT, VT, false, K, K>(a, nullptr, ac, b, nullptr, bc, parts, out, nullptr, mergepath::less_t<K>());
 }
-
 
 template <class K> struct Bench : merge_input<K> {
   using merge_input<K>::n; using merge_input<K>::a; using merge_input<K>::b; using merge_input<K>::out;
@@ -41,9 +33,9 @@ template <class K> struct Bench : merge_input<K> {
   template <int NT, int VT> void run() {
     const int64_t nv = NT * VT, ac = n / 2, bc = n - n / 2;
     const int64_t tiles = (n + nv - 1) / nv, np = tiles + 1;
-    auto part = [&] { probe_partitions<3, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
-    auto p1 = [&] { probe_partitions<1, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
-    auto p7 = [&] { probe_partitions<7, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto p3 = [&] { partitions<3, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto p1 = [&] { partitions<1, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
+    auto p7 = [&] { partitions<7, K><<<(unsigned)((np + 127) / 128), 128>>>(a, ac, b, bc, nv, np, parts); };
     auto mrg = [&] { merge<NT, VT, K><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
     auto check = [&](const char* what, float ms) {
       CK(cudaGetLastError());
@@ -54,11 +46,11 @@ template <class K> struct Bench : merge_input<K> {
       CK(cudaMemset(out, 0, n * sizeof(K)));
     };
     printf("part_probes1\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(p1));
-    printf("part_probes3\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(part));
+    printf("part_probes3\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(p3));
     printf("part_probes7\t%zu\t%d\t%d\t%.4f\n", sizeof(K), NT, VT, median_ms(p7));
     check("merge_only", median_ms(mrg));
     check("probes1+merge", median_ms([&] { p1(); mrg(); }));
-    check("probes3+merge", median_ms([&] { part(); mrg(); }));
+    check("probes3+merge", median_ms([&] { p3(); mrg(); }));
     check("probes7+merge", median_ms([&] { p7(); mrg(); }));
   }
 };

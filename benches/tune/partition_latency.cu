@@ -1,6 +1,7 @@
 // How long the coarse partition search takes, by method and partition count, over 2^26 u32
-// (two sorted halves): launch floor, 1/3/7-probe thread searches and a 32-lane warp search.
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels partition_latency.cu -o pl && ./pl
+// (two sorted halves): launch floor, the library's partition kernel with 1, 3 and 7 probes per
+// round, and a 32-lane warp search. Build and run on the GPU machine, from the repository root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/partition_latency.cu -o /tmp/partition_latency && /tmp/partition_latency
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
@@ -13,12 +14,13 @@
 using K = uint32_t;
 using C = mergepath::less_t<K>;
 
-template <int P> __global__ void part_thread(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= np) return;
-  int64_t diag = p * spacing < ac + bc ? p * spacing : ac + bc;
-  parts[p] = mergepath::merge_path<P>(a, ac, b, bc, diag, C());
+// The library's partition kernel with P probes per round.
+template <int P>
+__global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+part_thread(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+  mergepath::merge_path_partitions_body<P>(a, ac, b, bc, spacing, np, parts, C());
 }
+// The alternative measured against it: one 32-lane warp per partition, 32 probes a round.
 __global__ void part_warp(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
   int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   if (p >= np) return;

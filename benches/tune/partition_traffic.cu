@@ -1,8 +1,9 @@
-// Issue 2 experiment: DRAM traffic of the merge's partition searches (u32, 2^26, tiles of
-// 128 x 23) by the kind of load the search uses. Run under ncu for dram__bytes_read.sum:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels partition_traffic.cu -o partition_traffic
-//   ./partition_traffic; ncu --kernel-name regex:partitions --launch-skip 1 --metrics gpu__time_duration.sum,dram__bytes_read.sum ./partition_traffic profile
-#include <mergepath/thread/search.cuh>
+// DRAM traffic of the merge's partition searches (u32, 2^26, tiles of 128 x 23) by the kind of
+// load the library's partition kernel uses. Build on the GPU machine, from the repository root,
+// and run under ncu for dram__bytes_read.sum:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/partition_traffic.cu -o /tmp/partition_traffic
+//   /tmp/partition_traffic; ncu --kernel-name regex:partitions --launch-skip 1 --metrics gpu__time_duration.sum,dram__bytes_read.sum /tmp/partition_traffic profile
+#include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
 #include <cuda_runtime.h>
@@ -29,12 +30,11 @@ template <int Kind> struct loader {
   }
 };
 
+// The library's partition kernel reading A and B through loader<Kind>.
 template <int Kind>
-__global__ void __launch_bounds__(128) partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= np) return;
-  int64_t diag = p * spacing < ac + bc ? p * spacing : ac + bc;
-  parts[p] = mergepath::merge_path(loader<Kind>{a}, ac, loader<Kind>{b}, bc, diag, mergepath::less_t<K>());
+__global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
+  mergepath::merge_path_partitions_body(loader<Kind>{a}, ac, loader<Kind>{b}, bc, spacing, np, parts, mergepath::less_t<K>());
 }
 
 int main(int argc, char** argv) {

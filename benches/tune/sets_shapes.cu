@@ -1,13 +1,13 @@
-// Launch-shape and placement sweep for the multiset kernels, to fill the `sets` rows of
-// kernels/tuning.tsv by measurement. Builds against the library's device headers, on the GPU
-// machine:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I../../kernels -I<dir with mergepath/tuning.cuh> sets_shapes.cu -o sets_shapes && ./sets_shapes [log2_n]
+// Launch-shape sweep for the multiset kernels, to fill the `sets` rows of kernels/tuning.tsv by
+// measurement: the library's kernel bodies (set_partitions_body, set_op_tile, set_count_tile)
+// with the shape as template arguments. Build and run on the GPU machine, from the repository
+// root:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/sets_shapes.cu -o /tmp/sets_shapes && /tmp/sets_shapes [log2_n]
 // Inputs: the anchors' (two sorted halves of n random u32 keys). Prints TSV:
 // variant op nt vt ms pct_of_copy(read n + write result) partition_ms ok. Variants: `ticket`
-// (the library's kernel: tiles in ticket order, decoupled look-back), `block` (tile =
-// blockIdx.x, no ticket), `nolookback` (tile =
-// blockIdx.x, each tile writes at tile * NV: the placement's cost, result not checked),
-// `count` (length only).
+// (the library's kernel: tiles in ticket order, decoupled look-back) and `count` (length only).
+// The variants that took tiles by blockIdx.x and placed them without look-back (BENCHMARKS.md,
+// "Multiset operations") are in this file at commit bf81afe.
 #include <mergepath/kernel/sets.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
@@ -35,39 +35,6 @@ ticket(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int
                                               count, Comp());
 }
 
-// Tile = blockIdx.x (or a ticket, with Ticket); placed by look-back or, without Lookback, at
-// tile * NV.
-template <int NT, int VT, bool Lookback, bool Ticket = false>
-__global__ void __launch_bounds__(NT)
-by_block(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int emit, uint64_t* states, K* out,
-         uint64_t* count) {
-  __shared__ mergepath::set_shared<NT, VT, K> shared;
-  int64_t tile = blockIdx.x;
-  if constexpr (Ticket) {
-    if (threadIdx.x == 0) shared.tile = (int64_t)atomicAdd((unsigned long long*)&states[tiles], 1ull);
-    __syncthreads();
-    tile = shared.tile;
-  }
-  K results[VT];
-  int indices[VT];
-  const unsigned mask = mergepath::cta_set_op<NT, VT>(a, b, s[tile], s[tile + 1], emit, shared, results, indices, Comp());
-  int tile_count;
-  const int first = mergepath::cta_exclusive_scan<NT>(__popc(mask), tile_count, shared.scan);
-  int64_t offset = tile * NT * VT;
-  if constexpr (Lookback) offset = mergepath::cta_tile_offset<NT>(tile, tile_count, states, shared.scan);
-  if (tile == tiles - 1 && threadIdx.x == 0) *count = offset + tile_count;
-  int k = first;
-#pragma unroll
-  for (int i = 0; i < VT; ++i)
-    if (mask >> i & 1) shared.keys[k++] = results[i];
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int idx = NT * i + (int)threadIdx.x;
-    if (idx < tile_count) out[offset + idx] = shared.keys[idx];
-  }
-}
-
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 count_only(const K* a, const K* b, const mergepath::set_split* s, int emit, unsigned long long* count) {
@@ -91,7 +58,7 @@ struct Bench {
     hb.assign(h.begin() + n / 2, h.end());
     CK(cudaMalloc(&a, n * sizeof(K)));
     b = a + n / 2;
-    CK(cudaMalloc(&out, (n + 65536) * sizeof(K)));  // nolookback writes up to a tile past n
+    CK(cudaMalloc(&out, n * sizeof(K)));
     CK(cudaMalloc(&splits, (n / 64 + 2) * sizeof(mergepath::set_split)));
     CK(cudaMalloc(&states, (n / 64 + 2) * sizeof(uint64_t)));
     CK(cudaMalloc(&count, sizeof(uint64_t)));
@@ -117,12 +84,12 @@ struct Bench {
       const std::vector<K> want = expected(emit);
       // Copy-equivalent traffic: n keys read, the result written.
       const double pct = 100.0 * copy_ms * (n + want.size()) / (2.0 * n);
-      // check: 2 the result, 1 its length, 0 nothing.
+      // check: 2 the result, 1 its length.
       auto report = [&](const char* variant, float ms, int check) {
         CK(cudaGetLastError());
         uint64_t len = 0;
         CK(cudaMemcpy(&len, count, sizeof len, cudaMemcpyDeviceToHost));
-        bool ok = check == 0 || len == want.size();
+        bool ok = len == want.size();
         if (check == 2 && ok) {
           std::vector<K> got(len);
           CK(cudaMemcpy(got.data(), out, len * sizeof(K), cudaMemcpyDeviceToHost));
@@ -133,11 +100,6 @@ struct Bench {
         fflush(stdout);
       };
       report("ticket", median_ms([&] { part(); ticket<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
-      auto variant = [&](const char* name, auto kernel) {
-        report(name, median_ms([&] { part(); kernel<<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
-      };
-      variant("block", by_block<NT, VT, true>);
-      report("nolookback", median_ms([&] { part(); by_block<NT, VT, false><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 0);
       report("count", median_ms([&] { part(); CK(cudaMemsetAsync(count, 0, 8)); count_only<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, emit, (unsigned long long*)count); }), 1);
     }
   }

@@ -2,7 +2,7 @@
 // moved to the device (or back) through a ring of 6 pinned 8 MiB staging buffers, each piece
 // copied by T host threads (the caller and T-1 spinning helpers) while the copy engine moves
 // the previous pieces. Compares the host copy: glibc memcpy against 16-byte non-temporal
-// stores. Build and run on the GPU machine:
+// stores. Build and run on the GPU machine, from the repository root:
 //   nvcc -O3 -std=c++17 benches/tune/staged_copy.cu -o /tmp/staged_copy && /tmp/staged_copy
 // Prints TSV: direction copy threads ms GB/s.
 #include <cuda_runtime.h>

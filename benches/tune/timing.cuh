@@ -1,4 +1,4 @@
-// Shared by the tuning sweeps: error checks and event timing.
+// Shared by the programs in benches/tune: error checks, event timing and the merges' input.
 #pragma once
 #include <cuda_runtime.h>
 #include <algorithm>
