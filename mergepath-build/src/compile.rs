@@ -84,6 +84,20 @@ impl KernelBuild {
         Ok(KernelBuild { nvcc, flags, common, cache_dir, gen_dir })
     }
 
+    /// Adds `dir` to the include path, for sources with headers of their own (`#include
+    /// "x.cuh"`), and its headers (every file in it but `.cu` sources) to what the cache hashes.
+    pub fn include_dir(mut self, dir: &Path) -> Result<Self, String> {
+        let mut files = Vec::new();
+        collect_files(dir, &mut files).map_err(|e| format!("mergepath: {}: {e}", dir.display()))?;
+        files.sort();
+        for (path, bytes) in files.iter().filter(|(path, _)| path.extension().is_none_or(|e| e != "cu")) {
+            path.strip_prefix(dir).unwrap_or(path).hash(&mut self.common);
+            bytes.hash(&mut self.common);
+        }
+        self.flags.push(format!("-I{}", dir.display()));
+        Ok(self)
+    }
+
     /// nvcc with the flags (fatbin, architectures, include directories); the source and
     /// `-o` output follow.
     pub fn command(&self) -> Command {
