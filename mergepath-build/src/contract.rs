@@ -248,7 +248,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         name: "sort4_boundaries_params",
         templates: &["K"],
         doc: "mergepath_sort4_boundaries: a four-way pass's coarse boundaries.",
-        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("spacing", I64), ("run", I64), ("num_segments", I64), ("splits", Ptr("mergepath::split4*"))],
+        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("spacing", I64), ("run", I64), ("num_boundaries", I64), ("splits", Ptr("mergepath::split4*"))],
     },
     Struct {
         name: "sort4_tile_splits_params",

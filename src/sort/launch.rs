@@ -164,7 +164,7 @@ fn enqueue_sort(
             let bounds = mergesort4_boundary_count(n, pass.run, tile);
             let tiles4 = mergesort4_tile_count(n, pass.run, tile);
             let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
-            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_segments: bounds as i64, splits: parts_ptr };
+            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr };
             let func = kernels.function("mergepath_sort4_boundaries")?;
             // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
             // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
