@@ -3,7 +3,8 @@
 use super::plan::{SearchGrid, SearchOutput};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::launch::KernelArg;
+use crate::device::contract::SortedSearchParams;
+use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -57,12 +58,13 @@ fn launch_search_pair<K: Key>(
         return Ok(());
     }
     let grid = SearchGrid::new(kernels.arch, std::mem::size_of::<K>(), needles.len, haystack.len)?;
-    let lower_bytes = (needles.len * word).div_ceil(256) * 256;
-    let mut temp = gpu.temp(lower_bytes + grid.partition_bytes())?;
+    let mut layout = TempLayout::default();
+    let (lower_at, parts_at) = (layout.region(needles.len * word), layout.region(grid.partition_bytes()));
+    let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
-    let parts = base + lower_bytes as u64;
-    grid.launch(gpu, kernels, needles, haystack, Bound::Lower, lower, parts, 0, base)?;
-    grid.launch(gpu, kernels, needles, haystack, Bound::Upper, second, parts, base, out)
+    let (lower_bounds, parts) = (base + lower_at as u64, base + parts_at as u64);
+    grid.launch(gpu, kernels, needles, haystack, Bound::Lower, lower, parts, 0, lower_bounds)?;
+    grid.launch(gpu, kernels, needles, haystack, Bound::Upper, second, parts, lower_bounds, out)
 }
 
 impl SearchGrid {
@@ -89,20 +91,20 @@ impl SearchGrid {
         };
         launch_partitions(gpu, kernels, a, b, self.shape.tile(), parts, self.parts)?;
         let cfg = LaunchConfig { grid_dim: (self.tiles, 1, 1), block_dim: (self.shape.threads, 1, 1), shared_mem_bytes: 0 };
-        let args = [
-            KernelArg::Ptr(needles.ptr),
-            KernelArg::I64(needles.len as i64),
-            KernelArg::Ptr(haystack.ptr),
-            KernelArg::I64(haystack.len as i64),
-            KernelArg::Ptr(parts),
-            KernelArg::Ptr(lower),
-            KernelArg::Ptr(out),
-        ];
-        // SAFETY: `func` is a `mergepath_sorted_search_*` entry with these arguments whose
+        let params = SortedSearchParams {
+            needles: needles.ptr,
+            needle_count: needles.len as i64,
+            haystack: haystack.ptr,
+            haystack_count: haystack.len as i64,
+            partitions: parts,
+            lower,
+            out,
+        };
+        // SAFETY: `func` is a `mergepath_sorted_search_*` entry (`SortedSearchParams`) whose
         // merge order is `bound`'s; its tile is the search shape (same table row), the grid
         // covers ceil(total / tile) tiles, the partitions (tiles + 1) were just computed over
         // (A, B) in that order, `lower` is null or holds needles.len indices of the entry's
         // width, and `out` holds needles.len outputs (validated by the caller).
-        unsafe { gpu.launch(func, cfg, &args) }
+        unsafe { gpu.launch(func, cfg, &params) }
     }
 }

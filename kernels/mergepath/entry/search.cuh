@@ -10,13 +10,11 @@
 // (haystack, needles) for the upper-bound passes.
 #define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, INDEX, OUT)                                  \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                     \
-  mergepath_sorted_search_##NAME(const mergepath_key_t* needles, int64_t needle_count,           \
-                                 const mergepath_key_t* haystack, int64_t haystack_count,        \
-                                 const int64_t* partitions, const INDEX* lower, OUT* out) {      \
+  mergepath_sorted_search_##NAME(const mergepath::sorted_search_params<mergepath_key_t, INDEX, OUT> p) {      \
     using namespace mergepath_instance;                                                          \
     mergepath::sorted_search_tile<SEARCH.nt, SEARCH.vt, UPPER, mergepath::search_output::OUTPUT,   \
-                                  K, INDEX, OUT>(needles, needle_count, haystack,                \
-                                                 haystack_count, partitions, lower, out, Comp()); \
+                                  K, INDEX, OUT>(p.needles, p.needle_count, p.haystack,                \
+                                                 p.haystack_count, p.partitions, p.lower, p.out, Comp()); \
   }
 MERGEPATH_SORTED_SEARCH(lower_4, false, bound, uint32_t, uint32_t)
 MERGEPATH_SORTED_SEARCH(lower_8, false, bound, uint64_t, uint64_t)
