@@ -1,8 +1,9 @@
 // Merge u32 2^26, partitions + merge, for tile shapes and with the merge launched as a
 // programmatic dependent of the partition kernel (griddepcontrol), at several L2 fetch
 // granularities: the library's kernel bodies (merge_path_partitions_body, merge_tile) with the
-// shape as template arguments. Build and run on the GPU machine, from the repository root:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels benches/tune/merge_pdl.cu -o /tmp/merge_pdl && /tmp/merge_pdl [log2_n]
+// shape as template arguments. Build and run on the GPU machine, from the repository root,
+// with the generated headers in .gpu/include (timing.cuh says how):
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/merge_pdl.cu -o /tmp/merge_pdl && /tmp/merge_pdl [log2_n]
 // The 16-byte-store merge measured with it (BENCHMARKS.md, "Merge: the partition phase's floor")
 // is in this file at commit bf81afe.
 #include <mergepath/kernel/merge.cuh>
