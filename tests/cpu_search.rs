@@ -79,10 +79,6 @@ proptest! {
             }
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn one_pass_counts_are_upper_minus_lower(
