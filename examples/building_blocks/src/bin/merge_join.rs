@@ -21,16 +21,19 @@ fn merge_join_count(gpu: &Gpu, kernels: &Module, a: &CudaSlice<u32>, b: &CudaSli
     let total = a.len() + b.len();
     let mut partitions = gpu.alloc_zeros::<i64>(mergepath::partition_count(total, TILE.tile()))?;
     mergepath::merge_path_partitions_into(gpu, a, b, TILE.tile(), Less, &mut partitions)?;
-    let (a_in, b_in) = (gpu.check_input("a", a)?, gpu.check_input("b", b)?);
-    let out = gpu.check_output("counts", &mut counts, a.len(), &[&a_in, &b_in])?;
-    let (a_count, b_count) = (a_in.len as i64, b_in.len as i64);
-    let func = kernels.function("merge_join_count")?;
-    let mut launch = gpu.stream().launch_builder(&func);
-    launch.arg(&a_in.ptr).arg(&a_count).arg(&b_in.ptr).arg(&b_count).arg(&partitions).arg(&out.ptr);
-    // SAFETY: the arguments match merge_join_count; one CTA of NT threads per tile of NV merged
-    // items, the partitions (spacing NV, ties to A) cover every tile, and `counts` holds one
-    // entry per key of A.
-    unsafe { launch.launch(TILE.launch_config(total)?) }?;
+    {
+        // The checked buffers hold their borrows until the launch is enqueued.
+        let (a_in, b_in) = (gpu.check_input("a", a)?, gpu.check_input("b", b)?);
+        let out = gpu.check_output("counts", &mut counts, a.len(), &[&a_in, &b_in])?;
+        let (a_count, b_count) = (a_in.len as i64, b_in.len as i64);
+        let func = kernels.function("merge_join_count")?;
+        let mut launch = gpu.stream().launch_builder(&func);
+        launch.arg(&a_in.ptr).arg(&a_count).arg(&b_in.ptr).arg(&b_count).arg(&partitions).arg(&out.ptr);
+        // SAFETY: the arguments match merge_join_count; one CTA of NT threads per tile of NV
+        // merged items, the partitions (spacing NV, ties to A) cover every tile, and `counts`
+        // holds one entry per key of A.
+        unsafe { launch.launch(TILE.launch_config(total)?) }?;
+    }
     Ok(counts)
 }
 
