@@ -103,11 +103,11 @@ __device__ __forceinline__ Index sorted_bound(Keys keys, Index count, K key, Com
 }
 
 // The end of the run of keys equal to `key` (neither goes before the other) that starts at
-// keys[begin]: the first i in [begin, end) whose key goes after `key`, or `end`. keys[begin..end)
-// must be sorted and not go before `key`. A galloping search from `begin` (probes at begin,
-// begin + 1, begin + 3, ... then a binary search of the last gap), so it costs O(log(run))
-// loads whatever `end - begin` is: a tile finishes the runs that cross its end in the rest of
-// a global input this way, reading only the run.
+// keys[begin] (`keys` a pointer, to shared or global memory): the first i in [begin, end)
+// whose key goes after `key`, or `end`. keys[begin..end) must be sorted and not go before
+// `key`. A galloping search from `begin` (probes whose stride doubles, then a binary search of
+// the last gap), so it costs O(log(run)) loads whatever `end - begin` is: a tile finishes the
+// runs that cross its end in the rest of a global input this way, reading only the run.
 template <class Index, class Keys, class K, class Comp>
 __device__ __forceinline__ Index equal_run_end(Keys keys, Index begin, Index end, K key, Comp comp) {
   Index lo = begin, step = 1;  // keys[begin..lo) are equal to `key`
