@@ -1,6 +1,7 @@
 //! CPU reference implementations with exactly the GPU semantics: simple sequential code, the
 //! oracle of the tests. [`crate::host`] is the fast, parallel CPU backend checked against it.
 
+use crate::device::contract::{SET_A_ONLY, SET_B_ONLY, SET_MATCHED};
 use crate::key::{Comparator, Key};
 
 /// Stable sequential merge of `a` and `b` (ties: `a` first) by `comp`.
@@ -115,17 +116,17 @@ pub fn set_operation_each<T>(op: crate::types::SetOperation, a: &[T], b: &[T], i
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         if j == b.len() || (i < a.len() && is_less(&a[i], &b[j])) {
-            if flags & crate::types::EMIT_A_ONLY != 0 {
+            if flags & SET_A_ONLY != 0 {
                 emit(SetSource::A(i));
             }
             i += 1;
         } else if i == a.len() || is_less(&b[j], &a[i]) {
-            if flags & crate::types::EMIT_B_ONLY != 0 {
+            if flags & SET_B_ONLY != 0 {
                 emit(SetSource::B(j));
             }
             j += 1;
         } else {
-            if flags & crate::types::EMIT_MATCHED != 0 {
+            if flags & SET_MATCHED != 0 {
                 emit(SetSource::A(i));
             }
             i += 1;

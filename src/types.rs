@@ -1,5 +1,6 @@
 //! Types several algorithms and both backends (GPU and host) share.
 
+use crate::device::contract::{SET_A_ONLY, SET_B_ONLY, SET_MATCHED};
 use crate::key::Value;
 
 /// Which bound [`sorted_search`](crate::sorted_search) finds.
@@ -12,12 +13,6 @@ pub enum Bound {
     /// items not after it (`partition_point(|h| !comp(needle, h))`).
     Upper,
 }
-
-/// `mergepath::set_emit` (kernels/mergepath/thread/serial.cuh): an A item without a partner in B, a B
-/// item without a partner in A, a matched pair (its A item) goes out.
-pub(crate) const EMIT_A_ONLY: i64 = 1;
-pub(crate) const EMIT_B_ONLY: i64 = 2;
-pub(crate) const EMIT_MATCHED: i64 = 4;
 
 /// A multiset operation on sorted inputs A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,12 +42,12 @@ impl SetOperation {
     }
 
     /// Which steps of the balanced merge go out, as `mergepath::set_emit` flags.
-    pub(crate) fn emit(self) -> i64 {
+    pub(crate) fn emit(self) -> i32 {
         match self {
-            Self::Intersection => EMIT_MATCHED,
-            Self::Union => EMIT_A_ONLY | EMIT_B_ONLY | EMIT_MATCHED,
-            Self::Difference => EMIT_A_ONLY,
-            Self::SymmetricDifference => EMIT_A_ONLY | EMIT_B_ONLY,
+            Self::Intersection => SET_MATCHED,
+            Self::Union => SET_A_ONLY | SET_B_ONLY | SET_MATCHED,
+            Self::Difference => SET_A_ONLY,
+            Self::SymmetricDifference => SET_A_ONLY | SET_B_ONLY,
         }
     }
 }

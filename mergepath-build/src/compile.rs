@@ -2,6 +2,7 @@
 //! header, the flags, the content-hash cache of fatbins and parallel compilation.
 
 use crate::toolkit::run_capture;
+use crate::contract::contract_header;
 use crate::tuning::{tuning_header, TuningTable};
 use crate::headers_dir;
 use std::collections::hash_map::DefaultHasher;
@@ -48,14 +49,16 @@ pub struct KernelBuild {
 }
 
 impl KernelBuild {
-    /// Writes `include_dir/mergepath/tuning.cuh` from `tuning` (mergepath's table) and hashes
-    /// the inputs. Fatbins go to `target_dir/mergepath-kernel-cache` (or
+    /// Writes `include_dir/mergepath/tuning.cuh` from `tuning` (mergepath's table) and
+    /// `include_dir/mergepath/contract.cuh` (the host<->device contract), and hashes the inputs. Fatbins go to `target_dir/mergepath-kernel-cache` (or
     /// `MERGEPATH_KERNEL_CACHE`), generated sources to `gen_dir`.
     pub fn new(nvcc: PathBuf, archs: &[u32], tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
         let io = |e: std::io::Error| format!("mergepath: {e}");
         let kernels_dir = headers_dir();
         let header = tuning_header(tuning, "kernels/tuning.tsv", "mergepath");
         write_if_changed(&include_dir.join("mergepath/tuning.cuh"), &header)?;
+        let contract = contract_header();
+        write_if_changed(&include_dir.join("mergepath/contract.cuh"), &contract)?;
         let nvcc_version = run_capture(Command::new(&nvcc).arg("--version")).map_err(|e| format!("mergepath: cannot run {}: {e}", nvcc.display()))?;
         let mut sources: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         collect_files(kernels_dir, &mut sources).map_err(io)?;
@@ -74,6 +77,7 @@ impl KernelBuild {
             bytes.hash(&mut common);
         }
         header.hash(&mut common);
+        contract.hash(&mut common);
         archs.hash(&mut common);
         nvcc_version.hash(&mut common);
         // Fatbins are named by a hash of everything that goes into them (not paths), so builds in

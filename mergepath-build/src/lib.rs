@@ -11,17 +11,22 @@
 //! - Launch shapes come from tuning tables (`tuning.tsv` next to the headers, and users' own in
 //!   the same format), turned into CUDA `constexpr` functions and Rust constants that pick rows
 //!   by one rule, [`select_shape`].
+//! - The host<->device contract (constants, device structs, each entry point's parameter
+//!   struct) is declared once ([`KERNEL_PARAMS`] and beside it) and written for both sides:
+//!   `mergepath/contract.cuh` beside the tuning header, and Rust through [`contract_rust`].
 //! - On docs.rs (`DOCS_RS`) nothing is compiled.
 
 #![warn(missing_docs)]
 
 mod compile;
+mod contract;
 mod kernels;
 mod keys;
 mod toolkit;
 mod tuning;
 
 pub use compile::{instantiation_source, KernelBuild};
+pub use contract::{contract_header, contract_rust, Constant, Field, Layout, Struct, CONSTANTS, DEVICE_STRUCTS, KERNEL_PARAMS};
 pub use kernels::Kernels;
 pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
 pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, TOOLKIT_CACHE, TOOLKIT_WHEELS};

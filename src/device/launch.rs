@@ -1,23 +1,20 @@
-//! Kernel launches: the argument list and the grid limit, checked before anything is enqueued.
+//! Kernel launches: the parameter struct and the grid limit, checked before anything is enqueued.
 
+use super::contract::KernelParams;
 use super::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{sys, CudaFunction, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 impl Gpu {
-    /// Enqueues `func` on the stream. Arguments are raw device pointers and integers.
+    /// Enqueues `func` on the stream with `params`, its one argument (a generated parameter
+    /// struct of the contract).
     ///
     /// # Safety
-    /// `args` must match the kernel's parameter list, and every pointer must be valid for
-    /// what the kernel reads and writes under `cfg`.
-    pub(crate) unsafe fn launch(&self, func: &CudaFunction, cfg: LaunchConfig, args: &[KernelArg]) -> Result<()> {
+    /// `P` must be the parameter struct of `func`'s entry point, and every pointer in it must be
+    /// valid for what the kernel reads and writes under `cfg`.
+    pub(crate) unsafe fn launch<P: KernelParams>(&self, func: &CudaFunction, cfg: LaunchConfig, params: &P) -> Result<()> {
         let mut builder = self.stream.launch_builder(func);
-        for arg in args {
-            match arg {
-                KernelArg::Ptr(p) => builder.arg(p),
-                KernelArg::I64(v) => builder.arg(v),
-            };
-        }
+        builder.arg(params);
         // SAFETY: forwarded from this function's contract.
         unsafe { builder.launch(cfg) }?;
         Ok(())
@@ -28,11 +25,4 @@ impl Gpu {
 /// [`Error::TooLarge`] naming `what` past it.
 pub(crate) fn grid_ctas(ctas: usize, what: &'static str) -> Result<u32> {
     u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what })
-}
-
-/// One kernel argument.
-#[derive(Clone, Copy)]
-pub(crate) enum KernelArg {
-    Ptr(sys::CUdeviceptr),
-    I64(i64),
 }

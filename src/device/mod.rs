@@ -7,6 +7,7 @@
 //! (host↔device copies through the staging), [`timeline`] (a recorder of what overlaps).
 
 pub(crate) mod buffers;
+pub(crate) mod contract;
 pub(crate) mod kernels;
 pub(crate) mod launch;
 pub(crate) mod staging;

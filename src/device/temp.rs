@@ -75,6 +75,33 @@ impl Drop for Temp<'_> {
     }
 }
 
+/// `bytes` rounded up to the alignment of a temporary buffer's regions
+/// ([`TEMP_ALIGN`](super::contract::TEMP_ALIGN)).
+pub(crate) fn temp_aligned(bytes: usize) -> usize {
+    bytes.next_multiple_of(super::contract::TEMP_ALIGN)
+}
+
+/// One temporary buffer carved into regions, each starting at a multiple of
+/// [`TEMP_ALIGN`](super::contract::TEMP_ALIGN).
+#[derive(Default)]
+pub(crate) struct TempLayout {
+    bytes: usize,
+}
+
+impl TempLayout {
+    /// A region of `bytes` after those before it: its offset in the buffer.
+    pub(crate) fn region(&mut self, bytes: usize) -> usize {
+        let at = temp_aligned(self.bytes);
+        self.bytes = at + bytes;
+        at
+    }
+
+    /// The buffer's size: the end of its last region.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +117,14 @@ mod tests {
         for bytes in [3usize << 20, 5 << 20, (1 << 30) + 7] {
             assert!(temp_size(bytes) >= bytes && temp_size(bytes) <= bytes + bytes / 8, "{bytes}");
         }
+    }
+
+    #[test]
+    fn temp_regions_start_aligned_and_end_unrounded() {
+        let mut layout = TempLayout::default();
+        assert_eq!(layout.region(100), 0);
+        assert_eq!(layout.region(0), 256);
+        assert_eq!(layout.region(8), 256);
+        assert_eq!(layout.bytes(), 264);
     }
 }

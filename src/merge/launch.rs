@@ -2,7 +2,8 @@
 
 use super::plan::MergeStrategy;
 use crate::device::buffers::CheckedBuffer;
-use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::contract::{MergeKeysParams, MergeLadderParams, MergePairsParams};
+use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -33,32 +34,31 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let (a_n, b_n) = (KernelArg::I64(a.len as i64), KernelArg::I64(b.len as i64));
+    let (a_count, b_count) = (a.len as i64, b.len as i64);
     match values {
         None => {
-            let args = [KernelArg::Ptr(a.ptr), a_n, KernelArg::Ptr(b.ptr), b_n, KernelArg::Ptr(parts_ptr), KernelArg::Ptr(out.ptr)];
+            let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr };
             let func = kernels.function("mergepath_merge_keys")?;
-            // SAFETY: the arguments match `mergepath_merge_keys` (kernels/mergepath/instantiate.cuh);
-            // the kernel's tile is `shape` (same table row on both sides), the grid covers
+            // SAFETY: `MergeKeysParams` is `mergepath_merge_keys`'s parameter struct; the kernel's tile is `shape` (same table row on both sides), the grid covers
             // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total.
-            unsafe { gpu.launch(&func, cfg, &args) }
+            unsafe { gpu.launch(&func, cfg, &params) }
         }
         Some((av, bv, ov, word)) => {
-            let args = [
-                KernelArg::Ptr(a.ptr),
-                KernelArg::Ptr(av.ptr),
-                a_n,
-                KernelArg::Ptr(b.ptr),
-                KernelArg::Ptr(bv.ptr),
-                b_n,
-                KernelArg::Ptr(parts_ptr),
-                KernelArg::Ptr(out.ptr),
-                KernelArg::Ptr(ov.ptr),
-            ];
+            let params = MergePairsParams {
+                a: a.ptr,
+                a_vals: av.ptr,
+                a_count,
+                b: b.ptr,
+                b_vals: bv.ptr,
+                b_count,
+                partitions: parts_ptr,
+                out: out.ptr,
+                out_vals: ov.ptr,
+            };
             let func = kernels.for_values("mergepath_merge_pairs", word)?;
-            // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}`; value buffers have their
+            // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}` (`MergePairsParams`); value buffers have their
             // keys' lengths and are aligned to the word size the kernel moves them in.
-            unsafe { gpu.launch(&func, cfg, &args) }
+            unsafe { gpu.launch(&func, cfg, &params) }
         }
     }
 }
@@ -78,9 +78,9 @@ pub(super) fn launch_ladder<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuff
     let func = kernels.function(name)?;
     let ctas = grid_ctas((a.len + b.len).div_ceil(per_cta), "merge ladder grid")?;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let args = [KernelArg::Ptr(a.ptr), KernelArg::I64(a.len as i64), KernelArg::Ptr(b.ptr), KernelArg::I64(b.len as i64), KernelArg::Ptr(out.ptr)];
-    // SAFETY: the arguments match `mergepath_merge_{basic,tiled,circular}`; each CTA covers
+    let params = MergeLadderParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, out: out.ptr };
+    // SAFETY: `MergeLadderParams` is the parameter struct of `mergepath_merge_{basic,tiled,circular}`; each CTA covers
     // `per_cta` outputs (the kernels' compile-time shape from the same table row and tile
     // rule), the grid covers all of them, and `out` holds a.len + b.len keys.
-    unsafe { gpu.launch(&func, cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &params) }
 }

@@ -7,19 +7,16 @@ use crate::key::{Comparator, Key, Less};
 use crate::tuning::{merge_shape, search_shape};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::contract::{PartitionsParams, PARTITION_THREADS};
+use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use cudarc::driver::LaunchConfig;
-
-/// Threads per CTA of the partition kernel (`mergepath::PARTITION_THREADS`), one thread per
-/// partition.
-const PARTITION_THREADS: u32 = 128;
 
 /// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
 /// thread each.
 pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
-    let ctas = grid_ctas(count.div_ceil(PARTITION_THREADS as usize), "partition grid")?;
-    Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS, 1, 1), shared_mem_bytes: 0 })
+    let ctas = grid_ctas(count.div_ceil(PARTITION_THREADS), "partition grid")?;
+    Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 })
 }
 
 /// Enqueues the partition kernel writing `count` partitions to `out`.
@@ -34,20 +31,11 @@ pub(crate) fn launch_partitions(
 ) -> Result<()> {
     let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
     let cfg = partition_launch_config(count)?;
-    let args = [
-        KernelArg::Ptr(a.ptr),
-        KernelArg::I64(a.len as i64),
-        KernelArg::Ptr(b.ptr),
-        KernelArg::I64(b.len as i64),
-        KernelArg::I64(spacing),
-        KernelArg::I64(count as i64),
-        KernelArg::Ptr(out),
-    ];
+    let params = PartitionsParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, spacing, num_partitions: count as i64, partitions: out };
     let func = kernels.function("mergepath_partitions")?;
-    // SAFETY: the arguments match `mergepath_partitions` in kernels/mergepath/instantiate.cuh;
-    // a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
+    // SAFETY: `PartitionsParams` is `mergepath_partitions`'s parameter struct; a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
     // threads (extra threads return at once).
-    unsafe { gpu.launch(&func, cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &params) }
 }
 
 impl Gpu {

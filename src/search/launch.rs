@@ -1,9 +1,9 @@
-//! The launches of a search: the partitions and the search kernels, one pass or two.
+//! The launches of a search: the partitions and one search kernel.
 
 use super::plan::{SearchGrid, SearchOutput};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::launch::KernelArg;
+use crate::device::contract::SortedSearchParams;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -59,20 +59,20 @@ impl SearchGrid {
         };
         launch_partitions(gpu, kernels, a, b, self.shape.tile(), parts, self.parts)?;
         let cfg = LaunchConfig { grid_dim: (self.tiles, 1, 1), block_dim: (self.shape.threads, 1, 1), shared_mem_bytes: 0 };
-        let args = [
-            KernelArg::Ptr(needles.ptr),
-            KernelArg::I64(needles.len as i64),
-            KernelArg::Ptr(haystack.ptr),
-            KernelArg::I64(haystack.len as i64),
-            KernelArg::Ptr(parts),
-            KernelArg::Ptr(out),
-            KernelArg::Ptr(upper),
-        ];
-        // SAFETY: `func` is a `mergepath_sorted_search_*` entry with these arguments whose
+        let params = SortedSearchParams {
+            needles: needles.ptr,
+            needle_count: needles.len as i64,
+            haystack: haystack.ptr,
+            haystack_count: haystack.len as i64,
+            partitions: parts,
+            out,
+            upper,
+        };
+        // SAFETY: `func` is a `mergepath_sorted_search_*` entry (`SortedSearchParams`) whose
         // merge order is `bound`'s; its tile is the search shape (same table row), the grid
         // covers ceil(total / tile) tiles, the partitions (tiles + 1) were just computed over
         // (A, B) in that order, `out` holds needles.len outputs of the entry's width and so
         // does `upper` for the range entries, which alone write it (validated by the caller).
-        unsafe { gpu.launch(func, cfg, &args) }
+        unsafe { gpu.launch(func, cfg, &params) }
     }
 }

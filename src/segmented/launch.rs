@@ -3,11 +3,17 @@
 use super::offsets::{sealed, SegmentOffsets};
 use super::plan::{check_segment_count, segment_geometry, segment_levels};
 use crate::error::{Error, Result};
-use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::contract::{
+    SegmentBound, SegmentMerge, SegmentTileJobs, SegmentedBlocksortKeysParams, SegmentedBlocksortPairsParams, SegmentedBoundsParams, SegmentedLevelSplitsParams,
+    SegmentedLevelsKeysParams, SegmentedLevelsPairsParams, SegmentedLevelsProgress, SegmentedMergeKeysParams, SegmentedMergePairsParams, SEGMENTED_MAX_LEVELS,
+};
+use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::key::{Comparator, Key};
 use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::{DevicePtr, LaunchConfig};
+use std::mem::size_of;
 
 /// Enqueues the tile starts, the tile sorts, the merge levels and the copy back.
 pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
@@ -44,43 +50,35 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         }
     };
     check_segment_count(offsets_len)?;
+    debug_assert!(levels as usize <= SEGMENTED_MAX_LEVELS, "the progress counters have room for SEGMENTED_MAX_LEVELS levels");
     if offsets_len < 2 || n == 0 {
         return Ok(());
     }
-    let segments = KernelArg::I64(offsets_len as i64 - 1);
+    let num_segments = offsets_len as i64 - 1;
     let tiles = n.div_ceil(stride);
     let grid = grid_ctas(tiles, "segmented sort grid")?;
-    let too_large = || Error::TooLarge { what: "segmented sort length" };
-    let count = KernelArg::I64(i64::try_from(n).map_err(|_| too_large())?);
-    let (stride_arg, small_arg) = (KernelArg::I64(stride as i64), KernelArg::I64(small as i64));
+    let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "segmented sort length" })?;
+    let (stride_arg, small_arg) = (stride as i64, small as i64);
 
-    // Temp: the tile starts (3 i64 each, one more than the tiles), the tiles' jobs (3 i64
-    // each), the level count (an i32) and the merge levels' progress counters (an u64 and 128
-    // u32, `mergepath::segmented_levels_progress`), the tiles' kinds (a byte each), then, where
-    // there are levels, the level's merges (two of 5 i64 per tile), keys and values.
-    const PROGRESS_AT: usize = 256;
-    const KINDS_AT: usize = PROGRESS_AT + 1024;
-    let round = |b: usize| b.div_ceil(256) * 256;
-    let (bounds_bytes, jobs_bytes, levels_bytes) = (round((tiles + 1) * 24), round(tiles * 24), KINDS_AT + round(tiles));
-    let (merges_bytes, tmp_keys_bytes, tmp_values_bytes) = if levels > 0 {
-        (round(tiles * 80), round(n * key_bytes), values.map_or(0, |(_, w)| round(n * w)))
+    // Temp: the tile starts (one more than the tiles), the tiles' jobs, the level count, the
+    // merge levels' progress counters, the tiles' kinds (a byte each), then, where there are
+    // levels, the level's merges (two per tile), keys and values.
+    let mut layout = TempLayout::default();
+    let bounds_at = layout.region((tiles + 1) * size_of::<SegmentBound>());
+    let jobs_at = layout.region(tiles * size_of::<SegmentTileJobs>());
+    let max_levels_at = layout.region(size_of::<i32>());
+    let progress_at = layout.region(size_of::<SegmentedLevelsProgress>());
+    let kinds_at = layout.region(tiles);
+    let (merges_at, tmp_keys_at, tmp_values_at) = if levels > 0 {
+        (layout.region(2 * tiles * size_of::<SegmentMerge>()), layout.region(n * key_bytes), layout.region(values.map_or(0, |(_, w)| n * w)))
     } else {
         (0, 0, 0)
     };
-    let mut temp = gpu.temp(bounds_bytes + jobs_bytes + levels_bytes + merges_bytes + tmp_keys_bytes + tmp_values_bytes)?;
+    let mut temp = gpu.temp(layout.bytes())?;
     let (base, _temp_guard) = temp.device_ptr_mut();
-    let jobs = base + bounds_bytes as u64;
-    let max_levels = jobs + jobs_bytes as u64;
-    let merges = max_levels + levels_bytes as u64;
-    let (tmp_keys, tmp_values) = (merges + merges_bytes as u64, merges + (merges_bytes + tmp_keys_bytes) as u64);
-    let (offsets_arg, bounds_arg, jobs_arg, levels_arg, progress_arg, kinds_arg) = (
-        KernelArg::Ptr(offsets_ptr),
-        KernelArg::Ptr(base),
-        KernelArg::Ptr(jobs),
-        KernelArg::Ptr(max_levels),
-        KernelArg::Ptr(max_levels + PROGRESS_AT as u64),
-        KernelArg::Ptr(max_levels + KINDS_AT as u64),
-    );
+    let at = |offset: usize| base + offset as u64;
+    let (bounds, jobs, max_levels, progress, kinds) = (at(bounds_at), at(jobs_at), at(max_levels_at), at(progress_at), at(kinds_at));
+    let (merges, tmp_keys, tmp_values) = (at(merges_at), at(tmp_keys_at), at(tmp_values_at));
 
     // The tile starts: a thread each.
     const BOUNDS_THREADS: u32 = 256;
@@ -89,15 +87,24 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         block_dim: (BOUNDS_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let args =
-        [offsets_arg, segments, count, stride_arg, small_arg, KernelArg::I64(tiles as i64), bounds_arg, levels_arg, progress_arg];
+    let params = SegmentedBoundsParams {
+        offsets: offsets_ptr,
+        num_segments,
+        count,
+        stride: stride_arg,
+        small: small_arg,
+        num_tiles: tiles as i64,
+        bounds,
+        max_levels,
+        progress,
+    };
     let func = kernels.function("mergepath_segmented_bounds")?;
-    // SAFETY: matches `mergepath_segmented_bounds`; one thread per tile start (tiles + 1),
-    // each writing its own bound (tiles + 1 of 24 bytes fit `bounds_bytes`), thread 0 the
-    // level count and the first CTA the progress counters (520 bytes, inside the 1024 before
-    // the kinds); the offsets are only read, `offsets_len` of them (segments clamped into
-    // the keys by the kernel).
-    unsafe { gpu.launch(&func, bounds_cfg, &args) }?;
+    // SAFETY: `SegmentedBoundsParams` is `mergepath_segmented_bounds`'s parameter struct; one
+    // thread per tile start (tiles + 1), each writing its own bound (tiles + 1 fit their
+    // region), thread 0 the level count and the first CTA the progress counters (each in its
+    // region); the offsets are only read, `offsets_len` of them (segments clamped into the keys
+    // by the kernel).
+    unsafe { gpu.launch(&func, bounds_cfg, &params) }?;
 
     // The tiles inside one segment, the tiles of short pieces, then the others (marked in
     // `kinds` by the second launch): three launches over all the tiles.
@@ -105,24 +112,34 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     for kind in ["one_", "", "items_"] {
         match values {
             None => {
-                let args = [KernelArg::Ptr(keys), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg, jobs_arg, levels_arg];
+                let params = SegmentedBlocksortKeysParams { keys, count, offsets: offsets_ptr, num_segments, stride: stride_arg, bounds, kinds, jobs, max_levels };
                 let func = kernels.function(&format!("mergepath_segmented_blocksort_{kind}keys"))?;
-                // SAFETY: matches `mergepath_segmented_blocksort_{one_,,items_}keys`; one CTA
-                // per tile, each sorting the keys between its two bounds (at most stride +
-                // small = the kernel's tile, from the same table row as `shape`) if the tile
-                // is of the launch's kind, and writing its job and its kind (a byte each, in
-                // `kinds`, written by the second launch before the third reads it).
-                unsafe { gpu.launch(&func, cfg, &args) }?;
+                // SAFETY: `SegmentedBlocksortKeysParams` is the parameter struct of
+                // `mergepath_segmented_blocksort_{one_,,items_}keys`; one CTA per tile, each
+                // sorting the keys between its two bounds (at most stride + small = the kernel's
+                // tile, from the same table row as `shape`) if the tile is of the launch's kind,
+                // and writing its job and its kind (a byte each, in `kinds`, written by the
+                // second launch before the third reads it).
+                unsafe { gpu.launch(&func, cfg, &params) }?;
             }
             Some((vals, word)) => {
-                let args = [
-                    KernelArg::Ptr(keys), KernelArg::Ptr(vals), count, offsets_arg, segments, stride_arg, bounds_arg, kinds_arg,
-                    jobs_arg, levels_arg,
-                ];
+                let params = SegmentedBlocksortPairsParams {
+                    keys,
+                    values: vals,
+                    count,
+                    offsets: offsets_ptr,
+                    num_segments,
+                    stride: stride_arg,
+                    bounds,
+                    kinds,
+                    jobs,
+                    max_levels,
+                };
                 let func = kernels.for_values(&format!("mergepath_segmented_blocksort_{kind}pairs"), word)?;
-                // SAFETY: as above for `mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}`;
-                // the values have the keys' length and the word alignment.
-                unsafe { gpu.launch(&func, cfg, &args) }?;
+                // SAFETY: as above for `mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}`
+                // (`SegmentedBlocksortPairsParams`); the values have the keys' length and the
+                // word alignment.
+                unsafe { gpu.launch(&func, cfg, &params) }?;
             }
         }
     }
@@ -138,26 +155,38 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     let merge_cfg = LaunchConfig { grid_dim: (grid_ctas(2 * tiles, "segmented sort grid")?, 1, 1), ..cfg };
     for level in 0..launched_levels {
         let ((src_k, src_v), (dst_k, dst_v)) = (buffer(level), buffer(level + 1));
-        let level_arg = KernelArg::I64(level as i64);
-        let args = [KernelArg::Ptr(src_k), count, offsets_arg, stride_arg, small_arg, jobs_arg, levels_arg, level_arg, KernelArg::Ptr(merges)];
+        let level = i64::from(level);
+        let params = SegmentedLevelSplitsParams { keys: src_k, count, offsets: offsets_ptr, stride: stride_arg, small: small_arg, jobs, max_levels, level, merges };
         let func = kernels.function("mergepath_segmented_level_splits")?;
-        // SAFETY: matches `mergepath_segmented_level_splits`; one thread per (tile, job),
-        // 2 * tiles in all, each writing its own merge (two of 40 bytes per tile fit
-        // `merges_bytes`); reads the n keys where the previous level wrote them.
-        unsafe { gpu.launch(&func, splits_cfg, &args) }?;
-        let mut args = vec![KernelArg::Ptr(src_k)];
-        args.extend(src_v.map(KernelArg::Ptr));
-        args.extend([levels_arg, level_arg, KernelArg::Ptr(merges), KernelArg::Ptr(dst_k)]);
-        args.extend(dst_v.map(KernelArg::Ptr));
-        let func = match values {
-            None => kernels.function("mergepath_segmented_merge_keys")?,
-            Some((_, word)) => kernels.for_values("mergepath_segmented_merge_pairs", word)?,
-        };
-        // SAFETY: matches `mergepath_segmented_merge_{keys,pairs_4,8,16}` (keys in, [values
-        // in], level count, level, merges, keys out, [values out]): one CTA per merge just
-        // written, each inside its tile; both buffers hold n keys (and n values of `word`
-        // bytes) at the same positions.
-        unsafe { gpu.launch(&func, merge_cfg, &args) }?;
+        // SAFETY: `SegmentedLevelSplitsParams` is `mergepath_segmented_level_splits`'s parameter
+        // struct; one thread per (tile, job), 2 * tiles in all, each writing its own merge (two
+        // per tile fit their region); reads the n keys where the previous level wrote them.
+        unsafe { gpu.launch(&func, splits_cfg, &params) }?;
+        match values {
+            None => {
+                let params = SegmentedMergeKeysParams { keys_in: src_k, max_levels, level, merges, keys_out: dst_k };
+                let func = kernels.function("mergepath_segmented_merge_keys")?;
+                // SAFETY: `SegmentedMergeKeysParams` is `mergepath_segmented_merge_keys`'s
+                // parameter struct: one CTA per merge just written, each inside its tile; both
+                // buffers hold n keys at the same positions.
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
+            }
+            Some((_, word)) => {
+                let params = SegmentedMergePairsParams {
+                    keys_in: src_k,
+                    values_in: src_v.unwrap(),
+                    max_levels,
+                    level,
+                    merges,
+                    keys_out: dst_k,
+                    values_out: dst_v.unwrap(),
+                };
+                let func = kernels.for_values("mergepath_segmented_merge_pairs", word)?;
+                // SAFETY: as above for `mergepath_segmented_merge_pairs_{4,8,16}`
+                // (`SegmentedMergePairsParams`), with n values of `word` bytes in both buffers.
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
+            }
+        }
     }
     // The levels from `launched_levels` on and the copy back: one launch of the CTAs that fit
     // the device at once, taking work items in order (any number of CTAs is correct; this many
@@ -169,18 +198,36 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(shape.threads, 0, None)?.max(1);
     let sms = gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let levels_cfg = LaunchConfig { grid_dim: (grid.min(per_sm.saturating_mul(sms.max(1) as u32)), 1, 1), ..cfg };
-    let mut args = vec![KernelArg::Ptr(keys)];
-    args.extend(values.map(|(v, _)| KernelArg::Ptr(v)));
-    args.push(KernelArg::Ptr(tmp_keys));
-    args.extend(values.map(|_| KernelArg::Ptr(tmp_values)));
-    args.extend([count, offsets_arg, stride_arg, jobs_arg, levels_arg, KernelArg::I64(launched_levels as i64)]);
-    args.extend([KernelArg::Ptr(merges), progress_arg]);
-    // SAFETY: matches `mergepath_segmented_levels_{keys,pairs_4,8,16}` (keys, [values],
-    // temporary keys, [temporary values], count, offsets, stride, jobs, level count, first
-    // level, merges, progress): both buffers hold n keys (and n values of `word` bytes) at
-    // the same positions, the merges two of 40 bytes per tile (`merges_bytes`), and every merge
-    // writes inside its tile; the progress counters were zeroed by the bounds launch on this
-    // stream, and the levels before the first were launched before this.
-    unsafe { gpu.launch(&func, levels_cfg, &args) }?;
+    let first_level = i64::from(launched_levels);
+    // SAFETY (both arms): the parameter struct of `mergepath_segmented_levels_{keys,pairs_4,8,16}`;
+    // both buffers hold n keys (and n values of `word` bytes) at the same positions, the
+    // merges two per tile (their region), and every merge writes inside its tile; the progress
+    // counters were zeroed by the bounds launch on this stream, and the levels before the first
+    // were launched before this.
+    match values {
+        None => {
+            let params = SegmentedLevelsKeysParams { keys, tmp_keys, count, offsets: offsets_ptr, stride: stride_arg, jobs, max_levels, first_level, merges, progress };
+            // SAFETY: see above (`SegmentedLevelsKeysParams`).
+            unsafe { gpu.launch(&func, levels_cfg, &params) }?;
+        }
+        Some((vals, _)) => {
+            let params = SegmentedLevelsPairsParams {
+                keys,
+                values: vals,
+                tmp_keys,
+                tmp_values,
+                count,
+                offsets: offsets_ptr,
+                stride: stride_arg,
+                jobs,
+                max_levels,
+                first_level,
+                merges,
+                progress,
+            };
+            // SAFETY: see above (`SegmentedLevelsPairsParams`).
+            unsafe { gpu.launch(&func, levels_cfg, &params) }?;
+        }
+    }
     Ok(())
 }

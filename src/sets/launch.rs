@@ -3,7 +3,7 @@
 use super::plan::SetGrid;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::launch::KernelArg;
+use crate::device::contract::{SetCountParams, SetKeysParams, SetPairsParams, SetPartitionsParams};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
@@ -40,66 +40,67 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
     }
     let grid = SetGrid::new(kernels.arch, std::mem::size_of::<K>(), total)?;
     let (shape, tiles, num_splits) = (grid.shape, grid.tiles, grid.splits);
-    let mut temp = gpu.temp(grid.temp_bytes())?;
-    let (splits, _temp_guard) = temp.device_ptr_mut();
-    let states = splits + grid.split_bytes() as u64;
+    let (temp_bytes, splits_at, states_at) = grid.temp_layout();
+    let mut temp = gpu.temp(temp_bytes)?;
+    let (base, _temp_guard) = temp.device_ptr_mut();
+    let (splits, states) = (base + splits_at as u64, base + states_at as u64);
     let (len_ptr, _len_guard) = len.device_ptr_mut(gpu.stream());
 
-    let args = [
-        KernelArg::Ptr(a.ptr),
-        KernelArg::I64(a.len as i64),
-        KernelArg::Ptr(b.ptr),
-        KernelArg::I64(b.len as i64),
-        KernelArg::I64(shape.tile() as i64),
-        KernelArg::I64(num_splits as i64),
-        KernelArg::Ptr(splits),
-        KernelArg::Ptr(states),
-    ];
+    let params = SetPartitionsParams {
+        a: a.ptr,
+        a_count: a.len as i64,
+        b: b.ptr,
+        b_count: b.len as i64,
+        spacing: shape.tile() as i64,
+        num_splits: num_splits as i64,
+        splits,
+        tile_states: states,
+    };
     let func = kernels.function("mergepath_set_partitions")?;
-    // SAFETY: the arguments match `mergepath_set_partitions` (kernels/mergepath/instantiate.cuh);
-    // a and b are valid for their lengths, the temp buffer holds num_splits splits of 16 bytes
-    // and num_splits states of 8 after them, and the grid covers num_splits threads.
-    unsafe { gpu.launch(&func, partition_launch_config(num_splits)?, &args) }?;
+    // SAFETY: `SetPartitionsParams` is `mergepath_set_partitions`'s parameter struct; a and b
+    // are valid for their lengths, the temp buffer holds num_splits splits and num_splits
+    // states of 8 bytes (its layout), and the grid covers num_splits threads.
+    unsafe { gpu.launch(&func, partition_launch_config(num_splits)?, &params) }?;
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    let (emit, tiles_arg) = (KernelArg::I64(op.emit()), KernelArg::I64(i64::from(tiles)));
-    let capacity_arg = KernelArg::I64(i64::try_from(capacity).unwrap_or(i64::MAX));
+    let (emit, num_tiles) = (op.emit(), i64::from(tiles));
+    let capacity = i64::try_from(capacity).unwrap_or(i64::MAX);
     match output {
         Output::LenOnly => {
-            let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), emit, KernelArg::Ptr(len_ptr)];
+            let params = SetCountParams { a: a.ptr, b: b.ptr, splits, emit, out_count: len_ptr };
             let func = kernels.function("mergepath_set_count")?;
-            // SAFETY: the arguments match `mergepath_set_count`; the kernel's tile is `shape`
+            // SAFETY: `SetCountParams` is `mergepath_set_count`'s parameter struct; the kernel's tile is `shape`
             // (same table row), the grid has one CTA per tile, the splits (tiles + 1) were just
             // computed with that spacing, and `len` is one zeroed u64 the tiles add to.
-            unsafe { gpu.launch(&func, cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &params) }?;
         }
         Output::Keys(out) => {
-            let args = [KernelArg::Ptr(a.ptr), KernelArg::Ptr(b.ptr), KernelArg::Ptr(splits), tiles_arg, emit, KernelArg::Ptr(states), KernelArg::Ptr(out.ptr), capacity_arg, KernelArg::Ptr(len_ptr)];
+            let params = SetKeysParams { a: a.ptr, b: b.ptr, splits, num_tiles, emit, tile_states: states, out: out.ptr, capacity, out_count: len_ptr };
             let func = kernels.function("mergepath_set_keys")?;
-            // SAFETY: as above for `mergepath_set_keys`; the tile states (tiles + 1, zeroed by
+            // SAFETY: as above for `mergepath_set_keys` (`SetKeysParams`); the tile states (tiles + 1, zeroed by
             // the partition kernel) hold the scan and the ticket counter, and the kernel writes
             // only the first `capacity` (out's length) outputs.
-            unsafe { gpu.launch(&func, cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &params) }?;
         }
         Output::Pairs { keys, a_values, b_values, values, word } => {
-            let args = [
-                KernelArg::Ptr(a.ptr),
-                KernelArg::Ptr(a_values.ptr),
-                KernelArg::Ptr(b.ptr),
-                KernelArg::Ptr(b_values.ptr),
-                KernelArg::Ptr(splits),
-                tiles_arg,
+            let params = SetPairsParams {
+                a: a.ptr,
+                a_vals: a_values.ptr,
+                b: b.ptr,
+                b_vals: b_values.ptr,
+                splits,
+                num_tiles,
                 emit,
-                KernelArg::Ptr(states),
-                KernelArg::Ptr(keys.ptr),
-                KernelArg::Ptr(values.ptr),
-                capacity_arg,
-                KernelArg::Ptr(len_ptr),
-            ];
+                tile_states: states,
+                out: keys.ptr,
+                out_vals: values.ptr,
+                capacity,
+                out_count: len_ptr,
+            };
             let func = kernels.for_values("mergepath_set_pairs", word)?;
-            // SAFETY: as above for `mergepath_set_pairs_{4,8,16}`; the value buffers have
+            // SAFETY: as above for `mergepath_set_pairs_{4,8,16}` (`SetPairsParams`); the value buffers have
             // their keys' lengths and the word alignment, and `capacity` is the shorter output.
-            unsafe { gpu.launch(&func, cfg, &args) }?;
+            unsafe { gpu.launch(&func, cfg, &params) }?;
         }
     }
     drop(_len_guard);

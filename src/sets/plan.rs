@@ -1,7 +1,9 @@
 //! The grid of a multiset operation and its temporary memory, shared by the launch code and the
 //! host-slice calls.
 
+use crate::device::contract::SetSplit;
 use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
 use crate::error::Result;
 use crate::partition::partition_count;
 use crate::tuning::{sets_shape, LaunchShape};
@@ -24,14 +26,12 @@ impl SetGrid {
         Ok(SetGrid { shape, tiles, splits: partition_count(total, shape.tile()) })
     }
 
-    /// Bytes of the splits (16 each), rounded up to 256.
-    pub(super) fn split_bytes(&self) -> usize {
-        (self.splits * 16).div_ceil(256) * 256
-    }
-
     /// Temporary memory: the splits, then the tiles' scan states and the ticket counter (8
-    /// bytes each, one per split).
-    pub(super) fn temp_bytes(&self) -> usize {
-        self.split_bytes() + self.splits * 8
+    /// bytes each, one per split); the buffer's size and the two regions' offsets.
+    pub(super) fn temp_layout(&self) -> (usize, usize, usize) {
+        let mut layout = TempLayout::default();
+        let splits = layout.region(self.splits * std::mem::size_of::<SetSplit>());
+        let states = layout.region(self.splits * std::mem::size_of::<u64>());
+        (layout.bytes(), splits, states)
     }
 }

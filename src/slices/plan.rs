@@ -2,6 +2,7 @@
 //! a sort, merge-path splits made safe, the device buffers' lanes, temporary memory bounds.
 
 use crate::device::buffers::CheckedBuffer;
+use crate::device::temp::temp_aligned;
 use std::ops::Range;
 
 /// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)
@@ -13,11 +14,6 @@ pub(super) const SORT_CHUNK_BYTES: usize = 32 << 20;
 pub(super) const RANGE_BYTES: usize = 16 << 20;
 /// Ranges of a host-slice merge in flight at once (device buffers for each).
 pub(super) const MERGE_SLOTS: usize = 3;
-
-/// `b` rounded up to 256 bytes: the device buffers' lane alignment.
-pub(super) fn round(b: usize) -> usize {
-    b.div_ceil(256) * 256
-}
 
 /// Items of `item_bytes` in a piece of work of about `bytes` (at least one).
 pub(super) fn items_per(bytes: usize, item_bytes: usize) -> usize {
@@ -79,7 +75,7 @@ pub(super) fn clamp_splits(splits: &mut [usize], diags: &[usize], a_len: usize, 
 }
 
 /// A device buffer of keys and (optionally) values for `n` items: the keys' lane, then the
-/// values', each 256-byte aligned.
+/// values', each aligned as a temp region.
 #[derive(Clone, Copy)]
 pub(super) struct Lanes {
     pub(super) keys: u64,
@@ -90,11 +86,11 @@ pub(super) struct Lanes {
 
 impl Lanes {
     pub(super) fn bytes(n: usize, key_bytes: usize, word: usize) -> usize {
-        round(n * key_bytes) + round(n * word)
+        temp_aligned(n * key_bytes) + temp_aligned(n * word)
     }
 
     pub(super) fn at(base: u64, n: usize, key_bytes: usize, word: usize) -> Self {
-        Lanes { keys: base, values: base + round(n * key_bytes) as u64, key_bytes, word }
+        Lanes { keys: base, values: base + temp_aligned(n * key_bytes) as u64, key_bytes, word }
     }
 
     /// Items `r` of the keys.

@@ -1,8 +1,9 @@
 //! The host-slice calls that run on the device at once: searches, multiset operations and
 //! segmented sorts upload their inputs, run the device algorithm and download the result.
 
-use super::plan::{bytes_mut, round, search_temp_bytes, Lanes};
+use super::plan::{bytes_mut, search_temp_bytes, Lanes};
 use crate::device::buffers::CheckedBuffer;
+use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::transfer::{Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -13,14 +14,15 @@ use crate::sets::{launch_set_op, Output};
 use crate::sort::sort_temp_bytes;
 use crate::types::SetOperation;
 
-/// Uploads `inputs` (host bytes) into one device buffer (each 256-byte aligned) with room for
+/// Uploads `inputs` (host bytes) into one device buffer (each a region of a temp layout) with room for
 /// `outputs` (bytes each) after them, runs `launch` with the device addresses of the inputs and
 /// outputs, which returns how many bytes of each output to download, then downloads them into
 /// the front of `results` (one host destination per output). `temp_bytes` is what `launch`
 /// takes from the temp pool.
 fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, launch: impl FnOnce(&[u64], &[u64]) -> Result<Vec<usize>>, results: &mut [&mut [u8]]) -> Result<()> {
-    let offsets: Vec<usize> = inputs.iter().map(|i| i.len()).chain(outputs.iter().copied()).scan(0, |at, b| Some(std::mem::replace(at, *at + round(b)))).collect();
-    let bytes: usize = inputs.iter().map(|i| round(i.len())).chain(outputs.iter().map(|&b| round(b))).sum();
+    let mut layout = TempLayout::default();
+    let offsets: Vec<usize> = inputs.iter().map(|i| i.len()).chain(outputs.iter().copied()).map(|b| layout.region(b)).collect();
+    let bytes = layout.bytes();
     gpu.ensure_device_memory(bytes + temp_bytes)?;
     let mut temp = gpu.temp(bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
@@ -131,7 +133,7 @@ impl Gpu {
         self.kernels::<K, C>()?;
         let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.1));
         let bytes = Lanes::bytes(n, kb, word);
-        self.ensure_device_memory(bytes + sort_temp_bytes(n, kb, word) + round(offsets.len() * 8))?;
+        self.ensure_device_memory(bytes + sort_temp_bytes(n, kb, word) + temp_aligned(offsets.len() * 8))?;
         let mut temp = self.temp(bytes)?;
         let (base, _guard) = temp.device_ptr_mut();
         let lanes = Lanes::at(base, n, kb, word);

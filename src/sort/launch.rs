@@ -1,10 +1,14 @@
 //! The launches of a sort: the blocksort, two-way and four-way passes, with the module's kernels.
 
-use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES, TILE_SPLIT_LANES};
+use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES};
 use crate::error::{Error, Result};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::launch::{grid_ctas, KernelArg};
+use crate::device::contract::{
+    BlocksortKeysParams, BlocksortPairsParams, IotaParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
+};
+use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::key::{Comparator, Greater, Key, Less};
 use crate::partition::partition_launch_config;
@@ -63,7 +67,7 @@ fn enqueue_sort(
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
     let tile = shape.tile();
     let grid = |ctas: usize| grid_ctas(ctas, "sort grid");
-    let count = KernelArg::I64(i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?);
+    let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
 
     // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
     // a null partition array). Large ones: two-way passes with the partition kernel, or, where
@@ -79,19 +83,18 @@ fn enqueue_sort(
     let pass_partition_bytes = |p: &MergesortPass| match p.ways {
         2 if search_in_merge => 0,
         2 => (tiles + 1) * 8,
-        _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<[i64; 4]>(),
+        _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<Split4>(),
     };
     let parts_bytes = plan.iter().map(pass_partition_bytes).max().unwrap_or(0);
 
-    // Temp layout: keys, then values, then partitions, each 256-byte aligned; none without passes.
-    let round = |b: usize| b.div_ceil(256) * 256;
+    // Temp: keys, then values, then partitions; none without passes.
+    let mut layout = TempLayout::default();
     let value_bytes = values.map_or(0, |(_, _, w)| w);
-    let tmp_keys_bytes = round(n * key_bytes);
-    let tmp_values_bytes = round(n * value_bytes);
-    let mut temp = if plan.is_empty() { None } else { Some(gpu.temp(tmp_keys_bytes + tmp_values_bytes + parts_bytes)?) };
+    let (keys_at, values_at, parts_at) = (layout.region(n * key_bytes), layout.region(n * value_bytes), layout.region(parts_bytes));
+    let mut temp = if plan.is_empty() { None } else { Some(gpu.temp(layout.bytes())?) };
     let temp_ptr = temp.as_mut().map(|t| t.device_ptr_mut());
     let base = temp_ptr.as_ref().map_or(0, |(p, _)| *p);
-    let (tmp_keys, tmp_values, parts_ptr) = (base, base + tmp_keys_bytes as u64, base + (tmp_keys_bytes + tmp_values_bytes) as u64);
+    let (tmp_keys, tmp_values, parts_ptr) = (base + keys_at as u64, base + values_at as u64, base + parts_at as u64);
 
     // Stage j (0: after the blocksort) lives in the output when passes - j is even, so the last
     // pass writes the output.
@@ -112,7 +115,7 @@ fn enqueue_sort(
     let (k0, v0) = stage(0);
     match values {
         None => {
-            let args = [KernelArg::Ptr(keys_in), count, KernelArg::Ptr(k0)];
+            let params = BlocksortKeysParams { input: keys_in, count, out: k0 };
             let func = match (packed, doubled) {
                 (Some(p), _) if plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
                 (Some(p), true) => doubled_blocksort(p, "mergepath_blocksort2_pack", key_bytes)?,
@@ -120,38 +123,38 @@ fn enqueue_sort(
                 (None, true) => doubled_blocksort(kernels, "mergepath_blocksort2_keys", key_bytes)?,
                 (None, false) => kernels.function("mergepath_blocksort_keys")?,
             };
-            // SAFETY: matches `mergepath_blocksort_keys` (and the packed variants, whose
-            // arguments are the same with the derived keys in, and out where the blocksort is
+            // SAFETY: `BlocksortKeysParams` is `mergepath_blocksort_keys`'s parameter struct (and
+            // the packed variants', the same with the derived keys in, and out where the blocksort is
             // the whole sort); the kernel's block is `block_shape` (same table row: packed keys
             // are 8 bytes, as u64), or twice its threads with the doubled block's keys in
             // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
             // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
             // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
-            unsafe { gpu.launch(&func, block_cfg, &args) }?;
+            unsafe { gpu.launch(&func, block_cfg, &params) }?;
         }
         Some((vals_in, _, word)) => {
-            let args = [KernelArg::Ptr(keys_in), KernelArg::Ptr(vals_in), count, KernelArg::Ptr(k0), KernelArg::Ptr(v0.unwrap())];
+            let params = BlocksortPairsParams { input: keys_in, input_vals: vals_in, count, out: k0, out_vals: v0.unwrap() };
             let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
-            // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}`, with n values of `word`
-            // bytes in, and in stage 0.
-            unsafe { gpu.launch(&func, block_cfg, &args) }?;
+            // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}` (`BlocksortPairsParams`),
+            // with n values of `word` bytes in, and in stage 0.
+            unsafe { gpu.launch(&func, block_cfg, &params) }?;
         }
     }
 
     for (j, pass) in plan.iter().enumerate() {
-        let run = KernelArg::I64(pass.run as i64);
+        let (run, spacing) = (pass.run as i64, tile as i64);
         let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
         // The pass's key and pair kernels, merge launch, and partitions (null: searched in the
         // merge kernel).
         let (merge_name, merge_cfg, parts_arg) = if pass.ways == 2 {
             let parts = tiles + 1;
             if !search_in_merge {
-                let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(parts as i64), KernelArg::Ptr(parts_ptr)];
+                let params = SortPartitionsParams { keys: src_k, count, spacing, run, num_partitions: parts as i64, partitions: parts_ptr };
                 let func = kernels.function("mergepath_sort_partitions")?;
-                // SAFETY: matches `mergepath_sort_partitions`; src holds n keys, the partition
+                // SAFETY: `SortPartitionsParams` is `mergepath_sort_partitions`'s parameter struct; src holds n keys, the partition
                 // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
                 // blocks) is a multiple of the spacing `tile`.
-                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &args) }?;
+                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
             }
             let parts_arg = if search_in_merge { 0 } else { parts_ptr };
             ("mergepath_sort_merge", config(grid(tiles)?, shape.threads), parts_arg)
@@ -160,56 +163,49 @@ fn enqueue_sort(
             // partition buffer).
             let bounds = mergesort4_boundary_count(n, pass.run, tile);
             let tiles4 = mergesort4_tile_count(n, pass.run, tile);
-            let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<[i64; 4]>()) as u64;
-            let args = [KernelArg::Ptr(src_k), count, KernelArg::I64(tile as i64), run, KernelArg::I64(bounds as i64), KernelArg::Ptr(parts_ptr)];
+            let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
+            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr };
             let func = kernels.function("mergepath_sort4_boundaries")?;
-            // SAFETY: matches `mergepath_sort4_boundaries`; src holds n keys, the partition
-            // buffer `bounds` 32-byte splits, the grid covers `bounds` threads, and run is a
-            // multiple of the spacing `tile`.
-            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &args) }?;
-            let args = [
-                KernelArg::Ptr(src_k),
-                count,
-                KernelArg::I64(tile as i64),
-                run,
-                KernelArg::Ptr(parts_ptr),
-                KernelArg::I64(tiles4 as i64),
-                KernelArg::Ptr(splits_ptr),
-            ];
+            // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
+            // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
+            // threads, and run is a multiple of the spacing `tile`.
+            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
+            let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr };
             let func = kernels.function("mergepath_sort4_tile_splits")?;
-            // SAFETY: matches `mergepath_sort4_tile_splits`; the coarse boundaries were written
-            // just above for the same (n, tile, run), the partition buffer holds `tiles4` more
-            // 32-byte splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
-            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &args) }?;
+            // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
+            // the coarse boundaries were written just above for the same (n, tile, run), the
+            // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
+            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
             ("mergepath_sort4_merge", config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
         };
         match values {
             None => {
-                let args = [KernelArg::Ptr(src_k), count, run, KernelArg::Ptr(parts_arg), KernelArg::Ptr(dst_k)];
+                let params = SortMergeKeysParams { input: src_k, count, run, partitions: parts_arg, out: dst_k };
                 let func = match packed {
                     Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
                     _ => kernels.function(&format!("{merge_name}_keys"))?,
                 };
-                // SAFETY: matches `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys`
-                // (whose CTAs are the shape's or twice its threads, as configured), or their
+                // SAFETY: `SortMergeKeysParams` is the parameter struct of
+                // `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys` (whose CTAs are the shape's or twice its threads, as configured), or their
                 // packed variants for the last pass (same arguments, the derived keys out);
                 // src and dst are distinct n-key buffers (one is the temp); the partitions are
                 // null or were written just above for this pass's grid.
-                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
             }
             Some((_, _, word)) => {
-                let args = [
-                    KernelArg::Ptr(src_k),
-                    KernelArg::Ptr(src_v.unwrap()),
+                let params = SortMergePairsParams {
+                    input: src_k,
+                    input_vals: src_v.unwrap(),
                     count,
                     run,
-                    KernelArg::Ptr(parts_arg),
-                    KernelArg::Ptr(dst_k),
-                    KernelArg::Ptr(dst_v.unwrap()),
-                ];
+                    partitions: parts_arg,
+                    out: dst_k,
+                    out_vals: dst_v.unwrap(),
+                };
                 let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
-                // SAFETY: as above for the `_pairs_{4,8,16}` kernels with n values.
-                unsafe { gpu.launch(&func, merge_cfg, &args) }?;
+                // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`)
+                // with n values.
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
             }
         }
     }
@@ -220,9 +216,9 @@ fn enqueue_sort(
 pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &CheckedBuffer<'_>, word: usize) -> Result<()> {
     let ctas = out.len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let args = [KernelArg::Ptr(out.ptr), KernelArg::I64(out.len as i64)];
+    let params = IotaParams { out: out.ptr, count: out.len as i64 };
     let func = kernels.for_values("mergepath_iota", word)?;
-    // SAFETY: matches `mergepath_iota_{4,8}`; `out` holds len words of `word` bytes, and the
+    // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.
-    unsafe { gpu.launch(&func, cfg, &args) }
+    unsafe { gpu.launch(&func, cfg, &params) }
 }

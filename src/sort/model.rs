@@ -1,7 +1,8 @@
 //! CPU models of the merge passes' tiling (which input ranges each output tile merges, as the
 //! kernels compute them), for the tests.
 
-use super::plan::{mergesort4_frame, mergesort4_pair_boundaries, mergesort_frame, TILE_SPLIT_LANES};
+use super::plan::{mergesort4_frame, mergesort4_pair_boundaries, mergesort_frame};
+use crate::device::contract::TILE_SPLIT_LANES;
 use crate::partition::merge_path;
 use std::ops::Range;
 

@@ -1,6 +1,7 @@
 //! The passes of a sort: levels, blocks, frames and tile counts, shared by the launch code, the
 //! host-slice sorts and the tests.
 
+use crate::device::temp::temp_aligned;
 use crate::tuning::blocksort_shape;
 
 /// One merge pass of a sort: it merges sorted runs of `run` items, `ways` (2 or 4) at a time.
@@ -132,14 +133,9 @@ pub fn mergesort4_tile_count(n: usize, run: usize, tile: usize) -> usize {
     (frames - 1) * (2 * run / tile) + (n - (frames - 1) * 4 * run).div_ceil(2 * tile)
 }
 
-/// Lanes per output tile of the device's exact four-way split search
-/// (`mergepath::TILE_SPLIT_LANES`): probes per round of [`mergesort4_tile_split`].
-pub(super) const TILE_SPLIT_LANES: usize = 4;
-
 /// An upper bound of the temporary device memory a sort of `n` items (keys of `key_bytes`,
-/// values of `value_bytes`) takes from the temp pool: the ping-pong buffer (each lane rounded to
-/// 256 bytes) and the partitions, at most 48 bytes per tile of at least 512 items.
+/// values of `value_bytes`) takes from the temp pool: the ping-pong buffer (each lane a region
+/// of the temp layout) and the partitions, at most 48 bytes per tile of at least 512 items.
 pub(crate) fn sort_temp_bytes(n: usize, key_bytes: usize, value_bytes: usize) -> usize {
-    let round = |b: usize| b.div_ceil(256) * 256;
-    round(n * key_bytes) + round(n * value_bytes) + 48 * (n / 512 + 2)
+    temp_aligned(n * key_bytes) + temp_aligned(n * value_bytes) + 48 * (n / 512 + 2)
 }

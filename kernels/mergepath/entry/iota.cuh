@@ -4,10 +4,10 @@
 
 // out[i] = i for i in [0, count): the values of an index sort.
 #define MERGEPATH_IOTA(BYTES, WORD)                                                              \
-  extern "C" __global__ void mergepath_iota_##BYTES(WORD* out, int64_t count) {                  \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;                  \
+  extern "C" __global__ void mergepath_iota_##BYTES(const mergepath::iota_params<WORD> p) {                  \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count;                  \
          i += (int64_t)gridDim.x * blockDim.x)                                                   \
-      out[i] = (WORD)i;                                                                          \
+      p.out[i] = (WORD)i;                                                                          \
   }
 MERGEPATH_IOTA(4, uint32_t)
 MERGEPATH_IOTA(8, uint64_t)

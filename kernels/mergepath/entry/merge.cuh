@@ -5,31 +5,25 @@
 #include "../kernel/merge.cuh"
 
 extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
-mergepath_partitions(const mergepath_key_t* a, int64_t a_count, const mergepath_key_t* b,
-                     int64_t b_count, int64_t spacing, int64_t num_partitions,
-                     int64_t* partitions) {
-  mergepath::merge_path_partitions_body(a, a_count, b, b_count, spacing, num_partitions,
-                                        partitions, mergepath_comp_t());
+mergepath_partitions(const mergepath::partitions_params<mergepath_key_t> p) {
+  mergepath::merge_path_partitions_body(p.a, p.a_count, p.b, p.b_count, p.spacing, p.num_partitions,
+                                        p.partitions, mergepath_comp_t());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)
-mergepath_merge_keys(const mergepath_key_t* a, int64_t a_count, const mergepath_key_t* b,
-                     int64_t b_count, const int64_t* partitions, mergepath_key_t* out) {
+mergepath_merge_keys(const mergepath::merge_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
-  mergepath::merge_tile<MERGE.nt, MERGE.vt, false, K, K>(a, nullptr, a_count, b, nullptr, b_count,
-                                                         partitions, out, nullptr, Comp());
+  mergepath::merge_tile<MERGE.nt, MERGE.vt, false, K, K>(p.a, nullptr, p.a_count, p.b, nullptr, p.b_count,
+                                                         p.partitions, p.out, nullptr, Comp());
 }
 
 // Values are opaque words of 4, 8 or 16 bytes: one kernel per size, none per value type.
 #define MERGEPATH_MERGE_PAIRS(BYTES, WORD)                                                       \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)                     \
-  mergepath_merge_pairs_##BYTES(const mergepath_key_t* a, const WORD* a_vals, int64_t a_count,   \
-                                const mergepath_key_t* b, const WORD* b_vals, int64_t b_count,   \
-                                const int64_t* partitions, mergepath_key_t* out,                 \
-                                WORD* out_vals) {                                                \
+  mergepath_merge_pairs_##BYTES(const mergepath::merge_pairs_params<mergepath_key_t, WORD> p) {                                                \
     using namespace mergepath_instance;                                                          \
     mergepath::merge_tile<MERGE.nt, MERGE.vt, true, K, WORD>(                                    \
-        a, a_vals, a_count, b, b_vals, b_count, partitions, out, out_vals, Comp());              \
+        p.a, p.a_vals, p.a_count, p.b, p.b_vals, p.b_count, p.partitions, p.out, p.out_vals, Comp());              \
   }
 MERGEPATH_MERGE_PAIRS(4, uint32_t)
 MERGEPATH_MERGE_PAIRS(8, uint2)

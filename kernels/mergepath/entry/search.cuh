@@ -10,13 +10,11 @@
 // (needles, haystack), or (haystack, needles) for upper bounds.
 #define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, OUT)                                          \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                     \
-  mergepath_sorted_search_##NAME(const mergepath_key_t* needles, int64_t needle_count,           \
-                                 const mergepath_key_t* haystack, int64_t haystack_count,        \
-                                 const int64_t* partitions, OUT* out, OUT* upper) {              \
+  mergepath_sorted_search_##NAME(const mergepath::sorted_search_params<mergepath_key_t, OUT> p) { \
     using namespace mergepath_instance;                                                          \
     mergepath::sorted_search_tile<SEARCH.nt, SEARCH.vt, UPPER, mergepath::search_output::OUTPUT,   \
-                                  K, OUT>(needles, needle_count, haystack, haystack_count,       \
-                                          partitions, out, upper, Comp());                       \
+                                  K, OUT>(p.needles, p.needle_count, p.haystack, p.haystack_count, \
+                                          p.partitions, p.out, p.upper, Comp());                 \
   }
 MERGEPATH_SORTED_SEARCH(lower_4, false, bound, uint32_t)
 MERGEPATH_SORTED_SEARCH(lower_8, false, bound, uint64_t)

@@ -3,11 +3,10 @@
 // library's entry points from these.
 #pragma once
 #include "../cta/tile.cuh"
+#include <mergepath/contract.cuh>  // PARTITION_THREADS
 
 namespace mergepath {
 
-// Threads per CTA of the partition kernel: one thread per partition.
-constexpr int PARTITION_THREADS = 128;
 // Probes per round of the partitions' global-memory search (see `merge_path`). Plain binary
 // search measured fastest on the H100 (1, 3 and 7 probes, and a 32-lane warp search, with
 // benches/tune/merge_shapes.cu): the searches are bound by random DRAM accesses, not latency.

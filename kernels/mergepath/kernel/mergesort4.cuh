@@ -34,11 +34,6 @@ __device__ __forceinline__ mergesort4_frame find_mergesort4_frame(int64_t count,
   return f;
 }
 
-// Items of each of a frame's four runs that go out before a boundary or a tile (frame-local).
-struct split4 {
-  int64_t at[4];
-};
-
 __device__ __forceinline__ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Coarse boundaries of a frame: one every `spacing` items of A + B and of C + D.
@@ -134,10 +129,8 @@ __device__ __forceinline__ int64_t mergesort4_tiles(const mergesort4_frame& f, i
   return ceil_div(f.count[0] + f.count[1] + f.count[2] + f.count[3], tile);
 }
 
-// Lanes per output tile in mergesort4_tile_splits_body (a divisor of 32, so a tile's lanes are
-// in one warp). Measured on the H100 (u64 keys, 2^26): 2 and 4 alike, 8 and 16 slower (their
-// extra probes cost DRAM traffic in the passes over long runs).
-constexpr int TILE_SPLIT_LANES = 4;
+// split4 and TILE_SPLIT_LANES (lanes per output tile in mergesort4_tile_splits_body) are the
+// contract's (contract.cuh, included by merge.cuh).
 
 // Two merge-path searches in lockstep (their loads in flight together): for s = 0, 1, the
 // point at diagonal diag[s] of the merge path of runs x[s] and y[s], searched only between

@@ -72,12 +72,8 @@ __device__ __forceinline__ int segment_levels(segment_span sp, int64_t stride, i
   return levels;
 }
 
-// Where tile t starts, the segment holding that position (segment_of) and where that segment
-// ends (INT64_MAX for none), so a tile learns from its two bounds alone whether it lies inside
-// one segment.
-struct segment_bound {
-  int64_t pos, segment, segment_end;
-};
+// segment_bound, segment_tile_jobs, segment_merge and segmented_levels_progress, whose sizes
+// the host's temp layout holds, are the contract's (contract.cuh).
 
 // Segmented sort, step 0: the start of every tile (one thread per tile start, num_tiles + 1 of
 // them); the level count the tile sorts raise and the merge levels' progress counters
@@ -95,14 +91,6 @@ __device__ __forceinline__ void segmented_bounds_body(const int64_t* offsets, in
   const int64_t s = segment_of(offsets, num_segments, pos);
   bounds[t] = {pos, s, s < 0 || s >= num_segments ? INT64_MAX : segment_at(offsets, s, count).end};
 }
-
-// What the merge levels do in tile t: the long segments crossing a tile start that hold the
-// tile's first and last items (-1: none; the two may be the same), and the most levels
-// either needs.
-struct segment_tile_jobs {
-  int64_t segment[2];
-  int64_t levels;
-};
 
 // Whether the tile from `lo` to `hi` lies inside one segment, the one holding its first item
 // (an empty tile counts as one).
@@ -335,12 +323,6 @@ __device__ __forceinline__ segment_level_runs segment_runs_at(segment_span sp, i
           pair_begin + 2 * run < sp.end ? pair_begin + 2 * run : sp.end};
 }
 
-// What one CTA merges for one job at a merge level: the input slices and where the output
-// starts (out_begin < 0: nothing).
-struct segment_merge {
-  int64_t a_begin, a_end, b_begin, b_end, out_begin;
-};
-
 // What tile `tile` merges at level `level` for its job `job` (0 or 1): the two ends of the
 // tile's share of the job's segment on the merge path of its pair of runs (out_begin < 0:
 // nothing, the job's segment needing no such level).
@@ -402,13 +384,6 @@ __device__ __forceinline__ void segmented_merge_level_tile(const K* keys_in, con
   if (m.out_begin >= 0) segmented_merge_slices<NT, VT, HasValues>(keys_in, values_in, m, keys_out, values_out, comp);
 }
 
-// How far the merge levels have got: work items handed out, and the items finished in each
-// phase (phase 2 l: level l's splits, 2 l + 1: its merges). Zeroed by segmented_bounds_body.
-constexpr int SEGMENTED_MAX_LEVELS = 64;
-struct segmented_levels_progress {
-  unsigned long long handed;
-  unsigned int done[2 * SEGMENTED_MAX_LEVELS];
-};
 
 // Segmented sort, the merge levels from `first_level` on and the copy back, in one launch of
 // resident CTAs, so levels that turn out not to be needed (a call with device offsets must

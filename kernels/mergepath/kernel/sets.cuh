@@ -10,10 +10,7 @@
 
 namespace mergepath {
 
-// Where a balanced-path split falls: a items of A and b of B before it.
-struct set_split {
-  int64_t a, b;
-};
+// set_split (where a balanced-path split falls) is the contract's (contract.cuh).
 
 // The end split of a tile starting at s0: s1 itself on sorted inputs; on unsorted ones (the
 // balanced-path searches of two diagonals can cross) clamped so the tile holds 0 to NV + 1

@@ -1,6 +1,7 @@
 // Thread layer: the serial merge loop each thread runs on its share of a tile.
 #pragma once
 #include "search.cuh"
+#include <mergepath/contract.cuh>  // SET_* flags, generated from mergepath-build's contract
 
 namespace mergepath {
 
@@ -89,8 +90,8 @@ __device__ __forceinline__ merge_split serial_merge_at(const K* keys, int a_begi
 // serial_set_op: an A item with no partner in B, a B item with no partner in A, and a matched
 // pair (whose A item goes out). Intersection: SET_MATCHED; union: all three; difference
 // (A - B): SET_A_ONLY; symmetric difference: SET_A_ONLY | SET_B_ONLY. These are C++'s
-// std::set_* multiset semantics (see balanced_path for the pairing).
-enum set_emit : int { SET_A_ONLY = 1, SET_B_ONLY = 2, SET_MATCHED = 4 };
+// std::set_* multiset semantics (see balanced_path for the pairing). The flags are the
+// contract's (contract.cuh).
 
 // One thread's share of a multiset operation on a tile in shared memory: A is
 // keys[a..a_end), B keys[b..b_end), both starting and ending at balanced-path splits, in at

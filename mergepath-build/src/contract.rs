@@ -1,0 +1,600 @@
+//! The host<->device contract, declared once: the constants both sides use, the device structs
+//! whose sizes host temp layouts depend on, and one parameter struct per kernel entry point.
+//! [`contract_header`] writes them for the kernels (`mergepath/contract.cuh`: constants, structs,
+//! parameter templates and `static_assert`s on every size and field offset); [`contract_rust`]
+//! writes them for the host (`#[repr(C)]` structs with the same sizes and offsets, asserted at
+//! compile time). The numbers in both assertions come from [`Layout`], C's layout rules.
+
+use std::fmt::Write as _;
+
+/// An integer constant of both sides.
+pub struct Constant {
+    /// Name on both sides (`mergepath::NAME`, `contract::NAME`).
+    pub name: &'static str,
+    /// The value.
+    pub value: i64,
+    /// What it is, for both sides' comments.
+    pub doc: &'static str,
+}
+
+/// Merge levels the segmented sort's progress counters have room for (two phases each).
+const SEGMENTED_MAX_LEVELS: usize = 64;
+
+/// The constants of the contract.
+pub const CONSTANTS: &[Constant] = &[
+    Constant { name: "PARTITION_THREADS", value: 128, doc: "Threads per CTA of the partition kernels: one thread per partition." },
+    Constant {
+        name: "TILE_SPLIT_LANES",
+        value: 4,
+        doc: "Lanes per output tile of the four-way passes' exact split search (a divisor of 32, so a tile's lanes are in one warp). \
+              Measured on the H100 (u64 keys, 2^26): 2 and 4 alike, 8 and 16 slower (their extra probes cost DRAM traffic in the passes over long runs).",
+    },
+    Constant { name: "SET_A_ONLY", value: 1, doc: "Set-operation emit flag: an A item with no partner in B goes out." },
+    Constant { name: "SET_B_ONLY", value: 2, doc: "Set-operation emit flag: a B item with no partner in A goes out." },
+    Constant { name: "SET_MATCHED", value: 4, doc: "Set-operation emit flag: a matched pair goes out (its A item)." },
+    Constant {
+        name: "LADDER_TILE_BYTES",
+        value: 20480,
+        doc: "Shared memory of one input's tile in the tiled and circular merge ladder kernels (A's and B's tiles together fit 40 KB).",
+    },
+    Constant { name: "LADDER_BLOCK_TILES", value: 8, doc: "Tiles per CTA of the tiled and circular merge ladder kernels." },
+    Constant { name: "SEGMENTED_MAX_LEVELS", value: SEGMENTED_MAX_LEVELS as i64, doc: "Merge levels the segmented sort's progress counters have room for." },
+    Constant {
+        name: "TEMP_ALIGN",
+        value: 256,
+        doc: "Alignment of every region of a temporary device buffer (the driver's allocation alignment; more than any vector access of the kernels needs).",
+    },
+];
+
+/// The kind of a field: its C type and its Rust type follow from it.
+#[derive(Clone, Copy)]
+pub enum Field {
+    /// `int64_t` / `i64`.
+    I64,
+    /// `int` / `i32`.
+    I32,
+    /// A device pointer (`u64` on the host) of the C type given (`const K*`, `mergepath::split4*`).
+    Ptr(&'static str),
+    /// `N` of the C type given, which must be `int64_t` or `unsigned int` (device structs only).
+    Array(&'static str, usize),
+    /// `unsigned long long` / `u64`.
+    U64,
+}
+
+impl Field {
+    fn size_align(self) -> (usize, usize) {
+        match self {
+            Field::I64 | Field::U64 | Field::Ptr(_) => (8, 8),
+            Field::I32 => (4, 4),
+            Field::Array(c, n) => {
+                let s = if c == "int64_t" { 8 } else { 4 };
+                (s * n, s)
+            }
+        }
+    }
+
+    fn rust(self) -> String {
+        match self {
+            Field::I64 => "i64".into(),
+            Field::I32 => "i32".into(),
+            Field::U64 | Field::Ptr(_) => "u64".into(),
+            Field::Array(c, n) => format!("[{}; {n}]", if c == "int64_t" { "i64" } else { "u32" }),
+        }
+    }
+}
+
+/// A struct of the contract: a device struct (in `mergepath`) or an entry point's parameters.
+pub struct Struct {
+    /// C name (`split4`, `merge_pairs_params`); the Rust name is its CamelCase.
+    pub name: &'static str,
+    /// Template parameters of the C struct (`K`: key type, `V`: value word, others as the
+    /// fields use them); the layout never depends on them (they only type pointers).
+    pub templates: &'static [&'static str],
+    /// What it is.
+    pub doc: &'static str,
+    /// Fields in order.
+    pub fields: &'static [(&'static str, Field)],
+}
+
+/// C's layout of a struct: its size, alignment and each field's offset.
+pub struct Layout {
+    /// `sizeof`.
+    pub size: usize,
+    /// `alignof`.
+    pub align: usize,
+    /// `offsetof` of each field, in order.
+    pub offsets: Vec<usize>,
+}
+
+impl Struct {
+    /// Its layout by C's rules: each field at the next multiple of its alignment, the size
+    /// rounded up to the largest alignment.
+    pub fn layout(&self) -> Layout {
+        let (mut at, mut align, mut offsets) = (0usize, 1, Vec::new());
+        for (_, f) in self.fields {
+            let (s, a) = f.size_align();
+            at = at.div_ceil(a) * a;
+            offsets.push(at);
+            at += s;
+            align = align.max(a);
+        }
+        Layout { size: at.div_ceil(align) * align, align, offsets }
+    }
+
+    fn rust_name(&self) -> String {
+        self.name.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+    }
+}
+
+use Field::{Ptr, I32, I64};
+
+/// Device structs whose sizes host temp layouts use.
+pub const DEVICE_STRUCTS: &[Struct] = &[
+    Struct {
+        name: "split4",
+        templates: &[],
+        doc: "Items of each of a four-way frame's four runs that go out before a boundary or a tile (frame-local).",
+        fields: &[("at", Field::Array("int64_t", 4))],
+    },
+    Struct { name: "set_split", templates: &[], doc: "Where a balanced-path split falls: a items of A and b of B before it.", fields: &[("a", I64), ("b", I64)] },
+    Struct {
+        name: "segment_bound",
+        templates: &[],
+        doc: "Where tile t starts, the segment holding that position and where that segment ends (INT64_MAX for none), so a tile learns from its two bounds alone whether it lies inside one segment.",
+        fields: &[("pos", I64), ("segment", I64), ("segment_end", I64)],
+    },
+    Struct {
+        name: "segment_tile_jobs",
+        templates: &[],
+        doc: "What the merge levels do in a tile: the long segments crossing a tile start that hold the tile's first and last items (-1: none; the two may be the same), and the most levels either needs.",
+        fields: &[("segment", Field::Array("int64_t", 2)), ("levels", I64)],
+    },
+    Struct {
+        name: "segment_merge",
+        templates: &[],
+        doc: "What one CTA merges for one job at a merge level: the input slices and where the output starts (out_begin < 0: nothing).",
+        fields: &[("a_begin", I64), ("a_end", I64), ("b_begin", I64), ("b_end", I64), ("out_begin", I64)],
+    },
+    Struct {
+        name: "segmented_levels_progress",
+        templates: &[],
+        doc: "How far the segmented sort's merge levels have got: work items handed out, and the items finished in each phase (phase 2 l: level l's splits, 2 l + 1: its merges). Zeroed by the bounds kernel.",
+        fields: &[("handed", Field::U64), ("done", Field::Array("unsigned int", 2 * SEGMENTED_MAX_LEVELS))],
+    },
+];
+
+const KEYS: &str = "const K*";
+const KEYS_OUT: &str = "K*";
+const VALS: &str = "const V*";
+const VALS_OUT: &str = "V*";
+const PARTS: &str = "const int64_t*";
+
+/// One parameter struct per kind of entry point (`mergepath_NAME` or `mergepath_NAME_{4,8,16}`
+/// takes `NAME_params`, unless its comment in the entry files says otherwise).
+pub const KERNEL_PARAMS: &[Struct] = &[
+    Struct {
+        name: "partitions_params",
+        templates: &["K"],
+        doc: "mergepath_partitions: the merge path's split every `spacing` outputs of merging a and b.",
+        fields: &[("a", Ptr(KEYS)), ("a_count", I64), ("b", Ptr(KEYS)), ("b_count", I64), ("spacing", I64), ("num_partitions", I64), ("partitions", Ptr("int64_t*"))],
+    },
+    Struct {
+        name: "merge_keys_params",
+        templates: &["K"],
+        doc: "mergepath_merge_keys: the two-phase merge of a and b over the partitions.",
+        fields: &[("a", Ptr(KEYS)), ("a_count", I64), ("b", Ptr(KEYS)), ("b_count", I64), ("partitions", Ptr(PARTS)), ("out", Ptr(KEYS_OUT))],
+    },
+    Struct {
+        name: "merge_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_merge_pairs_{4,8,16}: as merge_keys_params with values.",
+        fields: &[
+            ("a", Ptr(KEYS)),
+            ("a_vals", Ptr(VALS)),
+            ("a_count", I64),
+            ("b", Ptr(KEYS)),
+            ("b_vals", Ptr(VALS)),
+            ("b_count", I64),
+            ("partitions", Ptr(PARTS)),
+            ("out", Ptr(KEYS_OUT)),
+            ("out_vals", Ptr(VALS_OUT)),
+        ],
+    },
+    Struct {
+        name: "merge_ladder_params",
+        templates: &["K"],
+        doc: "mergepath_merge_{basic,tiled,circular}: the merge ladder's kernels.",
+        fields: &[("a", Ptr(KEYS)), ("a_count", I64), ("b", Ptr(KEYS)), ("b_count", I64), ("out", Ptr(KEYS_OUT))],
+    },
+    Struct {
+        name: "sort_partitions_params",
+        templates: &["K"],
+        doc: "mergepath_sort_partitions: a two-way merge pass's partitions over runs of `run` keys.",
+        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("spacing", I64), ("run", I64), ("num_partitions", I64), ("partitions", Ptr("int64_t*"))],
+    },
+    Struct {
+        name: "blocksort_keys_params",
+        templates: &["K"],
+        doc: "mergepath_blocksort{,2}_keys and the packed-key blocksorts (whose output is packed u64 except for pack_unpack).",
+        fields: &[("input", Ptr(KEYS)), ("count", I64), ("out", Ptr(KEYS_OUT))],
+    },
+    Struct {
+        name: "blocksort_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_blocksort_pairs_{4,8,16}.",
+        fields: &[("input", Ptr(KEYS)), ("input_vals", Ptr(VALS)), ("count", I64), ("out", Ptr(KEYS_OUT)), ("out_vals", Ptr(VALS_OUT))],
+    },
+    Struct {
+        name: "sort_merge_keys_params",
+        templates: &["K", "P"],
+        doc: "A merge pass: mergepath_sort_merge_keys and mergepath_sort_merge_unpack (two-way, P = int64_t; partitions null: searched in the kernel), mergepath_sort4_merge_keys and mergepath_sort4_merge_unpack (four-way, P = split4); the unpack passes read packed u64.",
+        fields: &[("input", Ptr(KEYS)), ("count", I64), ("run", I64), ("partitions", Ptr("const P*")), ("out", Ptr(KEYS_OUT))],
+    },
+    Struct {
+        name: "sort_merge_pairs_params",
+        templates: &["K", "V", "P"],
+        doc: "mergepath_sort_merge_pairs_{4,8,16} (P = int64_t) and mergepath_sort4_merge_pairs_{4,8,16} (P = split4).",
+        fields: &[
+            ("input", Ptr(KEYS)),
+            ("input_vals", Ptr(VALS)),
+            ("count", I64),
+            ("run", I64),
+            ("partitions", Ptr("const P*")),
+            ("out", Ptr(KEYS_OUT)),
+            ("out_vals", Ptr(VALS_OUT)),
+        ],
+    },
+    Struct {
+        name: "sort4_boundaries_params",
+        templates: &["K"],
+        doc: "mergepath_sort4_boundaries: a four-way pass's coarse boundaries.",
+        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("spacing", I64), ("run", I64), ("num_boundaries", I64), ("splits", Ptr("mergepath::split4*"))],
+    },
+    Struct {
+        name: "sort4_tile_splits_params",
+        templates: &["K"],
+        doc: "mergepath_sort4_tile_splits: each output tile's exact split (TILE_SPLIT_LANES threads per tile).",
+        fields: &[
+            ("keys", Ptr(KEYS)),
+            ("count", I64),
+            ("spacing", I64),
+            ("run", I64),
+            ("coarse", Ptr("const mergepath::split4*")),
+            ("num_tiles", I64),
+            ("splits", Ptr("mergepath::split4*")),
+        ],
+    },
+    Struct {
+        name: "iota_params",
+        templates: &["V"],
+        doc: "mergepath_iota_{4,8}: out[i] = i.",
+        fields: &[("out", Ptr(VALS_OUT)), ("count", I64)],
+    },
+    Struct {
+        name: "segmented_bounds_params",
+        templates: &[],
+        doc: "mergepath_segmented_bounds: the tile starts, the level count and the zeroed progress counters.",
+        fields: &[
+            ("offsets", Ptr(PARTS)),
+            ("num_segments", I64),
+            ("count", I64),
+            ("stride", I64),
+            ("small", I64),
+            ("num_tiles", I64),
+            ("bounds", Ptr("mergepath::segment_bound*")),
+            ("max_levels", Ptr("int*")),
+            ("progress", Ptr("mergepath::segmented_levels_progress*")),
+        ],
+    },
+    Struct {
+        name: "segmented_blocksort_keys_params",
+        templates: &["K"],
+        doc: "mergepath_segmented_blocksort_{one_,,items_}keys: the tile sorts of one kind.",
+        fields: &[
+            ("keys", Ptr(KEYS_OUT)),
+            ("count", I64),
+            ("offsets", Ptr(PARTS)),
+            ("num_segments", I64),
+            ("stride", I64),
+            ("bounds", Ptr("const mergepath::segment_bound*")),
+            ("kinds", Ptr("unsigned char*")),
+            ("jobs", Ptr("mergepath::segment_tile_jobs*")),
+            ("max_levels", Ptr("int*")),
+        ],
+    },
+    Struct {
+        name: "segmented_blocksort_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}.",
+        fields: &[
+            ("keys", Ptr(KEYS_OUT)),
+            ("values", Ptr(VALS_OUT)),
+            ("count", I64),
+            ("offsets", Ptr(PARTS)),
+            ("num_segments", I64),
+            ("stride", I64),
+            ("bounds", Ptr("const mergepath::segment_bound*")),
+            ("kinds", Ptr("unsigned char*")),
+            ("jobs", Ptr("mergepath::segment_tile_jobs*")),
+            ("max_levels", Ptr("int*")),
+        ],
+    },
+    Struct {
+        name: "segmented_level_splits_params",
+        templates: &["K"],
+        doc: "mergepath_segmented_level_splits: each tile's share of its jobs' merges at one level.",
+        fields: &[
+            ("keys", Ptr(KEYS)),
+            ("count", I64),
+            ("offsets", Ptr(PARTS)),
+            ("stride", I64),
+            ("small", I64),
+            ("jobs", Ptr("const mergepath::segment_tile_jobs*")),
+            ("max_levels", Ptr("const int*")),
+            ("level", I64),
+            ("merges", Ptr("mergepath::segment_merge*")),
+        ],
+    },
+    Struct {
+        name: "segmented_merge_keys_params",
+        templates: &["K"],
+        doc: "mergepath_segmented_merge_keys: one level's merges.",
+        fields: &[("keys_in", Ptr(KEYS)), ("max_levels", Ptr("const int*")), ("level", I64), ("merges", Ptr("const mergepath::segment_merge*")), ("keys_out", Ptr(KEYS_OUT))],
+    },
+    Struct {
+        name: "segmented_merge_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_segmented_merge_pairs_{4,8,16}.",
+        fields: &[
+            ("keys_in", Ptr(KEYS)),
+            ("values_in", Ptr(VALS)),
+            ("max_levels", Ptr("const int*")),
+            ("level", I64),
+            ("merges", Ptr("const mergepath::segment_merge*")),
+            ("keys_out", Ptr(KEYS_OUT)),
+            ("values_out", Ptr(VALS_OUT)),
+        ],
+    },
+    Struct {
+        name: "segmented_levels_keys_params",
+        templates: &["K"],
+        doc: "mergepath_segmented_levels_keys: the levels from first_level on and the copy back, in one launch.",
+        fields: &[
+            ("keys", Ptr(KEYS_OUT)),
+            ("tmp_keys", Ptr(KEYS_OUT)),
+            ("count", I64),
+            ("offsets", Ptr(PARTS)),
+            ("stride", I64),
+            ("jobs", Ptr("const mergepath::segment_tile_jobs*")),
+            ("max_levels", Ptr("const int*")),
+            ("first_level", I64),
+            ("merges", Ptr("mergepath::segment_merge*")),
+            ("progress", Ptr("mergepath::segmented_levels_progress*")),
+        ],
+    },
+    Struct {
+        name: "segmented_levels_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_segmented_levels_pairs_{4,8,16}.",
+        fields: &[
+            ("keys", Ptr(KEYS_OUT)),
+            ("values", Ptr(VALS_OUT)),
+            ("tmp_keys", Ptr(KEYS_OUT)),
+            ("tmp_values", Ptr(VALS_OUT)),
+            ("count", I64),
+            ("offsets", Ptr(PARTS)),
+            ("stride", I64),
+            ("jobs", Ptr("const mergepath::segment_tile_jobs*")),
+            ("max_levels", Ptr("const int*")),
+            ("first_level", I64),
+            ("merges", Ptr("mergepath::segment_merge*")),
+            ("progress", Ptr("mergepath::segmented_levels_progress*")),
+        ],
+    },
+    Struct {
+        name: "sorted_search_params",
+        templates: &["K", "O"],
+        doc: "mergepath_sorted_search_*: O the output's type; `upper` is written by the range entries only.",
+        fields: &[
+            ("needles", Ptr(KEYS)),
+            ("needle_count", I64),
+            ("haystack", Ptr(KEYS)),
+            ("haystack_count", I64),
+            ("partitions", Ptr(PARTS)),
+            ("out", Ptr("O*")),
+            ("upper", Ptr("O*")),
+        ],
+    },
+    Struct {
+        name: "set_partitions_params",
+        templates: &["K"],
+        doc: "mergepath_set_partitions: the Balanced Path splits, and the tile states zeroed.",
+        fields: &[
+            ("a", Ptr(KEYS)),
+            ("a_count", I64),
+            ("b", Ptr(KEYS)),
+            ("b_count", I64),
+            ("spacing", I64),
+            ("num_splits", I64),
+            ("splits", Ptr("mergepath::set_split*")),
+            ("tile_states", Ptr("uint64_t*")),
+        ],
+    },
+    Struct {
+        name: "set_keys_params",
+        templates: &["K"],
+        doc: "mergepath_set_keys: the compacted result of a set operation (`emit`: SET_* flags) and its length.",
+        fields: &[
+            ("a", Ptr(KEYS)),
+            ("b", Ptr(KEYS)),
+            ("splits", Ptr("const mergepath::set_split*")),
+            ("num_tiles", I64),
+            ("emit", I32),
+            ("tile_states", Ptr("uint64_t*")),
+            ("out", Ptr(KEYS_OUT)),
+            ("capacity", I64),
+            ("out_count", Ptr("uint64_t*")),
+        ],
+    },
+    Struct {
+        name: "set_pairs_params",
+        templates: &["K", "V"],
+        doc: "mergepath_set_pairs_{4,8,16}.",
+        fields: &[
+            ("a", Ptr(KEYS)),
+            ("a_vals", Ptr(VALS)),
+            ("b", Ptr(KEYS)),
+            ("b_vals", Ptr(VALS)),
+            ("splits", Ptr("const mergepath::set_split*")),
+            ("num_tiles", I64),
+            ("emit", I32),
+            ("tile_states", Ptr("uint64_t*")),
+            ("out", Ptr(KEYS_OUT)),
+            ("out_vals", Ptr(VALS_OUT)),
+            ("capacity", I64),
+            ("out_count", Ptr("uint64_t*")),
+        ],
+    },
+    Struct {
+        name: "set_count_params",
+        templates: &["K"],
+        doc: "mergepath_set_count: only the length of a set operation's result.",
+        fields: &[("a", Ptr(KEYS)), ("b", Ptr(KEYS)), ("splits", Ptr("const mergepath::set_split*")), ("emit", I32), ("out_count", Ptr("unsigned long long*"))],
+    },
+];
+
+/// The tile of the tiled and circular ladder kernels of `nt` threads and `vt` items per thread
+/// with keys of `key_bytes`, the same rule in both languages: the shape's tile, shrunk in whole
+/// threads' worth to fit LADDER_TILE_BYTES, at least one item per thread.
+const LADDER_TILE_DOC: &str = "// The tile of the tiled and circular merge ladder kernels (nt threads, vt items per thread):\n\
+                               // nt * vt, shrunk in whole threads' worth so it fits LADDER_TILE_BYTES, at least nt.";
+const LADDER_TILE_CUDA: &str = "const int fit = LADDER_TILE_BYTES / key_bytes / nt * nt;\n  \
+                                return nt * vt < fit ? nt * vt : fit > nt ? fit : nt;";
+const LADDER_TILE_RUST: &str = "let fit = LADDER_TILE_BYTES / key_bytes / nt * nt;\n    \
+                                if nt * vt < fit { nt * vt } else if fit > nt { fit } else { nt }";
+
+fn c_field(name: &str, f: Field) -> String {
+    match f {
+        Field::I64 => format!("int64_t {name};"),
+        Field::I32 => format!("int {name};"),
+        Field::U64 => format!("unsigned long long {name};"),
+        Field::Ptr(c) => format!("{c} {name};"),
+        Field::Array(c, n) => format!("{c} {name}[{n}];"),
+    }
+}
+
+fn c_struct(s: &Struct, out: &mut String) {
+    writeln!(out, "// {}", s.doc).unwrap();
+    if !s.templates.is_empty() {
+        let params: Vec<String> = s.templates.iter().map(|t| format!("class {t}")).collect();
+        writeln!(out, "template <{}>", params.join(", ")).unwrap();
+    }
+    writeln!(out, "struct {} {{", s.name).unwrap();
+    for (name, f) in s.fields {
+        writeln!(out, "  {}", c_field(name, *f)).unwrap();
+    }
+    out.push_str("};\n");
+}
+
+fn c_asserts(s: &Struct, out: &mut String) {
+    let layout = s.layout();
+    let ty = if s.templates.is_empty() {
+        format!("mergepath::{}", s.name)
+    } else {
+        format!("mergepath::{}<{}>", s.name, vec!["void"; s.templates.len()].join(", "))
+    };
+    writeln!(out, "using {} = {ty};", s.name).unwrap();
+    writeln!(out, "static_assert(sizeof({0}) == {1} && alignof({0}) == {2}, \"{0}\");", s.name, layout.size, layout.align).unwrap();
+    for ((field, _), at) in s.fields.iter().zip(&layout.offsets) {
+        writeln!(out, "static_assert(offsetof({0}, {field}) == {at}, \"{0}::{field}\");", s.name).unwrap();
+    }
+}
+
+/// `mergepath/contract.cuh`: the constants, the device structs and the entry points' parameter
+/// templates in namespace `mergepath`, with their layouts asserted.
+pub fn contract_header() -> String {
+    let mut s = String::from(
+        "// Generated from mergepath_build's contract module (mergepath-build/src/contract.rs). Do not edit.\n\
+         // The host<->device contract: constants, device structs of host temp layouts, and the one\n\
+         // parameter struct each entry point takes by value.\n#pragma once\n#include <stddef.h>\n#include <stdint.h>\n\nnamespace mergepath {\n",
+    );
+    for c in CONSTANTS {
+        writeln!(s, "// {}\nconstexpr int {} = {};", c.doc, c.name, c.value).unwrap();
+    }
+    writeln!(s, "{LADDER_TILE_DOC}\n__host__ __device__ constexpr int ladder_tile(int nt, int vt, int key_bytes) {{\n  {LADDER_TILE_CUDA}\n}}").unwrap();
+    for st in DEVICE_STRUCTS.iter().chain(KERNEL_PARAMS) {
+        s.push('\n');
+        c_struct(st, &mut s);
+    }
+    s.push_str("}  // namespace mergepath\n\n// The layouts the host's structs have (the generator's C layout).\nnamespace mergepath_contract_layout {\n");
+    for st in DEVICE_STRUCTS.iter().chain(KERNEL_PARAMS) {
+        c_asserts(st, &mut s);
+    }
+    s.push_str("}  // namespace mergepath_contract_layout\n");
+    s
+}
+
+/// The contract for the host: the constants (`usize`, and `i32` for the `SET_*` flags, the
+/// kernels' `int emit`), the device structs and parameter structs as `#[repr(C)]` structs with
+/// `cudarc::driver::DeviceRepr` and the trait `KernelParams` (implemented by the parameter
+/// structs only), and compile-time assertions of every size and field offset.
+pub fn contract_rust() -> String {
+    let mut s = String::from("// Generated from mergepath_build's contract module (mergepath-build/src/contract.rs).\n\n");
+    for c in CONSTANTS {
+        let ty = if c.name.starts_with("SET_") { "i32" } else { "usize" };
+        writeln!(s, "/// {}\npub(crate) const {}: {ty} = {};", c.doc, c.name, c.value).unwrap();
+    }
+    writeln!(s, "\n{}\npub(crate) const fn ladder_tile(nt: usize, vt: usize, key_bytes: usize) -> usize {{\n    {LADDER_TILE_RUST}\n}}", LADDER_TILE_DOC.replace("//", "///")).unwrap();
+    s.push_str(
+        "\n/// The parameter struct of a kernel entry point, passed by value as its one argument.\npub(crate) trait KernelParams: cudarc::driver::DeviceRepr {}\n",
+    );
+    for (st, params) in DEVICE_STRUCTS.iter().map(|d| (d, false)).chain(KERNEL_PARAMS.iter().map(|k| (k, true))) {
+        let name = st.rust_name();
+        let layout = st.layout();
+        writeln!(s, "\n/// `mergepath::{}`: {}", st.name, st.doc).unwrap();
+        s.push_str("#[repr(C)]\n#[derive(Clone, Copy)]\n");
+        if !params {
+            s.push_str("#[allow(dead_code)] // only its size is used: the device writes and reads it\n");
+        }
+        writeln!(s, "pub(crate) struct {name} {{").unwrap();
+        for (field, f) in st.fields {
+            writeln!(s, "    pub(crate) {field}: {},", f.rust()).unwrap();
+        }
+        s.push_str("}\n");
+        if params {
+            writeln!(
+                s,
+                "// SAFETY: #[repr(C)] of integers, laid out as the kernels' `mergepath::{}` (asserted on both sides), so its bytes are the kernel argument.\nunsafe impl cudarc::driver::DeviceRepr for {name} {{}}\nimpl KernelParams for {name} {{}}",
+                st.name
+            )
+            .unwrap();
+        }
+        writeln!(s, "const _: () = assert!(core::mem::size_of::<{name}>() == {} && core::mem::align_of::<{name}>() == {});", layout.size, layout.align).unwrap();
+        for ((field, _), at) in st.fields.iter().zip(&layout.offsets) {
+            writeln!(s, "const _: () = assert!(core::mem::offset_of!({name}, {field}) == {at});").unwrap();
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_follow_c_rules() {
+        let set_keys = KERNEL_PARAMS.iter().find(|s| s.name == "set_keys_params").unwrap().layout();
+        // emit (int) at 32, then the pointer after it at 40.
+        assert_eq!(set_keys.offsets[4..6], [32, 40]);
+        assert_eq!(set_keys.size, 72);
+        let progress = DEVICE_STRUCTS.iter().find(|s| s.name == "segmented_levels_progress").unwrap().layout();
+        assert_eq!((progress.size, progress.align), (520, 8));
+    }
+
+    #[test]
+    fn progress_has_a_phase_pair_per_level() {
+        let levels = CONSTANTS.iter().find(|c| c.name == "SEGMENTED_MAX_LEVELS").unwrap().value as usize;
+        let progress = DEVICE_STRUCTS.iter().find(|s| s.name == "segmented_levels_progress").unwrap();
+        assert!(matches!(progress.fields[1].1, Field::Array(_, n) if n == 2 * levels));
+    }
+}
