@@ -19,6 +19,10 @@ pub trait Key: Pod + Send + Sync + 'static {
 pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// A short name (`"less"`, `"greater"`, a derived comparator's name).
     const NAME: &'static str;
+    /// The CUDA C++ functor the kernels compare with (`mergepath::less_t<uint32_t>` for the
+    /// built-ins, `mergepath_user::Name_less` for a derived key's), so a user's kernel can be
+    /// instantiated for this (key, comparator) pair as the library's are.
+    const CUDA_FUNCTOR: &'static str;
     /// The fatbin holding this (key, comparator) pair's kernels.
     const KERNELS: &'static [u8];
     /// Does `a` go strictly before `b`?
@@ -62,6 +66,7 @@ macro_rules! builtin_keys {
         paste::paste! {
             impl Comparator<$t> for Less {
                 const NAME: &'static str = "less";
+                const CUDA_FUNCTOR: &'static str = concat!("mergepath::less_t<", $cuda, ">");
                 const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _LESS>];
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
@@ -70,6 +75,7 @@ macro_rules! builtin_keys {
             }
             impl Comparator<$t> for Greater {
                 const NAME: &'static str = "greater";
+                const CUDA_FUNCTOR: &'static str = concat!("mergepath::greater_t<", $cuda, ">");
                 const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _GREATER>];
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {

@@ -76,6 +76,29 @@ macro_rules! search_tests {
 search_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
 
 #[test]
+fn one_pass_runs_crossing_many_tiles() {
+    let Some(gpu) = gpu() else { return };
+    let tile = tuning::search_shape(gpu.compute_capability().unwrap(), 4).tile();
+    // Runs of one key over many tiles, on either side or both; empty sides; runs ending exactly
+    // at tile boundaries.
+    let run = |key: u32, n: usize| vec![key; n];
+    let cases: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (run(5, 100_000), run(5, 100_000)),
+        (run(5, 10), run(5, 100_000)),
+        (run(5, 100_000), run(5, 10)),
+        ([run(1, 3), run(5, 50_000), run(9, 2)].concat(), [run(0, tile), run(5, 100_000), run(6, tile - 1)].concat()),
+        ([run(4, tile), run(5, tile)].concat(), [run(4, 3 * tile), run(5, 1)].concat()),
+        (run(5, 100_000), vec![]),
+        (vec![], run(5, 100_000)),
+        (run(5, 1), [run(5, tile - 1), run(6, tile)].concat()),
+    ];
+    for (needles, haystack) in cases {
+        let ctx = format!("needles={} haystack={}", needles.len(), haystack.len());
+        check(gpu, &needles, &haystack, Less, &ctx);
+    }
+}
+
+#[test]
 fn sorted_search_errors() {
     let Some(gpu) = gpu() else { return };
     let needles = gpu.upload(&[1u32, 2, 3]).unwrap();

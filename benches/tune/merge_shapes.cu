@@ -16,7 +16,7 @@
 template <int PROBES, class K>
 __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 partitions(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  mergepath::merge_path_partitions_body<PROBES>(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
+  mergepath::merge_path_partitions_body<mergepath::tie::a_first, PROBES>(a, ac, b, bc, spacing, np, parts, mergepath::less_t<K>());
 }
 template <int NT, int VT, class K>
 __global__ void __launch_bounds__(NT)

@@ -19,7 +19,7 @@ using C = mergepath::less_t<K>;
 template <int P>
 __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 part_thread(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {
-  mergepath::merge_path_partitions_body<P>(a, ac, b, bc, spacing, np, parts, C());
+  mergepath::merge_path_partitions_body<mergepath::tie::a_first, P>(a, ac, b, bc, spacing, np, parts, C());
 }
 // The alternative measured against it: one 32-lane warp per partition, 32 probes a round.
 __global__ void part_warp(const K* a, int64_t ac, const K* b, int64_t bc, int64_t spacing, int64_t np, int64_t* parts) {

@@ -294,7 +294,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let vis = &input.vis;
     let cuda_type = format!("mergepath_user::{name}");
     let impls = comparators.iter().zip(&fatbins).map(|(c, fatbin)| {
-        let (rust_type, cname, body) = (&c.rust_type, &c.name, &c.is_less);
+        let (rust_type, cname, functor, body) = (&c.rust_type, &c.name, &c.cuda_name, &c.is_less);
         let kernels = match fatbin {
             Some(path) => {
                 let path = path.to_string_lossy();
@@ -318,6 +318,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             #declare
             impl ::mergepath::Comparator<#name> for #rust_type {
                 const NAME: &'static str = #cname;
+                const CUDA_FUNCTOR: &'static str = #functor;
                 const KERNELS: &'static [u8] = #kernels;
                 const PACKED_U64: ::core::option::Option<bool> = #packed;
                 fn is_less(&self, a: &#name, b: &#name) -> bool {

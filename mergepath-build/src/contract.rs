@@ -393,16 +393,16 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     },
     Struct {
         name: "sorted_search_params",
-        templates: &["K", "I", "O"],
-        doc: "mergepath_sorted_search_*: I the index type of `lower`, O the output's.",
+        templates: &["K", "O"],
+        doc: "mergepath_sorted_search_*: O the output's type; `upper` is written by the range entries only.",
         fields: &[
             ("needles", Ptr(KEYS)),
             ("needle_count", I64),
             ("haystack", Ptr(KEYS)),
             ("haystack_count", I64),
             ("partitions", Ptr(PARTS)),
-            ("lower", Ptr("const I*")),
             ("out", Ptr("O*")),
+            ("upper", Ptr("O*")),
         ],
     },
     Struct {

@@ -6,7 +6,10 @@
 //! thread, as Modern GPU's SortedSearch), and each needle's bound is the number of haystack items
 //! merged before it. Nothing is merged into memory and no needle does a binary search of its
 //! own. Lower bounds merge the needles first (a needle goes before the haystack items equal to
-//! it), upper bounds the haystack first.
+//! it), upper bounds the haystack first. Ranges, counts and match flags are one pass of the
+//! lower-bound merge: a needle's equal haystack items are the run after its lower bound, read
+//! in the tile and, where the run reaches the tile's end, in the haystack beyond it (a galloping
+//! search that reads only the run).
 
 mod launch;
 mod plan;
@@ -39,33 +42,30 @@ pub fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
     let out = gpu.output("out", out, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
-    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Bound(bound, std::mem::size_of::<I>()), out.ptr)
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Bound(bound, std::mem::size_of::<I>()), &[out.ptr])
 }
 
 /// Both bounds of every needle: `lower[j]..upper[j]` is the range of haystack items equal to
-/// `needles[j]` (empty where there is none). Two searches; otherwise as [`sorted_search`].
+/// `needles[j]` (empty where there is none). One search writes both; otherwise as
+/// [`sorted_search`].
 pub fn sorted_search_range<K: Key, I: SortIndex, C: Comparator<K>>(
     gpu: &Gpu,
     needles: &impl DevicePtr<K>,
     haystack: &impl DevicePtr<K>,
     lower: &mut impl DevicePtrMut<I>,
     upper: &mut impl DevicePtrMut<I>,
-    comp: C,
+    _comp: C,
 ) -> Result<()> {
-    {
-        // Both outputs validated (lengths, overlaps) before the first launch.
-        let (n, h) = search_inputs::<K, I>(gpu, needles, haystack)?;
-        let word = std::mem::size_of::<I>();
-        let lo = gpu.output("lower", lower, word, n.len, &[&n, &h])?;
-        gpu.output("upper", upper, word, n.len, &[&n, &h, &lo])?;
-    }
-    sorted_search(gpu, needles, haystack, Bound::Lower, lower, comp)?;
-    sorted_search(gpu, needles, haystack, Bound::Upper, upper, comp)
+    let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
+    let word = std::mem::size_of::<I>();
+    let lo = gpu.output("lower", lower, word, needles.len, &[&needles, &haystack])?;
+    let up = gpu.output("upper", upper, word, needles.len, &[&needles, &haystack, &lo])?;
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Range(word), &[lo.ptr, up.ptr])
 }
 
 /// Writes to `counts[j]` how many haystack items are equal to `needles[j]` (neither goes
-/// before the other), as Modern GPU's SortedEqualityCount: a lower-bound search into temporary
-/// storage, then an upper-bound search that writes the differences. Otherwise as
+/// before the other), as Modern GPU's SortedEqualityCount but in one pass: the lower-bound
+/// merge, and the run of equal haystack items after each needle's bound. Otherwise as
 /// [`sorted_search`].
 pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(
     gpu: &Gpu,
@@ -76,12 +76,12 @@ pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, I>(gpu, needles, haystack)?;
     let out = gpu.output("counts", counts, std::mem::size_of::<I>(), needles.len, &[&needles, &haystack])?;
-    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Count(std::mem::size_of::<I>()), out.ptr)
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Count(std::mem::size_of::<I>()), &[out.ptr])
 }
 
-/// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0: a
-/// lower-bound search into temporary storage (8 bytes per needle), then an upper-bound search
-/// that compares. Otherwise as [`sorted_search`] (any haystack length).
+/// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0: the
+/// one-pass search of [`sorted_search_count`], writing whether the count is not 0. Otherwise
+/// as [`sorted_search`] (any haystack length).
 pub fn sorted_search_contains<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     needles: &impl DevicePtr<K>,
@@ -91,7 +91,7 @@ pub fn sorted_search_contains<K: Key, C: Comparator<K>>(
 ) -> Result<()> {
     let (needles, haystack) = search_inputs::<K, u64>(gpu, needles, haystack)?;
     let out = gpu.output("found", found, 1, needles.len, &[&needles, &haystack])?;
-    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Contains, out.ptr)
+    launch_search::<K, C>(gpu, &needles, &haystack, SearchOutput::Contains, &[out.ptr])
 }
 
 /// Validated needle and haystack buffers; a haystack too long for `I` is an error.

@@ -12,10 +12,31 @@ use crate::types::{Bound, SortIndex};
 pub(crate) enum SearchOutput {
     /// The bound, as indices of 4 or 8 bytes.
     Bound(Bound, usize),
+    /// Both bounds (two outputs: lower, upper), as indices of 4 or 8 bytes.
+    Range(usize),
     /// Equal counts, as indices of 4 or 8 bytes.
     Count(usize),
     /// Match flags (one byte each).
     Contains,
+}
+
+impl SearchOutput {
+    /// The bytes of one output per needle.
+    pub(crate) fn word(self) -> usize {
+        match self {
+            SearchOutput::Bound(_, w) | SearchOutput::Range(w) | SearchOutput::Count(w) => w,
+            SearchOutput::Contains => 1,
+        }
+    }
+
+    /// The outputs it writes (the range's two, the others' one).
+    pub(crate) fn outputs(self) -> usize {
+        if matches!(self, SearchOutput::Range(_)) {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 /// The checks of a search of `needles` in `haystack` items with outputs of the given lengths,

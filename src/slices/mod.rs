@@ -130,7 +130,7 @@ impl Gpu {
     pub fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], bound: Bound, out: &mut [I], comp: C) -> Result<()> {
         let _ = comp;
         check_search::<I>(needles.len(), haystack.len(), &[("out", out.len())])?;
-        self.search_host::<K, C>(needles, haystack, &mut [(bytes_mut(out), SearchOutput::Bound(bound, std::mem::size_of::<I>()))])
+        self.search_host::<K, C>(needles, haystack, SearchOutput::Bound(bound, std::mem::size_of::<I>()), &mut [bytes_mut(out)])
     }
 
     /// Both bounds of every needle, on the GPU: `lower[j]..upper[j]` is the range of haystack
@@ -138,12 +138,7 @@ impl Gpu {
     pub fn sorted_search_range<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], lower: &mut [I], upper: &mut [I], comp: C) -> Result<()> {
         let _ = comp;
         check_search::<I>(needles.len(), haystack.len(), &[("lower", lower.len()), ("upper", upper.len())])?;
-        let w = std::mem::size_of::<I>();
-        self.search_host::<K, C>(
-            needles,
-            haystack,
-            &mut [(bytes_mut(lower), SearchOutput::Bound(Bound::Lower, w)), (bytes_mut(upper), SearchOutput::Bound(Bound::Upper, w))],
-        )
+        self.search_host::<K, C>(needles, haystack, SearchOutput::Range(std::mem::size_of::<I>()), &mut [bytes_mut(lower), bytes_mut(upper)])
     }
 
     /// Writes to `counts[j]` how many haystack items equal `needles[j]`, on the GPU; as
@@ -151,7 +146,7 @@ impl Gpu {
     pub fn sorted_search_count<K: Key, I: SortIndex, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], counts: &mut [I], comp: C) -> Result<()> {
         let _ = comp;
         check_search::<I>(needles.len(), haystack.len(), &[("counts", counts.len())])?;
-        self.search_host::<K, C>(needles, haystack, &mut [(bytes_mut(counts), SearchOutput::Count(std::mem::size_of::<I>()))])
+        self.search_host::<K, C>(needles, haystack, SearchOutput::Count(std::mem::size_of::<I>()), &mut [bytes_mut(counts)])
     }
 
     /// Writes to `found[j]` 1 if `haystack` holds an item equal to `needles[j]`, else 0, on the
@@ -159,7 +154,7 @@ impl Gpu {
     pub fn sorted_search_contains<K: Key, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], found: &mut [u8], comp: C) -> Result<()> {
         let _ = comp;
         check_search::<u64>(needles.len(), haystack.len(), &[("found", found.len())])?;
-        self.search_host::<K, C>(needles, haystack, &mut [(found, SearchOutput::Contains)])
+        self.search_host::<K, C>(needles, haystack, SearchOutput::Contains, &mut [found])
     }
 
     /// Writes `op` of `a` and `b` (host slices, both sorted by `comp`) to `out` on the GPU and

@@ -105,9 +105,9 @@ impl Lanes {
 }
 
 /// The bytes a device search of `needles` in `haystack` items takes from the temp pool at most:
-/// lower bounds of 8 bytes per needle and the partitions.
+/// its partitions.
 pub(super) fn search_temp_bytes(needles: usize, haystack: usize) -> usize {
-    temp_aligned(needles * 8) + 8 * ((needles + haystack) / 256 + 2)
+    8 * ((needles + haystack) / 256 + 2)
 }
 
 /// The bytes of a slice of `Pod` values.

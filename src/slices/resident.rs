@@ -49,25 +49,20 @@ fn on_device(gpu: &Gpu, inputs: &[&[u8]], outputs: &[usize], temp_bytes: usize, 
 }
 
 impl Gpu {
-    /// Searches on the GPU, writing `outs` (host slices of at least the needles' length, each
-    /// with what it receives).
-    pub(super) fn search_host<K: Key, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], outs: &mut [(&mut [u8], SearchOutput)]) -> Result<()> {
+    /// Searches on the GPU, writing `what` to `outs` (host slices of at least the needles'
+    /// length of outputs: the range's lower and upper, or one).
+    pub(super) fn search_host<K: Key, C: Comparator<K>>(&self, needles: &[K], haystack: &[K], what: SearchOutput, outs: &mut [&mut [u8]]) -> Result<()> {
         let n = needles.len();
         if n == 0 {
             return Ok(());
         }
         self.kernels::<K, C>()?;
         let kb = std::mem::size_of::<K>();
-        let word = |what: SearchOutput| match what {
-            SearchOutput::Bound(_, w) | SearchOutput::Count(w) => w,
-            SearchOutput::Contains => 1,
-        };
-        let sizes: Vec<usize> = outs.iter().map(|o| n * word(o.1)).collect();
-        let whats: Vec<SearchOutput> = outs.iter().map(|o| o.1).collect();
-        let mut results: Vec<&mut [u8]> = outs.iter_mut().zip(&sizes).map(|(o, &s)| &mut o.0[..s]).collect();
+        let sizes = vec![n * what.word(); outs.len()];
+        let mut results: Vec<&mut [u8]> = outs.iter_mut().map(|o| &mut o[..n * what.word()]).collect();
         let launch = |ins: &[u64], outs: &[u64]| {
             let (nd, hd) = (CheckedBuffer::raw(ins[0], n, kb), CheckedBuffer::raw(ins[1], haystack.len(), kb));
-            whats.iter().zip(outs).try_for_each(|(&what, &out)| launch_search::<K, C>(self, &nd, &hd, what, out))?;
+            launch_search::<K, C>(self, &nd, &hd, what, outs)?;
             Ok(sizes.clone())
         };
         let inputs: [&[u8]; 2] = [bytemuck::cast_slice(needles), bytemuck::cast_slice(haystack)];

@@ -1,9 +1,10 @@
-// Two algorithms a user writes from mergepath's public device headers (as a user would: only
+// Algorithms a user writes from mergepath's public device headers (as a user would: only
 // `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
-// host side is in src/bin/{bulk_insert,join}.rs.
+// host side is in src/bin/{bulk_insert,join,merge_join}.rs.
 #include <building_blocks/tuning.cuh>
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/cta/scan.cuh>
+#include <mergepath/thread/keys.cuh>
 
 namespace {
 // kernels/tuning.tsv has one row, for every architecture and key size.
@@ -44,6 +45,33 @@ bulk_insert(const int64_t* positions, const uint32_t* insert_values, int64_t m, 
   mergepath::cta_gather_values<NT, VT>(
       sources, shared.indices, mergepath::two_ranges(insert_values + r.a_begin, a_n, array + r.b_begin, count),
       out + tile * NV, count);
+}
+
+// ---- Merge-join count: counts[i] = the number of keys of B equal to A[i] (A and B sorted),
+// in one pass of the merge with A first on ties (the default tie, so the library's partitions
+// serve). A[i], merged at output position `out`, has out - i keys of B before it (its lower
+// bound); the keys of B equal to it are the run after them, in the tile's B and, where the
+// run reaches the tile's end, in B beyond it.
+extern "C" __global__ void __launch_bounds__(NT)
+merge_join_count(const uint32_t* a, int64_t a_count, const uint32_t* b, int64_t b_count, const int64_t* partitions,
+                 uint32_t* counts) {
+  __shared__ uint32_t keys[NV];
+  const mergepath::less_t<uint32_t> less;
+  const mergepath::merge_range r = mergepath::compute_merge_range(a_count, b_count, blockIdx.x, NV, partitions);
+  mergepath::cta_load_two_ranges<NT, VT>(a + r.a_begin, r.a_count(), b + r.b_begin, r.count(), keys);
+  __syncthreads();
+  const uint32_t* tile_b = keys + r.a_count();
+  const int b_n = r.b_count();
+  mergepath::cta_merge_visit<NT, VT>(
+      keys, r,
+      [&](int64_t out, mergepath::source src, int64_t i, uint32_t key) {
+        if (src != mergepath::source::a) return;
+        const int64_t lower = out - i;
+        int64_t end = r.b_begin + mergepath::equal_run_end(tile_b, (int)(lower - r.b_begin), b_n, key, less);
+        if (end == r.b_end) end = mergepath::equal_run_end(b, r.b_end, b_count, key, less);
+        counts[i] = (uint32_t)(end - lower);
+      },
+      less);
 }
 
 // ---- Join helpers. An exclusive scan of per-row output counts in one pass (decoupled

@@ -126,23 +126,55 @@ __device__ __forceinline__ void cta_store_thread_order(const T (&values)[VT], T*
 
 // Merges a tile already in shared memory (A in keys[0..a_count), B in keys[a_count..count)):
 // one merge-path search per thread at diagonal VT * tid, then the serial merge of VT items.
-// The caller must have synchronized after loading `keys`.
-template <int NT, int VT, class K, class Comp>
-__device__ __forceinline__ void cta_merge_from_shared(const K* keys, int a_count, int count,
-                                                      K (&results)[VT], int (&indices)[VT],
-                                                      Comp comp) {
-  serial_merge_at<VT>(keys, 0, a_count, count, VT * (int)threadIdx.x, results, indices, comp);
+// The caller must have synchronized after loading `keys`. Returns the thread's split (the
+// tile's items of A and of B before its first item; they sum to min(VT * tid, count)). `Tie`
+// as in merge_path: the partitions of the tiles must use the same.
+template <int NT, int VT, tie Tie = tie::a_first, class K, class Comp>
+__device__ __forceinline__ merge_split cta_merge_from_shared(const K* keys, int a_count, int count,
+                                                             K (&results)[VT], int (&indices)[VT],
+                                                             Comp comp) {
+  return serial_merge_at<VT, Tie>(keys, 0, a_count, count, VT * (int)threadIdx.x, results, indices, comp);
 }
 
 // Loads the tile of merge range `r` (A's slice of `a`, then B's of `b`) into `shared_keys` and
 // merges it: each thread's VT results and their tile-local source positions (< r.a_count():
-// from A). Ends with `shared_keys` still in use (synchronize before writing it).
-template <int NT, int VT, class K, class Comp>
-__device__ __forceinline__ void cta_load_merge(const K* a, const K* b, const merge_range& r, K* shared_keys,
-                                               K (&results)[VT], int (&indices)[VT], Comp comp) {
+// from A). Ends with `shared_keys` still in use (synchronize before writing it). Returns the
+// thread's split, as cta_merge_from_shared.
+template <int NT, int VT, tie Tie = tie::a_first, class K, class Comp>
+__device__ __forceinline__ merge_split cta_load_merge(const K* a, const K* b, const merge_range& r, K* shared_keys,
+                                                      K (&results)[VT], int (&indices)[VT], Comp comp) {
   cta_load_two_ranges<NT, VT>(a + r.a_begin, r.a_count(), b + r.b_begin, r.count(), shared_keys);
   __syncthreads();
-  cta_merge_from_shared<NT, VT>(shared_keys, r.a_count(), r.count(), results, indices, comp);
+  return cta_merge_from_shared<NT, VT, Tie>(shared_keys, r.a_count(), r.count(), results, indices, comp);
+}
+
+// Which input a merged item comes from (`partition::Source` on the host).
+enum class source { a, b };
+
+// Merges the tile of merge range `r` held in shared memory (A's slice in keys[0..r.a_count()),
+// B's after it, synchronized after loading) and calls `visit(out_index, src, source_index, key)`
+// on each of the thread's items in merge order: `out_index` is the item's position in the
+// whole merge, `src` its input and `source_index` its index in the whole of that input (not in
+// the tile), as `partition::visit_merge_tiles_cpu` visits them on the CPU. Items past the end
+// of a short tile are not visited. Returns the thread's split, as cta_merge_from_shared.
+template <int NT, int VT, tie Tie = tie::a_first, class K, class Visit, class Comp>
+__device__ __forceinline__ merge_split cta_merge_visit(const K* keys, const merge_range& r, Visit visit, Comp comp) {
+  const int a_n = r.a_count(), count = r.count();
+  K results[VT];
+  int indices[VT];
+  const merge_split split = cta_merge_from_shared<NT, VT, Tie>(keys, a_n, count, results, indices, comp);
+  const int first = VT * (int)threadIdx.x;
+  // A tile's merge starts at diagonal a_begin + b_begin.
+  const int64_t out_begin = r.a_begin + r.b_begin + first;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (first + i < count) {
+      const int s = indices[i];
+      if (s < a_n) visit(out_begin + i, source::a, r.a_begin + s, results[i]);
+      else visit(out_begin + i, source::b, r.b_begin + (s - a_n), results[i]);
+    }
+  }
+  return split;
 }
 
 // Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts

@@ -4,23 +4,25 @@
 #pragma once
 #include "../kernel/search.cuh"
 
-// Vectorized sorted search, 4- or 8-byte indices: lower or upper bounds; counts of equal
-// haystack items (an upper-bound pass given the lower bounds); match flags (bytes, given u64
-// lower bounds). Partitions as mergepath_partitions over (needles, haystack) for lower bounds,
-// (haystack, needles) for the upper-bound passes.
-#define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, INDEX, OUT)                                  \
+// Vectorized sorted search, 4- or 8-byte indices: lower or upper bounds; both bounds (`out`:
+// lower, `upper`: upper), counts of equal haystack items and match flags (bytes) in one pass.
+// `upper` is written by the range kernels only. Partitions as mergepath_partitions over
+// (needles, haystack), or (haystack, needles) for upper bounds.
+#define MERGEPATH_SORTED_SEARCH(NAME, UPPER, OUTPUT, OUT)                                          \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                     \
-  mergepath_sorted_search_##NAME(const mergepath::sorted_search_params<mergepath_key_t, INDEX, OUT> p) {      \
+  mergepath_sorted_search_##NAME(const mergepath::sorted_search_params<mergepath_key_t, OUT> p) { \
     using namespace mergepath_instance;                                                          \
     mergepath::sorted_search_tile<SEARCH.nt, SEARCH.vt, UPPER, mergepath::search_output::OUTPUT,   \
-                                  K, INDEX, OUT>(p.needles, p.needle_count, p.haystack,                \
-                                                 p.haystack_count, p.partitions, p.lower, p.out, Comp()); \
+                                  K, OUT>(p.needles, p.needle_count, p.haystack, p.haystack_count, \
+                                          p.partitions, p.out, p.upper, Comp());                 \
   }
-MERGEPATH_SORTED_SEARCH(lower_4, false, bound, uint32_t, uint32_t)
-MERGEPATH_SORTED_SEARCH(lower_8, false, bound, uint64_t, uint64_t)
-MERGEPATH_SORTED_SEARCH(upper_4, true, bound, uint32_t, uint32_t)
-MERGEPATH_SORTED_SEARCH(upper_8, true, bound, uint64_t, uint64_t)
-MERGEPATH_SORTED_SEARCH(count_4, true, equal_count, uint32_t, uint32_t)
-MERGEPATH_SORTED_SEARCH(count_8, true, equal_count, uint64_t, uint64_t)
-MERGEPATH_SORTED_SEARCH(contains, true, contains, uint64_t, uint8_t)
+MERGEPATH_SORTED_SEARCH(lower_4, false, bound, uint32_t)
+MERGEPATH_SORTED_SEARCH(lower_8, false, bound, uint64_t)
+MERGEPATH_SORTED_SEARCH(upper_4, true, bound, uint32_t)
+MERGEPATH_SORTED_SEARCH(upper_8, true, bound, uint64_t)
+MERGEPATH_SORTED_SEARCH(range_4, false, range, uint32_t)
+MERGEPATH_SORTED_SEARCH(range_8, false, range, uint64_t)
+MERGEPATH_SORTED_SEARCH(count_4, false, equal_count, uint32_t)
+MERGEPATH_SORTED_SEARCH(count_8, false, equal_count, uint64_t)
+MERGEPATH_SORTED_SEARCH(contains, false, contains, uint8_t)
 #undef MERGEPATH_SORTED_SEARCH

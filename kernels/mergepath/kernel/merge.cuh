@@ -14,8 +14,9 @@ constexpr int PARTITION_PROBES = 1;
 
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
 // p in [0, num_partitions). A and B are pointers or anything indexable (counting_iterator).
-// `Probes` is the search's probes per round (benches/tune sweeps it).
-template <int Probes = PARTITION_PROBES, class KeysA, class KeysB, class Comp>
+// `Tie` as in merge_path, the same as the tiles' merges; `Probes` is the search's probes per
+// round (benches/tune sweeps it).
+template <tie Tie = tie::a_first, int Probes = PARTITION_PROBES, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ void merge_path_partitions_body(KeysA a, int64_t a_count, KeysB b,
                                                            int64_t b_count, int64_t spacing,
                                                            int64_t num_partitions,
@@ -24,7 +25,7 @@ __device__ __forceinline__ void merge_path_partitions_body(KeysA a, int64_t a_co
   if (p >= num_partitions) return;
   int64_t total = a_count + b_count;
   int64_t diag = p * spacing < total ? p * spacing : total;
-  partitions[p] = merge_path<Probes>(a, a_count, b, b_count, diag, comp);
+  partitions[p] = merge_path<Probes, Tie>(a, a_count, b, b_count, diag, comp);
 }
 
 template <int NV, class K> union merge_shared {

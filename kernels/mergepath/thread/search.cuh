@@ -1,9 +1,10 @@
 // Thread layer: Merge Path searches.
 //
 // The merge path of A and B crosses cross-diagonal `diag` at (a, diag - a); `merge_path`
-// returns that `a`. Ties go to A (A's element of an equal pair is output first), which makes
-// the merge stable. The index type is a template parameter: `int` inside a tile (shared
-// memory), `int64_t` over global memory.
+// returns that `a`. Ties go to A by default (A's element of an equal pair is output first),
+// which makes the merge stable; `tie::b_first` puts B's first instead, so a kernel that wants
+// the other input first on ties keeps its inputs in place. The index type is a template
+// parameter: `int` inside a tile (shared memory), `int64_t` over global memory.
 #pragma once
 #include <stdint.h>
 
@@ -16,10 +17,15 @@ struct counting_iterator {
   __device__ __forceinline__ int64_t operator[](int64_t i) const { return base + i; }
 };
 
-// Does A[i] go out before B[j] in a stable merge? (A wins ties.)
-template <class K, class Comp>
+// Which input's item goes out first of two equal keys. A merge's partitions, splits and serial
+// merges must all use the same one.
+enum class tie { a_first, b_first };
+
+// Does A[i] go out before B[j] in the merge? (`Tie` says which wins ties.)
+template <tie Tie = tie::a_first, class K, class Comp>
 __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {
-  return !comp(b_key, a_key);
+  if constexpr (Tie == tie::a_first) return !comp(b_key, a_key);
+  else return comp(a_key, b_key);
 }
 
 // Search of one cross-diagonal by one thread. Each round probes PROBES evenly spaced points of
@@ -27,7 +33,7 @@ __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {
 // holds the crossing: PROBES = 1 is binary search; PROBES = 3 resolves two levels per round for
 // three times the loads. Fewer rounds help only where latency, not traffic, bounds the search;
 // for the library's partitions over global memory it is traffic (BENCHMARKS.md), so they use 1.
-template <int PROBES = 1, class Index, class KeysA, class KeysB, class Comp>
+template <int PROBES = 1, tie Tie = tie::a_first, class Index, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Index b_count,
                                             Index diag, Comp comp) {
   Index begin = diag > b_count ? diag - b_count : 0;
@@ -40,7 +46,7 @@ __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Ind
     for (int j = 0; j < PROBES; ++j) {
       // begin + floor(len * (j + 1) / (PROBES + 1)), split so it cannot overflow; < end.
       mid[j] = begin + (len / (PROBES + 1)) * (j + 1) + ((len % (PROBES + 1)) * (j + 1)) / (PROBES + 1);
-      take_a[j] = a_goes_first(a[mid[j]], b[diag - 1 - mid[j]], comp);
+      take_a[j] = a_goes_first<Tie>(a[mid[j]], b[diag - 1 - mid[j]], comp);
     }
     // take_a is monotone in the probe position: true for a prefix of the probes.
     Index new_begin = begin, new_end = end;
@@ -94,6 +100,27 @@ __device__ __forceinline__ Index sorted_bound(Keys keys, Index count, K key, Com
     else end = mid;
   }
   return begin;
+}
+
+// The end of the run of keys equal to `key` (neither goes before the other) that starts at
+// keys[begin] (`keys` a pointer, to shared or global memory): the first i in [begin, end)
+// whose key goes after `key`, or `end`. keys[begin..end) must be sorted and not go before
+// `key`. A galloping search from `begin` (probes whose stride doubles, then a binary search of
+// the last gap), so it costs O(log(run)) loads whatever `end - begin` is: a tile finishes the
+// runs that cross its end in the rest of a global input this way, reading only the run.
+template <class Index, class Keys, class K, class Comp>
+__device__ __forceinline__ Index equal_run_end(Keys keys, Index begin, Index end, K key, Comp comp) {
+  Index lo = begin, step = 1;  // keys[begin..lo) are equal to `key`
+  while (lo < end && !comp(key, keys[lo])) {
+    const Index probe = end - lo > step ? lo + step : end;
+    if (probe == end || comp(key, keys[probe])) {
+      // The run ends in (lo, probe]: keys[lo] is equal to `key`.
+      return lo + 1 + sorted_bound<true>(keys + (lo + 1), probe - (lo + 1), key, comp);
+    }
+    lo = probe + 1;
+    step *= 2;
+  }
+  return lo;
 }
 
 // Balanced Path (Baxter, Modern GPU): the merge path of A and B in the order where the k-th of

@@ -5,10 +5,15 @@
 
 namespace mergepath {
 
+// Where a thread's share of a merge starts: the items of A (`a`) and of B (`b`) before it.
+struct merge_split {
+  int a, b;
+};
+
 // The loop of serial_merge (Tagged = false) and serial_merge_two (Tagged = true): X is
 // keys[a..a_end) with its second list from a_split, Y is keys[b..b_end) with its second list
 // from b_split; an item of a first list goes before any of a second list.
-template <int VT, bool Tagged, class K, class Comp>
+template <int VT, bool Tagged, tie Tie, class K, class Comp>
 __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_split, int a_end, int b, int b_split,
                                                   int b_end, K (&results)[VT], int (&indices)[VT], Comp comp) {
   const int last = b_end > 0 ? b_end - 1 : 0;  // an empty merge reads keys[0], unused
@@ -18,7 +23,7 @@ __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_sp
   for (int i = 0; i < VT; ++i) {
     const bool by_list = Tagged && (a >= a_split) != (b >= b_split);
     const bool take_a =
-        (b >= b_end) || ((a < a_end) && (by_list ? b >= b_split : a_goes_first(a_key, b_key, comp)));
+        (b >= b_end) || ((a < a_end) && (by_list ? b >= b_split : a_goes_first<Tie>(a_key, b_key, comp)));
     results[i] = take_a ? a_key : b_key;
     indices[i] = take_a ? a : b;
     a += (int)take_a;
@@ -37,45 +42,47 @@ __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_sp
 // stored. Unrolled so `results` and `indices` stay in registers, and branch-free: each step
 // loads the next head of whichever side it took (clamped to the array), since threads of a
 // warp take A and B in different orders. `indices[i]` is the tile-local position the i-th
-// result came from (< a_end: from A).
-template <int VT, class K, class Comp>
+// result came from (< a_end: from A). `Tie` as in merge_path (the same as the split's).
+template <int VT, tie Tie = tie::a_first, class K, class Comp>
 __device__ __forceinline__ void serial_merge(const K* keys, int a, int a_end, int b, int b_end,
                                              K (&results)[VT], int (&indices)[VT], Comp comp) {
-  serial_merge_loop<VT, false>(keys, a, a_end, a_end, b, b_end, b_end, results, indices, comp);
+  serial_merge_loop<VT, false, Tie>(keys, a, a_end, a_end, b, b_end, b_end, results, indices, comp);
 }
 
 // Two merges in one output: X = keys[0..x_end) holds sorted lists X0 = [0, x0_end) and X1 =
 // [x0_end, x_end), Y = keys[x_end..y_end) holds Y0 = [x_end, y0_end) and Y1; the output is
 // merge(X0, Y0) followed by merge(X1, Y1) (n0 = x0_end + (y0_end - x_end) items, then the
 // rest). A thread's VT items from output position `diag` on may straddle the two merges, so
-// threads split the whole output evenly. Results and indices as serial_merge_at.
-template <int VT, class K, class Comp>
+// threads split the whole output evenly. Results, indices and Tie as serial_merge_at.
+template <int VT, tie Tie = tie::a_first, class K, class Comp>
 __device__ __forceinline__ void serial_merge_two_at(const K* keys, int x0_end, int x_end, int y0_end, int y_end,
                                                     int diag, K (&results)[VT], int (&indices)[VT], Comp comp) {
   const int n0 = x0_end + (y0_end - x_end);
   int x, y;
   if (diag < n0) {
-    x = merge_path(keys, x0_end, keys + x_end, y0_end - x_end, diag, comp);
+    x = merge_path<1, Tie>(keys, x0_end, keys + x_end, y0_end - x_end, diag, comp);
     y = x_end + diag - x;
   } else {
     const int d = (diag < y_end ? diag : y_end) - n0;
-    const int mp = merge_path(keys + x0_end, x_end - x0_end, keys + y0_end, y_end - y0_end, d, comp);
+    const int mp = merge_path<1, Tie>(keys + x0_end, x_end - x0_end, keys + y0_end, y_end - y0_end, d, comp);
     x = x0_end + mp;
     y = y0_end + d - mp;
   }
-  serial_merge_loop<VT, true>(keys, x, x0_end, x_end, y, y0_end, y_end, results, indices, comp);
+  serial_merge_loop<VT, true, Tie>(keys, x, x0_end, x_end, y, y0_end, y_end, results, indices, comp);
 }
 
 // One thread's share of a merge held in shared memory: the VT items of the merge of
 // keys[a_begin, a_end) with keys[a_end, b_end) from output position `diag` on (clamped to the
 // merge's length), found by a merge-path search and merged serially. `indices` are positions
-// in `keys`.
-template <int VT, class K, class Comp>
-__device__ __forceinline__ void serial_merge_at(const K* keys, int a_begin, int a_end, int b_end, int diag,
-                                                K (&results)[VT], int (&indices)[VT], Comp comp) {
+// in `keys`. Returns the thread's split: its first item is A's item `split.a` and B's item
+// `split.b` (counted from a_begin and from a_end), the items of A and B before it.
+template <int VT, tie Tie = tie::a_first, class K, class Comp>
+__device__ __forceinline__ merge_split serial_merge_at(const K* keys, int a_begin, int a_end, int b_end, int diag,
+                                                       K (&results)[VT], int (&indices)[VT], Comp comp) {
   if (diag > b_end - a_begin) diag = b_end - a_begin;
-  const int mp = merge_path(keys + a_begin, a_end - a_begin, keys + a_end, b_end - a_end, diag, comp);
-  serial_merge<VT>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
+  const int mp = merge_path<1, Tie>(keys + a_begin, a_end - a_begin, keys + a_end, b_end - a_end, diag, comp);
+  serial_merge<VT, Tie>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
+  return {mp, diag - mp};
 }
 
 
