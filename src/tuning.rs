@@ -1,5 +1,5 @@
 //! Launch tuning (threads per CTA, values per thread), one table per algorithm, key size and
-//! architecture: `kernels/tuning.tsv`. build.rs compiles the same table into the kernels; both
+//! architecture: `mergepath-build/kernels/tuning.tsv`. build.rs compiles the same table into the kernels; both
 //! sides pick rows by mergepath-build's rule, [`select_shape`].
 
 pub use mergepath_build::{select_shape, LaunchShape, TuningRow};
@@ -16,24 +16,24 @@ use tables::*;
 /// The launch shape of the merge kernels for keys of `key_bytes` compiled for `arch` (compute
 /// capability x10, as the loaded function reports it).
 pub fn merge_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(MERGE_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has merge rows")
+    select_shape(MERGE_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has merge rows")
 }
 
 /// The launch shape of the sorted-search kernels.
 pub fn search_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(SEARCH_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has search rows")
+    select_shape(SEARCH_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has search rows")
 }
 
 /// The launch shape of the multiset operations (a tile takes up to one item more).
 pub fn sets_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(SETS_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sets rows")
+    select_shape(SETS_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has sets rows")
 }
 
 /// The launch shape of the co-rank merge ladder ([`crate::merge::MergeStrategy`]): threads
 /// and outputs per thread of `Basic`; threads of `Tiled` and `Circular`, whose tile is
 /// [`ladder_tile`].
 pub fn ladder_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(LADDER_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has ladder rows")
+    select_shape(LADDER_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has ladder rows")
 }
 
 /// The tile of the `Tiled` and `Circular` ladder kernels: the shape's tile, shrunk (in whole
@@ -51,18 +51,18 @@ pub const LADDER_BLOCK_TILES: usize = contract::LADDER_BLOCK_TILES;
 /// four-way passes with twice the threads (output tiles of two tiles); `ways` says which
 /// (large sorts only: small ones always merge two ways).
 pub fn sort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(SORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort rows")
+    select_shape(SORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has sort rows")
 }
 
 /// As [`sort_shape`], for sorts of key/value pairs (and indices).
 pub fn sort_pairs_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(SORT_PAIRS_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has sort_pairs rows")
+    select_shape(SORT_PAIRS_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has sort_pairs rows")
 }
 
 /// The launch shape of mergesort's blocksort pass; its tile is a whole number of
 /// [`sort_shape`] tiles (checked when the kernels are compiled).
 pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
-    select_shape(BLOCKSORT_TUNING, arch, key_bytes).expect("kernels/tuning.tsv has blocksort rows")
+    select_shape(BLOCKSORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has blocksort rows")
 }
 
 /// The architectures the embedded kernels carry SASS for (PTX of the newest is embedded too).

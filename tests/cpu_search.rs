@@ -8,7 +8,7 @@ use mergepath::partition::{merge_path_partitions_cpu, visit_merge_tiles_cpu, Sou
 use mergepath::{cpu, Bound, Less};
 use proptest::prelude::*;
 
-/// The device's `equal_run_end` (kernels/mergepath/thread/search.cuh): the first i in
+/// The device's `equal_run_end` (mergepath-build/kernels/mergepath/thread/search.cuh): the first i in
 /// begin..end with keys[i] > key, by a galloping search from `begin` (keys[begin..end) >= key).
 fn equal_run_end(keys: &[u8], begin: usize, end: usize, key: u8) -> usize {
     let (mut lo, mut step) = (begin, 1);

@@ -3,7 +3,7 @@
 // granularities: the library's kernel bodies (merge_path_partitions_body, merge_tile) with the
 // shape as template arguments. Build and run on the GPU machine, from the repository root,
 // with the generated headers in .gpu/include (timing.cuh says how):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/merge_pdl.cu -o /tmp/merge_pdl && /tmp/merge_pdl [log2_n]
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/merge_pdl.cu -o /tmp/merge_pdl && /tmp/merge_pdl [log2_n]
 // The 16-byte-store merge measured with it (BENCHMARKS.md, "Merge: the partition phase's floor")
 // is in this file at commit bf81afe.
 #include <mergepath/kernel/merge.cuh>

@@ -1,8 +1,8 @@
-// Launch-shape sweep for the merge kernels, to fill kernels/tuning.tsv by measurement: the
+// Launch-shape sweep for the merge kernels, to fill mergepath-build/kernels/tuning.tsv by measurement: the
 // library's kernel bodies (merge_path_partitions_body, merge_tile) with the shape and the
 // partition search's probes per round as template arguments. Build and run on the GPU machine,
 // from the repository root, with the generated headers in .gpu/include (timing.cuh says how):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/merge_shapes.cu -o /tmp/merge_shapes && /tmp/merge_shapes [log2_n]
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/merge_shapes.cu -o /tmp/merge_shapes && /tmp/merge_shapes [log2_n]
 // Prints TSV: key_bytes nt vt ms gbytes_s pct_of_copy partition_ms ok.
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>

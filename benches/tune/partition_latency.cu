@@ -2,7 +2,7 @@
 // (two sorted halves): launch floor, the library's partition kernel with 1, 3 and 7 probes per
 // round, and a 32-lane warp search. Build and run on the GPU machine, from the repository root,
 // with the generated headers in .gpu/include (timing.cuh says how):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/partition_latency.cu -o /tmp/partition_latency && /tmp/partition_latency
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/partition_latency.cu -o /tmp/partition_latency && /tmp/partition_latency
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"

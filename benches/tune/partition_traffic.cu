@@ -2,7 +2,7 @@
 // load the library's partition kernel uses. Build on the GPU machine, from the repository root,
 // with the generated headers in .gpu/include (timing.cuh says how), and run under ncu for
 // dram__bytes_read.sum:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/partition_traffic.cu -o /tmp/partition_traffic
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/partition_traffic.cu -o /tmp/partition_traffic
 //   /tmp/partition_traffic; ncu --kernel-name regex:partitions --launch-skip 1 --metrics gpu__time_duration.sum,dram__bytes_read.sum /tmp/partition_traffic profile
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/thread/keys.cuh>

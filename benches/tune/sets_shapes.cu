@@ -1,8 +1,8 @@
-// Launch-shape sweep for the multiset kernels, to fill the `sets` rows of kernels/tuning.tsv by
+// Launch-shape sweep for the multiset kernels, to fill the `sets` rows of mergepath-build/kernels/tuning.tsv by
 // measurement: the library's kernel bodies (set_partitions_body, set_op_tile, set_count_tile)
 // with the shape as template arguments. Build and run on the GPU machine, from the repository
 // root, with the generated headers in .gpu/include (timing.cuh says how):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I kernels -I .gpu/include benches/tune/sets_shapes.cu -o /tmp/sets_shapes && /tmp/sets_shapes [log2_n]
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/sets_shapes.cu -o /tmp/sets_shapes && /tmp/sets_shapes [log2_n]
 // Inputs: the anchors' (two sorted halves of n random u32 keys). Prints TSV:
 // variant op nt vt ms pct_of_copy(read n + write result) partition_ms ok. Variants: `ticket`
 // (the library's kernel: tiles in ticket order, decoupled look-back) and `count` (length only).

@@ -3,7 +3,7 @@
 // `cargo test --test tune_build`, which compiles every program here, writes them to
 // <target dir>/tune-build/include. For the GPU machine (no Rust there), after staging:
 //   mkdir -p .gpu && cp -r "${CARGO_TARGET_DIR:-target}/tune-build/include" .gpu/
-// and carry .gpu; each program's header gives its nvcc line (-I kernels -I .gpu/include).
+// and carry .gpu; each program's header gives its nvcc line (-I mergepath-build/kernels -I .gpu/include).
 #pragma once
 #include <cuda_runtime.h>
 #include <algorithm>

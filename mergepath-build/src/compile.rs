@@ -55,7 +55,7 @@ impl KernelBuild {
     pub fn new(nvcc: PathBuf, archs: &[u32], tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
         let io = |e: std::io::Error| format!("mergepath: {e}");
         let kernels_dir = headers_dir();
-        let header = tuning_header(tuning, "kernels/tuning.tsv", "mergepath");
+        let header = tuning_header(tuning, "mergepath-build/kernels/tuning.tsv", "mergepath");
         write_if_changed(&include_dir.join("mergepath/tuning.cuh"), &header)?;
         let contract = contract_header();
         write_if_changed(&include_dir.join("mergepath/contract.cuh"), &contract)?;

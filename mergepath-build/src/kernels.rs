@@ -38,7 +38,7 @@ impl Kernels {
         Self::default()
     }
 
-    /// A tuning table of the crate's own (`kernels/tuning.tsv`'s format: algorithm, arch,
+    /// A tuning table of the crate's own (`mergepath-build/kernels/tuning.tsv`'s format: algorithm, arch,
     /// key_bytes, threads, values_per_thread, optional ways), turned into constants on both
     /// sides by the same rule as mergepath's: for the kernels, `<namespace>/tuning.cuh` with
     /// `namespace::launch_shape ALGORITHM_shape(int arch, int key_bytes)` per algorithm; for the

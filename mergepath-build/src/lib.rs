@@ -40,7 +40,7 @@ pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERG
 /// The include root of mergepath's device headers (`mergepath/*.cuh`), which also holds
 /// mergepath's launch tuning table, `tuning.tsv`.
 pub fn headers_dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels"))
 }
 
 /// mergepath's launch tuning table (`tuning.tsv` under [`headers_dir`]).

@@ -84,7 +84,7 @@ impl Module {
     }
 }
 
-/// The kernels of one (key, comparator) pair (`kernels/mergepath/instantiate.cuh`): the loaded
+/// The kernels of one (key, comparator) pair (`mergepath-build/kernels/mergepath/instantiate.cuh`): the loaded
 /// module, each entry point looked up by the algorithm that launches it on its first launch.
 pub(crate) struct Kernels {
     module: Module,
@@ -94,7 +94,7 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// Loads `fatbin` (a module of `kernels/mergepath/instantiate.cuh`) into `ctx`.
+    /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.
     pub(crate) fn load(ctx: &Arc<CudaContext>, fatbin: &[u8]) -> Result<Self> {
         if fatbin.is_empty() {
             return Err(Error::KernelsNotBuilt);

@@ -40,7 +40,7 @@ pub(crate) fn launch_partitions(
 
 impl Gpu {
     /// The tile shape of the library's merge kernels for keys `K` on this GPU (the row of
-    /// `kernels/tuning.tsv` for the architecture the loaded kernels were compiled for and `K`'s
+    /// `mergepath-build/kernels/tuning.tsv` for the architecture the loaded kernels were compiled for and `K`'s
     /// size), for a two-phase kernel of your own compiled with the same NT and VT. Loads `K`'s
     /// kernels if no call has yet.
     ///

@@ -3,9 +3,9 @@
 //! Phase one splits the merged output into tiles of `spacing` items and finds, for each tile
 //! boundary (cross-diagonal), where the merge path crosses it ([`merge_path_partitions`]). Phase
 //! two is a kernel in which each CTA loads its tile's slices of A and B into shared memory,
-//! splits the tile again per thread (`cta_merge_from_shared` in `kernels/mergepath/cta/tile.cuh`) and
+//! splits the tile again per thread (`cta_merge_from_shared` in `mergepath-build/kernels/mergepath/cta/tile.cuh`) and
 //! runs the serial loop. A user's own two-phase kernel takes the partition array from here and
-//! the device headers from `kernels/mergepath/`.
+//! the device headers from `mergepath-build/kernels/mergepath/`.
 //!
 //! For a kernel of your own: [`TileShape`] sizes its grid, [`Gpu::merge_tile_shape`] and
 //! [`Gpu::search_tile_shape`] give the library's tuned shapes, [`merge_path_partitions_into`]

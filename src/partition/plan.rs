@@ -26,7 +26,7 @@ pub fn merge_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) -> 
 }
 
 /// Where the Balanced Path of `a` and `b` crosses cross-diagonal `diag` (`balanced_path` in
-/// `kernels/mergepath/thread/search.cuh`, mirrored exactly): `(a_split, b_split)` with
+/// `mergepath-build/kernels/mergepath/thread/search.cuh`, mirrored exactly): `(a_split, b_split)` with
 /// `a_split + b_split` equal to `diag`, or `diag + 1` where `diag` would separate a pair. The
 /// k-th key equal to x in `a` and the k-th equal to x in `b` are a pair, adjacent in the
 /// balanced merge (a's first); at a split, every key before it on one side has its partner
@@ -54,7 +54,7 @@ pub fn balanced_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) 
     ((a_start + t.saturating_sub(j).max(i.min(half))).min(a.len()), (b_start + t.saturating_sub(i).max(j.min(half))).min(b.len()))
 }
 
-/// Kirk & Hwu's co-rank (`co_rank` in `kernels/mergepath/thread/search.cuh`, mirrored exactly): the
+/// Kirk & Hwu's co-rank (`co_rank` in `mergepath-build/kernels/mergepath/thread/search.cuh`, mirrored exactly): the
 /// same answer as [`merge_path`]`(a, b, k)` by the book's halving-step search, which the merge
 /// ladder ([`crate::MergeStrategy`]) uses.
 pub fn co_rank<T>(k: usize, a: &[T], b: &[T], is_less: impl Fn(&T, &T) -> bool) -> usize {

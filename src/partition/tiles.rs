@@ -114,7 +114,7 @@ pub fn visit_merge_tiles_cpu<T>(
             let diag = (vt * thread).min(count);
             let mut i = merge_path(ta, tb, diag, &is_less);
             let mut j = diag - i;
-            // The serial loop (`serial_merge` in kernels/mergepath/thread/serial.cuh), its items
+            // The serial loop (`serial_merge` in mergepath-build/kernels/mergepath/thread/serial.cuh), its items
             // ending where the next thread's start.
             for k in 0..vt.min(count - diag) {
                 let out = d0 + diag + k;

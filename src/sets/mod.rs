@@ -10,7 +10,7 @@
 //! The work is split with Balanced Path (Baxter, Modern GPU): the k-th copy of a key in A and
 //! the k-th in B form a pair, and the partitions of the two-phase layer never separate a pair,
 //! so each CTA and each thread decides its items exactly (`balanced_path`, `serial_set_op` in
-//! `kernels/mergepath/`). Each CTA compacts its outputs, and a single-pass scan of the tiles'
+//! `mergepath-build/kernels/mergepath/`). Each CTA compacts its outputs, and a single-pass scan of the tiles'
 //! output counts (decoupled look-back) places them, so the inputs are read once and the result
 //! written once. The result's length stays in device memory ([`SetLen`]) until asked for.
 

@@ -1,7 +1,7 @@
 //! Stable mergesort of keys, key/value pairs and indices.
 //!
 //! A sort is one blocksort pass, in which each CTA sorts a block of items on its own
-//! (`cta_blocksort` in `kernels/mergepath/cta/tile.cuh`), then merge passes over the sorted runs
+//! (`cta_blocksort` in `mergepath-build/kernels/mergepath/cta/tile.cuh`), then merge passes over the sorted runs
 //! ([`mergesort_plan`]): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
 //! time by four-way passes, with one two-way pass first when the number of levels is odd.
 //!
