@@ -1,4 +1,4 @@
-//! Sorted search throughput: lower bounds of n/2 sorted needles in an n/2 sorted haystack (the
+//! Sorted search throughput: lower bounds, equal counts and equal ranges of n/2 sorted needles in an n/2 sorted haystack (the
 //! anchors' layout: haystack = first half, needles = second half of two sorted halves of random
 //! keys), u32 indices, u32 and u64 keys, n = 2^20, 2^24, 2^26, timed with CUDA events. Bytes:
 //! n keys read, n/2 indices written (as `anchors.cu` counts them). Prints criterion's report and
@@ -31,6 +31,17 @@ where
         group.bench_function(BenchmarkId::new("lower", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run)));
         let ms = event_median_ms(gpu, 20, &mut run);
         println!("sorted_search\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+        // Equal counts and both bounds: one pass each, the same reads; range writes twice the indices.
+        let mut count = || mergepath::sorted_search_count(gpu, &needles, &haystack, &mut out, Less).unwrap();
+        group.bench_function(BenchmarkId::new("count", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut count)));
+        let ms = event_median_ms(gpu, 20, &mut count);
+        println!("sorted_search_count\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+        let mut upper = gpu.alloc_zeros::<u32>(needles.len()).unwrap();
+        let range_bytes = bytes + needles.len() * 4;
+        let mut range = || mergepath::sorted_search_range(gpu, &needles, &haystack, &mut out, &mut upper, Less).unwrap();
+        group.bench_function(BenchmarkId::new("range", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut range)));
+        let ms = event_median_ms(gpu, 20, &mut range);
+        println!("sorted_search_range\tmergepath\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, range_bytes as f64 / ms / 1e6);
     }
     group.finish();
 }
