@@ -59,7 +59,7 @@ pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
-pub use partition::{balanced_path, merge_path, merge_path_partitions, merge_path_partitions_into, partition_count, TileShape};
+pub use partition::{balanced_path, merge_path, merge_path_partitions, merge_path_partitions_into, merge_path_partitions_tie_into, merge_path_tie, partition_count, Tie, TileShape};
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};

@@ -14,6 +14,18 @@ pub enum Bound {
     Upper,
 }
 
+/// Which input's item goes first where an item of A and one of B are equal (neither goes before
+/// the other) in a merge path: the device's `mergepath::tie`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Tie {
+    /// A's first: the stable merge of A then B, as every merge of the library.
+    #[default]
+    AFirst,
+    /// B's first: the merge path of a kernel whose tiles merge with `tie::b_first`, without
+    /// swapping its inputs.
+    BFirst,
+}
+
 /// A multiset operation on sorted inputs A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SetOperation {

@@ -1,7 +1,7 @@
 //! CPU-side properties of the two-phase layer for users' kernels, run in CI without a GPU: the
 //! tile loop's CPU mirror (`visit_merge_tiles_cpu`) against the oracle, and tile shapes' grids.
 
-use mergepath::partition::{visit_merge_tiles_cpu, Source, TileShape};
+use mergepath::partition::{merge_path, merge_path_tie, visit_merge_tiles_cpu, Source, Tie, TileShape};
 use mergepath::{cpu, Error};
 use proptest::prelude::*;
 
@@ -50,6 +50,25 @@ proptest! {
             prop_assert_eq!((source, index), (want_source, want_index), "output {}", k);
             prop_assert_eq!(tile, k / shape.tile(), "output {}", k);
             prop_assert_eq!(thread, k % shape.tile() / vt as usize, "output {}", k);
+        }
+    }
+
+    /// B first on ties is the A-first path of the swapped inputs, read from B's side; every
+    /// split is a valid merge-path point of that order.
+    #[test]
+    fn b_first_merge_path_is_the_swapped_a_first_one((a, b, descending) in sorted_pair(200), diag_frac in 0.0f64..=1.0) {
+        let is_less = move |x: &u32, y: &u32| if descending { x > y } else { x < y };
+        let diag = ((a.len() + b.len()) as f64 * diag_frac) as usize;
+        prop_assert_eq!(merge_path_tie(&a, &b, diag, Tie::AFirst, is_less), merge_path(&a, &b, diag, is_less));
+        let i = merge_path_tie(&a, &b, diag, Tie::BFirst, is_less);
+        prop_assert_eq!(i, diag - merge_path(&b, &a, diag, is_less));
+        let j = diag - i;
+        // Everything taken goes before or ties (B's side) everything left.
+        if i > 0 && j < b.len() {
+            prop_assert!(is_less(&a[i - 1], &b[j]));
+        }
+        if j > 0 && i < a.len() {
+            prop_assert!(!is_less(&a[i], &b[j - 1]));
         }
     }
 }

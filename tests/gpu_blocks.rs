@@ -7,7 +7,7 @@ mod common;
 
 use common::{gpu, Rng};
 use mergepath::cudarc::driver::PushKernelArg;
-use mergepath::partition::{merge_path_partitions_cpu, merge_path_partitions_into, partition_count, TileShape};
+use mergepath::partition::{merge_path_partitions_cpu, merge_path_partitions_into, merge_path_tie, partition_count, Tie, TileShape};
 use mergepath::{tuning, Error, Less};
 
 /// A user's module: `fill_iota(uint32_t* out, uint64_t n)` writes `out[i] = i` for i < n, one
@@ -66,6 +66,22 @@ fn partitions_into_a_callers_buffer_equal_the_cpu_ones() {
         let err = merge_path_partitions_into(gpu, &da, &db, spacing, Less, &mut short);
         assert_eq!(err, Err(Error::OutputTooSmall { what: "partitions", needed: count, got: count - 1 }));
         assert_eq!(merge_path_partitions_into(gpu, &da, &db, 0, Less, &mut parts), Err(Error::InvalidArgument("spacing must be positive")));
+
+        // B first on ties (few distinct keys, so most boundaries fall inside runs of equal keys).
+        for (tie, comp_greater) in [(Tie::BFirst, false), (Tie::AFirst, false), (Tie::BFirst, true)] {
+            let (a, b) = if comp_greater { (a.iter().rev().copied().collect(), b.iter().rev().copied().collect()) } else { (a.clone(), b.clone()) };
+            let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+            let total = a_len + b_len;
+            let want: Vec<i64> = (0..count)
+                .map(|p| if comp_greater { merge_path_tie(&a, &b, (p * spacing).min(total), tie, |x, y| x > y) } else { merge_path_tie(&a, &b, (p * spacing).min(total), tie, |x, y| x < y) } as i64)
+                .collect();
+            if comp_greater {
+                mergepath::merge_path_partitions_tie_into(gpu, &da, &db, spacing, tie, mergepath::Greater, &mut parts).unwrap();
+            } else {
+                mergepath::merge_path_partitions_tie_into(gpu, &da, &db, spacing, tie, Less, &mut parts).unwrap();
+            }
+            assert_eq!(gpu.download(&parts).unwrap()[..count], want[..], "{tie:?} greater={comp_greater} a {a_len} b {b_len} spacing {spacing}");
+        }
     }
 }
 

@@ -175,7 +175,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "partitions_params",
         templates: &["K"],
-        doc: "mergepath_partitions: the merge path's split every `spacing` outputs of merging a and b.",
+        doc: "mergepath_partitions and mergepath_partitions_b_first: the merge path's split every `spacing` outputs of merging a and b.",
         fields: &[("a", Ptr(KEYS)), ("a_count", I64), ("b", Ptr(KEYS)), ("b_count", I64), ("spacing", I64), ("num_partitions", I64), ("partitions", Ptr("int64_t*"))],
     },
     Struct {

@@ -10,6 +10,7 @@ use crate::device::kernels::Kernels;
 use crate::device::contract::{PartitionsParams, PARTITION_THREADS};
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
+use crate::types::Tie;
 use cudarc::driver::LaunchConfig;
 
 /// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
@@ -19,7 +20,8 @@ pub(crate) fn partition_launch_config(count: usize) -> Result<LaunchConfig> {
     Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 })
 }
 
-/// Enqueues the partition kernel writing `count` partitions to `out`.
+/// Enqueues the partition kernel writing `count` partitions to `out`, ties to A (the library's
+/// merges).
 pub(crate) fn launch_partitions(
     gpu: &Gpu,
     kernels: &Kernels,
@@ -29,11 +31,30 @@ pub(crate) fn launch_partitions(
     out: u64,
     count: usize,
 ) -> Result<()> {
+    launch_partitions_tie(gpu, kernels, a, b, spacing, Tie::AFirst, out, count)
+}
+
+/// [`launch_partitions`] with equal items ordered as `tie` says.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_partitions_tie(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    a: &CheckedBuffer<'_>,
+    b: &CheckedBuffer<'_>,
+    spacing: usize,
+    tie: Tie,
+    out: u64,
+    count: usize,
+) -> Result<()> {
     let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
     let cfg = partition_launch_config(count)?;
     let params = PartitionsParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, spacing, num_partitions: count as i64, partitions: out };
-    let func = kernels.function("mergepath_partitions")?;
-    // SAFETY: `PartitionsParams` is `mergepath_partitions`'s parameter struct; a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
+    let func = kernels.function(match tie {
+        Tie::AFirst => "mergepath_partitions",
+        Tie::BFirst => "mergepath_partitions_b_first",
+    })?;
+    // SAFETY: `PartitionsParams` is the parameter struct of `mergepath_partitions` and
+    // `mergepath_partitions_b_first`; a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
     // threads (extra threads return at once).
     unsafe { gpu.launch(&func, cfg, &params) }
 }

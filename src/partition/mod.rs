@@ -23,8 +23,10 @@ mod tiles;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
+use launch::launch_partitions_tie;
 pub(crate) use launch::{launch_partitions, partition_launch_config};
-pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, partition_count};
+pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, merge_path_tie, partition_count};
+pub use crate::types::Tie;
 pub use tiles::{visit_merge_tiles_cpu, Source, TileShape};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -72,6 +74,22 @@ pub fn merge_path_partitions_into<K: Key, C: Comparator<K>>(
     comp: C,
     out: &mut impl DevicePtrMut<i64>,
 ) -> Result<()> {
+    merge_path_partitions_tie_into(gpu, a, b, spacing, Tie::AFirst, comp, out)
+}
+
+/// [`merge_path_partitions_into`] with equal items of A and B ordered as `tie` says: with
+/// [`Tie::BFirst`], the partitions of a kernel whose tiles merge with `tie::b_first` (B's item
+/// first where an item of A and one of B are equal), so it keeps its inputs in place. Entry `p`
+/// is [`merge_path_tie`]`(a, b, min(p * spacing, total), tie)`.
+pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &impl DevicePtr<K>,
+    b: &impl DevicePtr<K>,
+    spacing: usize,
+    tie: Tie,
+    comp: C,
+    out: &mut impl DevicePtrMut<i64>,
+) -> Result<()> {
     let _ = comp;
     let count = checked_partition_count(a.len() + b.len(), spacing)?;
     let kernels = gpu.kernels::<K, C>()?;
@@ -79,7 +97,7 @@ pub fn merge_path_partitions_into<K: Key, C: Comparator<K>>(
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("partitions", out, 8, count, &[&a, &b])?;
-    launch_partitions(gpu, &kernels, &a, &b, spacing, out.ptr, count)
+    launch_partitions_tie(gpu, &kernels, &a, &b, spacing, tie, out.ptr, count)
 }
 
 /// [`partition_count`], with [`Error::InvalidArgument`] for a spacing of zero.

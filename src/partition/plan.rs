@@ -1,6 +1,8 @@
 //! The pure Merge Path math: partition counts and the searches of the partition kernels,
 //! mirrored exactly on the CPU. Shared by the launch code, the host backend and the tests.
 
+use crate::types::Tie;
+
 /// How many partitions split `total` merged items every `spacing`: one per tile boundary,
 /// `ceil(total / spacing) + 1` (the last is the end of both inputs).
 pub fn partition_count(total: usize, spacing: usize) -> usize {
@@ -11,12 +13,25 @@ pub fn partition_count(total: usize, spacing: usize) -> usize {
 /// b.len()): the number of the first `diag` merged items that come from `a`. Ties go to `a`,
 /// as in the stable merge. `is_less(x, y)` answers "x goes strictly before y".
 pub fn merge_path<T>(a: &[T], b: &[T], diag: usize, is_less: impl Fn(&T, &T) -> bool) -> usize {
+    merge_path_tie(a, b, diag, Tie::AFirst, is_less)
+}
+
+/// [`merge_path`] with equal items of A and B ordered as `tie` says (`merge_path<PROBES, Tie>`
+/// in `mergepath-build/kernels/mergepath/thread/search.cuh`, mirrored exactly). With
+/// [`Tie::BFirst`] it is `diag - merge_path(b, a, diag)`.
+pub fn merge_path_tie<T>(a: &[T], b: &[T], diag: usize, tie: Tie, is_less: impl Fn(&T, &T) -> bool) -> usize {
     assert!(diag <= a.len() + b.len(), "diagonal past the end of the merge");
     let (mut begin, mut end) = (diag.saturating_sub(b.len()), diag.min(a.len()));
     while begin < end {
         let mid = begin + (end - begin) / 2;
-        // a[mid] goes first unless b[diag - 1 - mid] is strictly smaller.
-        if !is_less(&b[diag - 1 - mid], &a[mid]) {
+        let (x, y) = (&a[mid], &b[diag - 1 - mid]);
+        // a[mid] goes first unless y is strictly smaller (A first), or if it is strictly
+        // smaller than y (B first).
+        let a_first = match tie {
+            Tie::AFirst => !is_less(y, x),
+            Tie::BFirst => is_less(x, y),
+        };
+        if a_first {
             begin = mid + 1;
         } else {
             end = mid;

@@ -10,6 +10,13 @@ mergepath_partitions(const mergepath::partitions_params<mergepath_key_t> p) {
                                         p.partitions, mergepath_comp_t());
 }
 
+// The same partitions with B's items first on ties (Tie::BFirst of the host partitions).
+extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
+mergepath_partitions_b_first(const mergepath::partitions_params<mergepath_key_t> p) {
+  mergepath::merge_path_partitions_body<mergepath::tie::b_first>(p.a, p.a_count, p.b, p.b_count, p.spacing,
+                                                                p.num_partitions, p.partitions, mergepath_comp_t());
+}
+
 extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)
 mergepath_merge_keys(const mergepath::merge_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
