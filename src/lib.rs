@@ -45,6 +45,8 @@ pub mod segmented;
 pub mod sets;
 pub mod slices;
 pub mod sort;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tuning;
 mod types;
 
@@ -65,3 +67,20 @@ pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
 pub use device::staging::PinnedBuffer;
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};
+
+/// The items `#[derive(Key)]` generates for [`testing`] (its `TestKey` implementation): kept
+/// with the `testing` feature, dropped without it, so the derive needs no feature of its own.
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __testing_items {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// See above: without the `testing` feature the items are dropped.
+#[cfg(not(feature = "testing"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __testing_items {
+    ($($item:item)*) => {};
+}

@@ -6,7 +6,9 @@ mod common;
 mod hit;
 use common::{assert_same, gpu, Rng};
 use hit::{hits, ByX, Hit};
+use mergepath::testing::{self, Backend};
 use mergepath::{cpu, Comparator, Greater, Less};
+use proptest::test_runner::{Config, TestError, TestRunner};
 
 /// The benchmark key: (x asc, id asc).
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
@@ -183,10 +185,12 @@ fn sort_two_field_structs() {
 }
 
 /// Two comparators that are not strict weak orders, a mistake the library cannot see: one not
-/// irreflexive, one a coin flip per pair of keys.
+/// irreflexive, one a coin flip per pair of keys; and one whose CUDA functor and Rust twin are
+/// different orders (each a strict weak order), which only a comparison on the GPU shows.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
 #[key(comparator(NotIrreflexive, cuda = "a.x <= b.x", rust = "|a, b| a.x <= b.x"))]
+#[key(comparator(TwinsDisagree, cuda = "a.x < b.x", rust = "|a, b| a.x < b.x || (a.x == b.x && a.y < b.y)"))]
 #[key(comparator(CoinFlip, cuda = "((a.x * 2654435761u) ^ (b.x * 2246822519u)) >> 31", rust = "|a, b| ((a.x.wrapping_mul(2654435761) ^ b.x.wrapping_mul(2246822519)) >> 31) == 1"))]
 struct Careless {
     x: u32,
@@ -234,6 +238,44 @@ fn comparators_that_are_not_strict_weak_orders_stay_in_bounds() {
             .collect();
         sort_carelessly(gpu, &keys, NotIrreflexive);
         sort_carelessly(gpu, &keys, CoinFlip);
+    }
+}
+
+/// The testing kit's `check_comparator` catches a comparator that is not a strict weak order
+/// (here not irreflexive) and shrinks the failing case to the one key that shows it: on the CPU,
+/// so in CI too.
+#[test]
+fn check_comparator_catches_and_shrinks_a_broken_comparator() {
+    let minimal = minimal_failure(Backend::Host, NotIrreflexive, "not irreflexive");
+    assert_eq!(minimal.len(), 1, "shrunk to one key: {minimal:?}");
+    // The coin flip is caught too (asymmetry or transitivity, whichever the keys show first).
+    let minimal = minimal_failure(Backend::Host, CoinFlip, "comparator CoinFlip");
+    assert!(minimal.len() <= 3, "shrunk to at most three keys: {minimal:?}");
+}
+
+/// On the GPU, `check_comparator` also catches twins that disagree (both strict weak orders, so
+/// the CPU half passes), shrunk to two keys of equal `x`.
+#[test]
+fn check_comparator_catches_cuda_and_rust_twins_that_disagree() {
+    let mut runner = TestRunner::new(Config { failure_persistence: None, ..Config::with_cases(64) });
+    runner
+        .run(&testing::comparator_keys::<Careless>(), |keys| testing::check_comparator(Backend::Host, &keys, TwinsDisagree))
+        .expect("each twin is a strict weak order");
+    let Some(gpu) = gpu() else { return };
+    let minimal = minimal_failure(Backend::Gpu(gpu), TwinsDisagree, "the CUDA functor");
+    assert_eq!(minimal.len(), 2, "shrunk to two keys: {minimal:?}");
+    assert_eq!(minimal[0].x, minimal[1].x, "the twins differ on keys of equal x: {minimal:?}");
+}
+
+/// The minimal keys on which `check_comparator` fails for `comp`, its message containing `want`.
+fn minimal_failure<C: Comparator<Careless>>(backend: Backend<'_>, comp: C, want: &str) -> Vec<Careless> {
+    let mut runner = TestRunner::new(Config { failure_persistence: None, ..Config::with_cases(256) });
+    match runner.run(&testing::comparator_keys::<Careless>(), |keys| testing::check_comparator(backend, &keys, comp)) {
+        Err(TestError::Fail(reason, minimal)) => {
+            assert!(reason.message().contains(want), "{}: {reason}", C::NAME);
+            minimal
+        }
+        other => panic!("{}: check_comparator did not catch it: {other:?}", C::NAME),
     }
 }
 

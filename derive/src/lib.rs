@@ -41,6 +41,7 @@ pub fn derive_key(input: TokenStream) -> TokenStream {
 /// A field of the key struct and its CUDA twin.
 struct Field {
     ident: Ident,
+    ty: Type,
     cuda_type: &'static str,
     /// Size in bytes.
     size: usize,
@@ -114,7 +115,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         if offset % size != 0 {
             return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
         }
-        fields.push(Field { ident, cuda_type, size, offset });
+        fields.push(Field { ident, ty: f.ty.clone(), cuda_type, size, offset });
         offset += size;
         align = align.max(size);
     }
@@ -327,7 +328,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             }
         }
     });
+    let testing = test_key_impl(name, &fields);
     Ok(quote! {
+        #testing
         impl ::mergepath::Key for #name {
             const CUDA_TYPE: &'static str = #cuda_type;
         }
@@ -345,6 +348,47 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         };
         #(#impls)*
     })
+}
+
+/// `mergepath::testing::TestKey` for the key, field by field: its strategy draws each field from
+/// the field type's strategy; its specials are each field's specials with the other fields
+/// zero. Inside `mergepath::__testing_items!`, which keeps it only where mergepath's `testing`
+/// feature is on.
+fn test_key_impl(name: &Ident, fields: &[Field]) -> TokenStream2 {
+    let kit = quote!(::mergepath::testing);
+    // Nested pairs `(f1, (f2, (.., fn)))`: proptest's tuples stop at 12 fields.
+    let (mut strategy, mut pattern) = (None::<TokenStream2>, None::<TokenStream2>);
+    for Field { ident, ty, .. } in fields.iter().rev() {
+        let field = quote!(<#ty as #kit::TestKey>::key_strategy());
+        (strategy, pattern) = match (strategy, pattern) {
+            (Some(s), Some(p)) => (Some(quote!((#field, #s))), Some(quote!((#ident, #p)))),
+            _ => (Some(field), Some(quote!(#ident))),
+        };
+    }
+    let idents = fields.iter().map(|f| &f.ident);
+    let specials = fields.iter().map(|Field { ident, ty, .. }| {
+        quote! {
+            for special in <#ty as #kit::TestKey>::specials() {
+                let mut key: #name = #kit::zeroed();
+                key.#ident = special;
+                out.push(key);
+            }
+        }
+    });
+    quote! {
+        ::mergepath::__testing_items! {
+            impl #kit::TestKey for #name {
+                fn key_strategy() -> #kit::proptest::strategy::BoxedStrategy<Self> {
+                    #kit::proptest::strategy::Strategy::boxed(#kit::proptest::strategy::Strategy::prop_map(#strategy, |#pattern| #name { #(#idents),* }))
+                }
+                fn specials() -> ::std::vec::Vec<Self> {
+                    let mut out = ::std::vec::Vec::new();
+                    #(#specials)*
+                    out
+                }
+            }
+        }
+    }
 }
 
 /// `"score desc, id asc"` -> (field index, descending).

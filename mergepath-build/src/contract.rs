@@ -265,6 +265,12 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "compare_all_params",
+        templates: &["K"],
+        doc: "mergepath_compare_all: out[i * count + j] = comp(keys[i], keys[j]) (1 or 0), the comparator's CUDA twin on every ordered pair (mergepath::testing::check_comparator).",
+        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("out", Ptr("uint8_t*"))],
+    },
+    Struct {
         name: "iota_params",
         templates: &["V"],
         doc: "mergepath_iota_{4,8}: out[i] = i.",

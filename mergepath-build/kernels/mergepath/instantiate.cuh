@@ -47,3 +47,4 @@ extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 #include "entry/ladder.cuh"
 #include "entry/sets.cuh"
 #include "entry/iota.cuh"
+#include "entry/compare.cuh"

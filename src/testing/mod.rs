@@ -1,0 +1,70 @@
+//! A property-testing kit (cargo feature `testing`): proptest strategies for any key type,
+//! properties of every operation against the CPU oracle on the GPU or the host backend,
+//! [`check_comparator`] for your comparators, and properties of a two-phase kernel's partitions
+//! and tile loop for your own kernels.
+//!
+//! - **Keys**: [`TestKey`] (the built-in types; `#[derive(Key)]` implements it for your structs
+//!   when this feature is on), [`pod_key`] for any other `Key`.
+//! - **Inputs**: [`lengths`] (concentrated at the tuning table's tile sizes ± 1 and at
+//!   2^k ± 1), [`keys`] in every [`Pattern`] of sort benchmarks (ascending, descending, saw, pipe
+//!   organ, Zipf, 95 % sorted, 95 % one value, few distinct, long runs, float specials),
+//!   [`sorted_keys`], [`two_sorted`], [`segment_offsets`], [`comparator_keys`].
+//! - **Properties** (functions returning `Result<(), TestCaseError>`, for use inside your
+//!   `proptest!` or with [`Check`]): [`merge_keys`], [`merge_pairs`], [`sort_keys`],
+//!   [`sort_pairs`] (stable, positions as values, and `sort_indices`), [`sorted_search`] (every
+//!   bound, range, count, contains), [`set_operations`] (all four, keys, pairs and lengths),
+//!   [`sort_segments`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
+//!   and fails with the first difference from [`crate::cpu`]: index, got, want.
+//! - **Comparators**: [`check_comparator`]: a strict weak order on the keys given, and on a GPU
+//!   its CUDA functor agreeing with its Rust twin on every pair.
+//! - **Your kernels**: [`check_merge_partitions`] and [`check_merge_tiles`], on the CPU, with
+//!   [`crate::partition::visit_merge_tiles_cpu`] as the mirror of the tile loop.
+//!
+//! ```
+//! use mergepath::testing::{self, Backend, Check};
+//! use mergepath::Greater;
+//! // 32 cases of a stable sort of f32 keys in descending order, on the host backend; on a GPU
+//! // pass Backend::Gpu(&gpu).
+//! let inputs = testing::keys::<f32, _>(testing::lengths::<f32>(5_000), Greater);
+//! Check::new("sort_pairs f32 desc").cases(32).run(inputs, |keys| testing::sort_pairs(Backend::Host, &keys, Greater));
+//! ```
+//!
+//! Inside `proptest!`, the properties are ordinary fallible calls:
+//!
+//! ```
+//! use mergepath::testing::{self, Backend};
+//! use mergepath::Less;
+//! use proptest::prelude::*;
+//! proptest! {
+//!     #![proptest_config(ProptestConfig::with_cases(16))]
+//!     fn search_i64((needles, haystack) in testing::two_sorted::<i64, _>(testing::lengths::<i64>(3_000), Less)) {
+//!         testing::sorted_search(Backend::Host, &needles, &haystack, Less)?;
+//!     }
+//! }
+//! # search_i64();
+//! ```
+
+mod comparator;
+mod keys;
+mod partitions;
+mod properties;
+mod runner;
+mod strategies;
+
+pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
+pub use keys::{pod_key, TestKey};
+pub use partitions::{check_merge_partitions, check_merge_tiles};
+pub use properties::{
+    assert_same_bits, merge_keys, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
+};
+pub use runner::Check;
+pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_keys, tile_sizes, two_sorted, Pattern};
+/// An all-zero key (for `#[derive(Key)]`'s generated specials).
+#[doc(hidden)]
+pub fn zeroed<K: crate::Key>() -> K {
+    K::zeroed()
+}
+
+/// The proptest crate the kit is built on (for `#[derive(Key)]`'s generated strategies and
+/// users without a direct dependency).
+pub use proptest;

@@ -1,0 +1,128 @@
+//! Properties of a two-phase kernel's partitions and tile loop, for users' own kernels: checked
+//! on the CPU, against what a kernel of yours (or [`crate::merge_path_partitions`]) computed.
+
+use super::properties::PropertyResult;
+use crate::partition::{partition_count, visit_merge_tiles_cpu, Source, TileShape};
+use crate::types::Tie;
+use proptest::test_runner::TestCaseError;
+
+fn fail(msg: String) -> Result<(), TestCaseError> {
+    Err(TestCaseError::fail(msg))
+}
+
+/// Checks coarse Merge Path partitions of `a` and `b` (sorted by `is_less`) every `spacing`
+/// outputs, as [`crate::merge_path_partitions`] writes them (entry `p`: the A index where the
+/// path crosses diagonal `min(p * spacing, total)`): the count is
+/// [`partition_count`]`(total, spacing)`; each entry is a split of its diagonal within both
+/// inputs; the splits never go back in A or in B (so every item of A and B falls in exactly one
+/// tile, and every tile but the last has `spacing` items); and each is the merge path's split with
+/// equal items ordered as `tie` says (A's before B's for [`Tie::AFirst`]), the only one a stable
+/// merge allows. Fails with the first entry that breaks a rule.
+pub fn check_merge_partitions<T: std::fmt::Debug>(
+    a: &[T],
+    b: &[T],
+    spacing: usize,
+    partitions: &[i64],
+    tie: Tie,
+    is_less: impl Fn(&T, &T) -> bool,
+) -> PropertyResult {
+    if spacing == 0 {
+        return fail("spacing must be positive".into());
+    }
+    let total = a.len() + b.len();
+    let count = partition_count(total, spacing);
+    if partitions.len() != count {
+        return fail(format!("{} partitions, want {count} for {total} items every {spacing}", partitions.len()));
+    }
+    let mut prev = (0usize, 0usize);
+    for (p, &i) in partitions.iter().enumerate() {
+        let diag = (p * spacing).min(total);
+        if i < 0 || i as usize > diag.min(a.len()) || diag - i as usize > b.len() {
+            return fail(format!("partition {p}: A index {i} is not a split of diagonal {diag} ({} + {} items)", a.len(), b.len()));
+        }
+        let (i, j) = (i as usize, diag - i as usize);
+        if i < prev.0 || j < prev.1 {
+            return fail(format!("partition {p}: split ({i}, {j}) goes back from ({}, {}): items would be in two tiles", prev.0, prev.1));
+        }
+        prev = (i, j);
+        // Stable with A first: a[i - 1] does not go after b[j], and b[j - 1] goes strictly
+        // before a[i]; B first swaps the roles.
+        let (ok_before, ok_after) = match tie {
+            Tie::AFirst => (i == 0 || j == b.len() || !is_less(&b[j], &a[i - 1]), j == 0 || i == a.len() || is_less(&b[j - 1], &a[i])),
+            Tie::BFirst => (i == 0 || j == b.len() || is_less(&a[i - 1], &b[j]), j == 0 || i == a.len() || !is_less(&a[i], &b[j - 1])),
+        };
+        if !ok_before || !ok_after {
+            let (x, y) = if !ok_before { (format!("a[{}] = {:?}", i - 1, a[i - 1]), format!("b[{j}] = {:?}", b[j])) } else { (format!("b[{}] = {:?}", j - 1, b[j - 1]), format!("a[{i}] = {:?}", a[i])) };
+            return fail(format!("partition {p}: split ({i}, {j}) of diagonal {diag} is not on the merge path ({tie:?}): {x} and {y} are on the wrong sides"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the tile loop of a two-phase merge kernel of `shape` on `a` and `b` (sorted by
+/// `is_less`), run on the CPU by [`visit_merge_tiles_cpu`]: outputs come in order, once each;
+/// every item of A and B goes out exactly once; no thread merges more than
+/// `shape.items_per_thread` items and no tile more than `shape.tile()`; every tile but the
+/// last is full; the items come out in the stable merge's order. With
+/// [`check_merge_partitions`], the properties a kernel's tiling must have; a kernel of yours can
+/// compare its own per-thread output with the visits.
+pub fn check_merge_tiles<T: std::fmt::Debug>(a: &[T], b: &[T], shape: TileShape, is_less: impl Fn(&T, &T) -> bool) -> PropertyResult {
+    if shape.tile() == 0 {
+        return fail("a tile shape needs threads and items per thread".into());
+    }
+    let total = a.len() + b.len();
+    let (mut seen_a, mut seen_b) = (vec![false; a.len()], vec![false; b.len()]);
+    let mut per_thread = std::collections::HashMap::<(usize, usize), usize>::new();
+    let mut per_tile = vec![0usize; total.div_ceil(shape.tile())];
+    let mut next_out = 0;
+    let mut error: Option<String> = None;
+    let want = merge_sources(a, b, &is_less);
+    visit_merge_tiles_cpu(a, b, shape, &is_less, |out, source, index, thread, tile| {
+        if error.is_some() {
+            return;
+        }
+        let seen = match source {
+            Source::A => &mut seen_a,
+            Source::B => &mut seen_b,
+        };
+        if out != next_out {
+            error = Some(format!("output {out} came where {next_out} was due"));
+        } else if std::mem::replace(&mut seen[index], true) {
+            error = Some(format!("{source:?}[{index}] went out twice"));
+        } else if want[out] != (source, index) {
+            error = Some(format!("output {out} is {source:?}[{index}], the stable merge has {:?}[{}]", want[out].0, want[out].1));
+        } else if tile >= per_tile.len() {
+            error = Some(format!("tile {tile} is past the last tile"));
+        } else {
+            *per_tile.get_mut(tile).unwrap() += 1;
+            let n = per_thread.entry((tile, thread)).or_default();
+            *n += 1;
+            if *n > shape.items_per_thread as usize {
+                error = Some(format!("thread {thread} of tile {tile} merged more than {} items", shape.items_per_thread));
+            }
+        }
+        next_out += 1;
+    });
+    if let Some(e) = error {
+        return fail(e);
+    }
+    if next_out != total {
+        return fail(format!("{next_out} outputs of {total}"));
+    }
+    if let Some(t) = per_tile.iter().rev().skip(1).position(|&n| n != shape.tile()) {
+        let t = per_tile.len() - 2 - t;
+        return fail(format!("tile {t} holds {} items, not a full tile of {}", per_tile[t], shape.tile()));
+    }
+    Ok(())
+}
+
+/// The stable merge's sources, output by output.
+fn merge_sources<T>(a: &[T], b: &[T], is_less: &impl Fn(&T, &T) -> bool) -> Vec<(Source, usize)> {
+    let from_a: Vec<(Source, usize)> = (0..a.len()).map(|i| (Source::A, i)).collect();
+    let from_b: Vec<(Source, usize)> = (0..b.len()).map(|j| (Source::B, j)).collect();
+    let key = |s: &(Source, usize)| match s.0 {
+        Source::A => &a[s.1],
+        Source::B => &b[s.1],
+    };
+    crate::cpu::merge_by(&from_a, &from_b, |x, y| is_less(key(x), key(y)))
+}

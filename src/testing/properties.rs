@@ -1,0 +1,286 @@
+//! Properties of the crate's operations: each runs the operation on a [`Backend`] and compares
+//! the result with the sequential oracle [`crate::cpu`], bit for bit, failing with the first
+//! difference.
+
+use super::keys::TestKey;
+use crate::cpu;
+use crate::device::Gpu;
+use crate::error::Error;
+use crate::key::Comparator;
+use crate::types::{Bound, SetOperation};
+use proptest::test_runner::TestCaseError;
+use std::fmt::Debug;
+
+/// Where a property runs the operation: on a GPU (the device API: upload, launch, download) or
+/// on the [`crate::host`] backend's CPU threads.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend<'g> {
+    /// The [`crate::host`] functions on slices.
+    Host,
+    /// The GPU functions on device buffers of this `Gpu`.
+    Gpu(&'g Gpu),
+}
+
+impl Backend<'_> {
+    /// `"host"` or `"gpu"`, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Host => "host",
+            Backend::Gpu(_) => "gpu",
+        }
+    }
+}
+
+/// A property's result: `Err` fails the proptest case (and starts shrinking).
+pub type PropertyResult = Result<(), TestCaseError>;
+
+/// `Err` of an operation as a failed case.
+fn op_error(op: &str, backend: Backend<'_>, e: Error) -> TestCaseError {
+    TestCaseError::fail(format!("{op} on {}: returned an error: {e}", backend.name()))
+}
+
+/// Compares `got` with `want` bit for bit (NaN equal to the same NaN, -0.0 unlike +0.0): the
+/// first difference as a failed case (index, got, want).
+pub fn assert_same_bits<T: bytemuck::Pod + Debug>(what: &str, got: &[T], want: &[T]) -> PropertyResult {
+    if got.len() != want.len() {
+        return Err(TestCaseError::fail(format!("{what}: got {} items, want {}", got.len(), want.len())));
+    }
+    match got.iter().zip(want).position(|(g, w)| bytemuck::bytes_of(g) != bytemuck::bytes_of(w)) {
+        None => Ok(()),
+        Some(i) => Err(TestCaseError::fail(format!(
+            "{what}: first difference at index {i} of {}: got {:?}, want {:?}",
+            got.len(),
+            got[i],
+            want[i]
+        ))),
+    }
+}
+
+/// Positions `first, first + 1, ...` as `u32` values: values that show where each item came
+/// from, so a result's stability is checked with its keys.
+fn positions(first: usize, len: usize) -> Vec<u32> {
+    (first..first + len).map(|i| i as u32).collect()
+}
+
+/// Runs `f` on the GPU as one fallible block.
+fn on_gpu<R>(op: &str, backend: Backend<'_>, f: impl FnOnce() -> crate::Result<R>) -> Result<R, TestCaseError> {
+    f().map_err(|e| op_error(op, backend, e))
+}
+
+/// [`crate::merge_keys`] (or [`crate::host::merge_keys`]) of `a` and `b`, sorted by `comp`,
+/// equals the stable sequential merge.
+pub fn merge_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {
+    let want = cpu::merge_keys(a, b, comp);
+    let got = match backend {
+        Backend::Host => {
+            let mut out = vec![K::zeroed(); a.len() + b.len()];
+            crate::host::merge_keys(a, b, &mut out, comp).map_err(|e| op_error("merge_keys", backend, e))?;
+            out
+        }
+        Backend::Gpu(gpu) => on_gpu("merge_keys", backend, || {
+            let (da, db) = (gpu.upload(a)?, gpu.upload(b)?);
+            let mut out = gpu.upload(&vec![K::zeroed(); a.len() + b.len()])?;
+            crate::merge_keys(gpu, &da, &db, &mut out, comp)?;
+            gpu.download(&out)
+        })?,
+    };
+    assert_same_bits(&format!("merge_keys on {}", backend.name()), &got, &want)
+}
+
+/// [`crate::merge_pairs`] with positions as values: keys and values equal the stable
+/// sequential merge's (so equal keys keep A's first, each input in its order).
+pub fn merge_pairs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {
+    let (av, bv) = (positions(0, a.len()), positions(a.len(), b.len()));
+    let (want_k, want_v) = cpu::merge_pairs(a, &av, b, &bv, comp);
+    let n = a.len() + b.len();
+    let (got_k, got_v) = match backend {
+        Backend::Host => {
+            let (mut k, mut v) = (vec![K::zeroed(); n], vec![0u32; n]);
+            crate::host::merge_pairs(a, &av, b, &bv, &mut k, &mut v, comp).map_err(|e| op_error("merge_pairs", backend, e))?;
+            (k, v)
+        }
+        Backend::Gpu(gpu) => on_gpu("merge_pairs", backend, || {
+            let (da, dav, db, dbv) = (gpu.upload(a)?, gpu.upload(&av)?, gpu.upload(b)?, gpu.upload(&bv)?);
+            let (mut k, mut v) = (gpu.upload(&vec![K::zeroed(); n])?, gpu.upload(&vec![0u32; n])?);
+            crate::merge_pairs(gpu, &da, &dav, &db, &dbv, &mut k, &mut v, comp)?;
+            Ok((gpu.download(&k)?, gpu.download(&v)?))
+        })?,
+    };
+    let name = format!("merge_pairs on {}", backend.name());
+    assert_same_bits(&format!("{name}: keys"), &got_k, &want_k)?;
+    assert_same_bits(&format!("{name}: values (positions)"), &got_v, &want_v)
+}
+
+/// [`crate::sort_keys`] equals a stable sort by `comp`.
+pub fn sort_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
+    let want = cpu::sort_keys(keys, comp);
+    let got = match backend {
+        Backend::Host => {
+            let mut k = keys.to_vec();
+            crate::host::sort_keys(&mut k, comp);
+            k
+        }
+        Backend::Gpu(gpu) => on_gpu("sort_keys", backend, || {
+            let mut k = gpu.upload(keys)?;
+            crate::sort_keys(gpu, &mut k, comp)?;
+            gpu.download(&k)
+        })?,
+    };
+    assert_same_bits(&format!("sort_keys on {}", backend.name()), &got, &want)
+}
+
+/// [`crate::sort_pairs`] with positions as values, and [`crate::sort_indices`]: both equal a
+/// stable sort (equal keys keep their input order, which the positions show).
+pub fn sort_pairs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
+    let values = positions(0, keys.len());
+    let (want_k, want_v) = cpu::sort_pairs(keys, &values, comp);
+    let (got_k, got_v, idx_k, idx_v) = match backend {
+        Backend::Host => {
+            let (mut k, mut v) = (keys.to_vec(), values.clone());
+            crate::host::sort_pairs(&mut k, &mut v, comp).map_err(|e| op_error("sort_pairs", backend, e))?;
+            let (mut ik, mut iv) = (keys.to_vec(), vec![0u32; keys.len()]);
+            crate::host::sort_indices(&mut ik, &mut iv, comp).map_err(|e| op_error("sort_indices", backend, e))?;
+            (k, v, ik, iv)
+        }
+        Backend::Gpu(gpu) => on_gpu("sort_pairs", backend, || {
+            let (mut k, mut v) = (gpu.upload(keys)?, gpu.upload(&values)?);
+            crate::sort_pairs(gpu, &mut k, &mut v, comp)?;
+            let (mut ik, mut iv) = (gpu.upload(keys)?, gpu.upload(&vec![0u32; keys.len()])?);
+            crate::sort_indices(gpu, &mut ik, &mut iv, comp)?;
+            Ok((gpu.download(&k)?, gpu.download(&v)?, gpu.download(&ik)?, gpu.download(&iv)?))
+        })?,
+    };
+    let b = backend.name();
+    assert_same_bits(&format!("sort_pairs on {b}: keys"), &got_k, &want_k)?;
+    assert_same_bits(&format!("sort_pairs on {b}: values (positions)"), &got_v, &want_v)?;
+    assert_same_bits(&format!("sort_indices on {b}: keys"), &idx_k, &want_k)?;
+    assert_same_bits(&format!("sort_indices on {b}: indices"), &idx_v, &want_v)
+}
+
+/// [`crate::sorted_search`] (lower and upper bounds), [`crate::sorted_search_range`],
+/// [`crate::sorted_search_count`] and [`crate::sorted_search_contains`] of `needles` in
+/// `haystack` (both sorted by `comp`) equal a binary search per needle.
+pub fn sorted_search<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, needles: &[K], haystack: &[K], comp: C) -> PropertyResult {
+    let as_u32 = |v: Vec<usize>| v.into_iter().map(|i| i as u32).collect::<Vec<u32>>();
+    let lower = as_u32(cpu::sorted_search(needles, haystack, Bound::Lower, comp));
+    let upper = as_u32(cpu::sorted_search(needles, haystack, Bound::Upper, comp));
+    let count: Vec<u32> = lower.iter().zip(&upper).map(|(l, u)| u - l).collect();
+    let contains: Vec<u8> = count.iter().map(|&c| (c > 0) as u8).collect();
+    let n = needles.len();
+    let got = match backend {
+        Backend::Host => {
+            let err = |e| op_error("sorted_search", backend, e);
+            let mut out = [vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n]];
+            let [lo, up, range_lo, range_up, cnt] = &mut out;
+            crate::host::sorted_search(needles, haystack, Bound::Lower, lo, comp).map_err(err)?;
+            crate::host::sorted_search(needles, haystack, Bound::Upper, up, comp).map_err(err)?;
+            crate::host::sorted_search_range(needles, haystack, range_lo, range_up, comp).map_err(err)?;
+            crate::host::sorted_search_count(needles, haystack, cnt, comp).map_err(err)?;
+            let mut found = vec![0u8; n];
+            crate::host::sorted_search_contains(needles, haystack, &mut found, comp).map_err(err)?;
+            (out, found)
+        }
+        Backend::Gpu(gpu) => on_gpu("sorted_search", backend, || {
+            let (dn, dh) = (gpu.upload(needles)?, gpu.upload(haystack)?);
+            let zeros = vec![0u32; n];
+            let mut d = [gpu.upload(&zeros)?, gpu.upload(&zeros)?, gpu.upload(&zeros)?, gpu.upload(&zeros)?, gpu.upload(&zeros)?];
+            let [lo, up, range_lo, range_up, cnt] = &mut d;
+            crate::sorted_search(gpu, &dn, &dh, Bound::Lower, lo, comp)?;
+            crate::sorted_search(gpu, &dn, &dh, Bound::Upper, up, comp)?;
+            crate::sorted_search_range(gpu, &dn, &dh, range_lo, range_up, comp)?;
+            crate::sorted_search_count(gpu, &dn, &dh, cnt, comp)?;
+            let mut found = gpu.upload(&vec![0u8; n])?;
+            crate::sorted_search_contains(gpu, &dn, &dh, &mut found, comp)?;
+            let mut out: [Vec<u32>; 5] = Default::default();
+            for (o, buf) in out.iter_mut().zip(&d) {
+                *o = gpu.download(buf)?;
+            }
+            Ok((out, gpu.download(&found)?))
+        })?,
+    };
+    let b = backend.name();
+    let ([lo, up, range_lo, range_up, cnt], found) = got;
+    assert_same_bits(&format!("sorted_search lower bounds on {b}"), &lo, &lower)?;
+    assert_same_bits(&format!("sorted_search upper bounds on {b}"), &up, &upper)?;
+    assert_same_bits(&format!("sorted_search_range lower bounds on {b}"), &range_lo, &lower)?;
+    assert_same_bits(&format!("sorted_search_range upper bounds on {b}"), &range_up, &upper)?;
+    assert_same_bits(&format!("sorted_search_count on {b}"), &cnt, &count)?;
+    assert_same_bits(&format!("sorted_search_contains on {b}"), &found, &contains)
+}
+
+/// Every [`SetOperation`] on `a` and `b` (sorted by `comp`): [`crate::set_operation_keys`],
+/// [`crate::set_operation_pairs`] with positions as values (which items go out) and
+/// [`crate::set_operation_len`] equal C++'s sequential `std::set_*` loop.
+pub fn set_operations<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {
+    let (av, bv) = (positions(0, a.len()), positions(a.len(), b.len()));
+    for op in SetOperation::ALL {
+        let want_k = cpu::set_operation_keys(op, a, b, comp);
+        let (_, want_v) = cpu::set_operation_pairs(op, a, &av, b, &bv, comp);
+        let cap = op.max_len(a.len(), b.len());
+        let name = format!("set_operation {op:?}");
+        let (keys, pair_k, pair_v, len) = match backend {
+            Backend::Host => {
+                let err = |e| op_error(&name, backend, e);
+                let mut k = vec![K::zeroed(); cap];
+                let n = crate::host::set_operation_keys(op, a, b, &mut k, comp).map_err(err)?;
+                k.truncate(n);
+                let (mut pk, mut pv) = (vec![K::zeroed(); cap], vec![0u32; cap]);
+                let n = crate::host::set_operation_pairs(op, a, &av, b, &bv, &mut pk, &mut pv, comp).map_err(err)?;
+                pk.truncate(n);
+                pv.truncate(n);
+                (k, pk, pv, crate::host::set_operation_len(op, a, b, comp))
+            }
+            Backend::Gpu(gpu) => on_gpu(&name, backend, || {
+                let (da, db, dav, dbv) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(&av)?, gpu.upload(&bv)?);
+                let mut k = gpu.upload(&vec![K::zeroed(); cap])?;
+                let n = crate::set_operation_keys(gpu, op, &da, &db, &mut k, comp)?.read(gpu)?;
+                let (mut pk, mut pv) = (gpu.upload(&vec![K::zeroed(); cap])?, gpu.upload(&vec![0u32; cap])?);
+                let pn = crate::set_operation_pairs(gpu, op, &da, &dav, &db, &dbv, &mut pk, &mut pv, comp)?.read(gpu)?;
+                let len = crate::set_operation_len(gpu, op, &da, &db, comp)?.read(gpu)?;
+                let mut keys = gpu.download(&k)?;
+                keys.truncate(n);
+                let (mut pk, mut pv) = (gpu.download(&pk)?, gpu.download(&pv)?);
+                pk.truncate(pn);
+                pv.truncate(pn);
+                Ok((keys, pk, pv, len))
+            })?,
+        };
+        let b = backend.name();
+        assert_same_bits(&format!("{name} keys on {b}"), &keys, &want_k)?;
+        assert_same_bits(&format!("{name} pairs on {b}: keys"), &pair_k, &want_k)?;
+        assert_same_bits(&format!("{name} pairs on {b}: values (positions)"), &pair_v, &want_v)?;
+        if len != want_k.len() {
+            return Err(TestCaseError::fail(format!("set_operation_len {op:?} on {b}: got {len}, want {}", want_k.len())));
+        }
+    }
+    Ok(())
+}
+
+/// [`crate::sort_segments_keys`] and [`crate::sort_segments_pairs`] (positions as values) with
+/// `offsets` equal a stable sort of each segment, the items outside every segment unmoved.
+pub fn sort_segments<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], offsets: &[usize], comp: C) -> PropertyResult {
+    let values = positions(0, keys.len());
+    let want_keys = cpu::sort_segments_keys(keys, offsets, comp);
+    let (want_k, want_v) = cpu::sort_segments_pairs(keys, &values, offsets, comp);
+    let (got, got_k, got_v) = match backend {
+        Backend::Host => {
+            let err = |e| op_error("sort_segments", backend, e);
+            let mut k = keys.to_vec();
+            crate::host::sort_segments_keys(&mut k, offsets, comp).map_err(err)?;
+            let (mut pk, mut pv) = (keys.to_vec(), values.clone());
+            crate::host::sort_segments_pairs(&mut pk, &mut pv, offsets, comp).map_err(err)?;
+            (k, pk, pv)
+        }
+        Backend::Gpu(gpu) => on_gpu("sort_segments", backend, || {
+            let mut k = gpu.upload(keys)?;
+            crate::sort_segments_keys(gpu, &mut k, offsets, comp)?;
+            let (mut pk, mut pv) = (gpu.upload(keys)?, gpu.upload(&values)?);
+            crate::sort_segments_pairs(gpu, &mut pk, &mut pv, offsets, comp)?;
+            Ok((gpu.download(&k)?, gpu.download(&pk)?, gpu.download(&pv)?))
+        })?,
+    };
+    let b = backend.name();
+    assert_same_bits(&format!("sort_segments_keys on {b}"), &got, &want_keys)?;
+    assert_same_bits(&format!("sort_segments_pairs on {b}: keys"), &got_k, &want_k)?;
+    assert_same_bits(&format!("sort_segments_pairs on {b}: values (positions)"), &got_v, &want_v)
+}

@@ -1,0 +1,148 @@
+//! The crate's properties, built on `mergepath::testing`: every operation against the CPU oracle
+//! on generated inputs (lengths at the tiles' edges and 2^k ± 1, the sort benchmarks' patterns,
+//! float specials, derived keys), on the host backend always (CI) and on the GPU where there is
+//! one (required with `MERGEPATH_REQUIRE_GPU=1`). Cases: 1,000 per operation and key type on the
+//! GPU, 32 on the host (`MERGEPATH_PROPERTY_CASES` sets both). Each run prints its case count and
+//! seed; failures shrink to a minimal input and are saved in
+//! `tests/properties.proptest-regressions`, replayed first on later runs.
+
+mod common;
+#[path = "common/hit.rs"]
+#[allow(dead_code)]
+mod hit;
+
+use hit::{ByX, Hit};
+use mergepath::testing::{self, Backend, Check, PropertyResult, TestKey};
+use mergepath::{Comparator, Greater, Less};
+use proptest::strategy::Strategy;
+
+/// Cases per run on `backend`.
+fn cases(backend: Backend<'_>) -> u32 {
+    if let Some(n) = std::env::var("MERGEPATH_PROPERTY_CASES").ok().and_then(|v| v.parse().ok()) {
+        return n;
+    }
+    match backend {
+        Backend::Gpu(_) => 1000,
+        Backend::Host => 32,
+    }
+}
+
+/// The host backend, and the GPU where there is one.
+fn backends() -> Vec<Backend<'static>> {
+    let mut out = vec![Backend::Host];
+    out.extend(common::gpu().map(Backend::Gpu));
+    out
+}
+
+/// Runs `property` on values of `strategy` on every backend.
+fn check<S: Strategy>(name: &str, strategy: S, property: impl Fn(Backend<'static>, S::Value) -> PropertyResult)
+where
+    S::Value: std::fmt::Debug,
+{
+    for backend in backends() {
+        Check::new(format!("{name} on {}", backend.name()))
+            .cases(cases(backend))
+            .persist_beside(file!())
+            .run(&strategy, |value| property(backend, value));
+    }
+}
+
+/// The operations' properties for one key type and comparator.
+fn merge_keys_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("merge_keys {key} {}", C::NAME), testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), |b, (x, y)| {
+        testing::merge_keys(b, &x, &y, comp)
+    });
+}
+fn merge_pairs_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("merge_pairs {key} {}", C::NAME), testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), |b, (x, y)| {
+        testing::merge_pairs(b, &x, &y, comp)
+    });
+}
+fn sort_keys_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("sort_keys {key} {}", C::NAME), testing::keys::<K, C>(testing::lengths::<K>(100_000), comp), |b, keys| {
+        testing::sort_keys(b, &keys, comp)
+    });
+}
+fn sort_pairs_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("sort_pairs {key} {}", C::NAME), testing::keys::<K, C>(testing::lengths::<K>(100_000), comp), |b, keys| {
+        testing::sort_pairs(b, &keys, comp)
+    });
+}
+fn sorted_search_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("sorted_search {key} {}", C::NAME), testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), |b, (needles, haystack)| {
+        testing::sorted_search(b, &needles, &haystack, comp)
+    });
+}
+fn set_operations_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("set_operations {key} {}", C::NAME), testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), |b, (x, y)| {
+        testing::set_operations(b, &x, &y, comp)
+    });
+}
+fn sort_segments_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("sort_segments {key} {}", C::NAME), testing::segmented_keys::<K, C>(testing::lengths::<K>(60_000), comp), |b, (keys, offsets)| {
+        testing::sort_segments(b, &keys, &offsets, comp)
+    });
+}
+fn comparator_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    check(&format!("check_comparator {key} {}", C::NAME), testing::comparator_keys::<K>(), |b, keys| testing::check_comparator(b, &keys, comp));
+}
+
+/// Each operation on: 4-byte integers, 1-byte integers (few values: long runs of equal keys),
+/// 8-byte integers, both float widths in both orders (NaN, ±0, ±inf), and a derived key with
+/// its field order (stability: `x` is not in it) and a custom comparator.
+macro_rules! for_key_types {
+    ($of:ident) => {
+        $of::<u32, _>("u32", Less);
+        $of::<u8, _>("u8", Less);
+        $of::<i64, _>("i64", Greater);
+        $of::<f32, _>("f32", Greater);
+        $of::<f64, _>("f64", Less);
+        $of::<Hit, _>("Hit", Less);
+        $of::<Hit, _>("Hit", ByX);
+    };
+}
+
+#[test]
+fn merge_keys() {
+    for_key_types!(merge_keys_of);
+}
+
+#[test]
+fn merge_pairs() {
+    for_key_types!(merge_pairs_of);
+}
+
+#[test]
+fn sort_keys() {
+    for_key_types!(sort_keys_of);
+}
+
+#[test]
+fn sort_pairs() {
+    for_key_types!(sort_pairs_of);
+}
+
+#[test]
+fn sorted_search() {
+    for_key_types!(sorted_search_of);
+}
+
+#[test]
+fn set_operations() {
+    for_key_types!(set_operations_of);
+}
+
+#[test]
+fn sort_segments() {
+    for_key_types!(sort_segments_of);
+}
+
+/// The built-in comparators and the derived ones are strict weak orders, their CUDA functors
+/// agreeing with the Rust twins on the GPU.
+#[test]
+fn comparators() {
+    for_key_types!(comparator_of);
+    comparator_of::<Hit, _>("Hit", Greater);
+    comparator_of::<i8, _>("i8", Less);
+    comparator_of::<u16, _>("u16", Greater);
+}
