@@ -28,6 +28,9 @@
 //! the [`host`] backend, for machines without a GPU (checked against the sequential oracle
 //! [`cpu`]).
 //!
+//! The `testing` feature adds `mergepath::testing`: proptest strategies for any key type
+//! and properties of every operation against the oracle, on a GPU or the host backend.
+//!
 //! The kernels are compiled at build time by `build.rs` (CUDA 13.0 compiler, installed into the
 //! target directory if none is found) for sm_80 and sm_90 plus PTX; see the README.
 #![warn(missing_docs)]
@@ -68,7 +71,7 @@ pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLe
 pub use device::staging::PinnedBuffer;
 pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};
 
-/// The items `#[derive(Key)]` generates for [`testing`] (its `TestKey` implementation): kept
+/// The items `#[derive(Key)]` generates for `mergepath::testing` (its `TestKey` implementation): kept
 /// with the `testing` feature, dropped without it, so the derive needs no feature of its own.
 #[cfg(feature = "testing")]
 #[doc(hidden)]

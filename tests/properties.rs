@@ -83,6 +83,10 @@ fn sort_segments_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
         testing::sort_segments(b, &keys, &offsets, comp)
     });
 }
+fn partitions_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    let inputs = (testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), 1usize..5000);
+    check(&format!("merge_path_partitions {key} {}", C::NAME), inputs, |b, ((x, y), spacing)| testing::merge_path_partitions(b, &x, &y, spacing, comp));
+}
 fn comparator_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
     check(&format!("check_comparator {key} {}", C::NAME), testing::comparator_keys::<K>(), |b, keys| testing::check_comparator(b, &keys, comp));
 }
@@ -135,6 +139,11 @@ fn set_operations() {
 #[test]
 fn sort_segments() {
     for_key_types!(sort_segments_of);
+}
+
+#[test]
+fn merge_path_partitions() {
+    for_key_types!(partitions_of);
 }
 
 /// The built-in comparators and the derived ones are strict weak orders, their CUDA functors

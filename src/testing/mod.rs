@@ -13,7 +13,7 @@
 //!   `proptest!` or with [`Check`]): [`merge_keys`], [`merge_pairs`], [`sort_keys`],
 //!   [`sort_pairs`] (stable, positions as values, and `sort_indices`), [`sorted_search`] (every
 //!   bound, range, count, contains), [`set_operations`] (all four, keys, pairs and lengths),
-//!   [`sort_segments`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
+//!   [`sort_segments`], [`merge_path_partitions`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
 //!   and fails with the first difference from [`crate::cpu`]: index, got, want.
 //! - **Comparators**: [`check_comparator`]: a strict weak order on the keys given, and on a GPU
 //!   its CUDA functor agreeing with its Rust twin on every pair.
@@ -53,7 +53,7 @@ mod strategies;
 
 pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
 pub use keys::{pod_key, TestKey};
-pub use partitions::{check_merge_partitions, check_merge_tiles};
+pub use partitions::{check_merge_partitions, check_merge_tiles, merge_path_partitions};
 pub use properties::{
     assert_same_bits, merge_keys, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
 };

@@ -1,8 +1,10 @@
 //! Properties of a two-phase kernel's partitions and tile loop, for users' own kernels: checked
 //! on the CPU, against what a kernel of yours (or [`crate::merge_path_partitions`]) computed.
 
-use super::properties::PropertyResult;
-use crate::partition::{partition_count, visit_merge_tiles_cpu, Source, TileShape};
+use super::keys::TestKey;
+use super::properties::{Backend, PropertyResult};
+use crate::key::Comparator;
+use crate::partition::{merge_path_tie, partition_count, visit_merge_tiles_cpu, Source, TileShape};
 use crate::types::Tie;
 use proptest::test_runner::TestCaseError;
 
@@ -125,4 +127,27 @@ fn merge_sources<T>(a: &[T], b: &[T], is_less: &impl Fn(&T, &T) -> bool) -> Vec<
         Source::B => &b[s.1],
     };
     crate::cpu::merge_by(&from_a, &from_b, |x, y| is_less(key(x), key(y)))
+}
+
+/// [`crate::merge_path_partitions_tie_into`] (on the GPU) or the CPU mirror
+/// [`crate::merge_path_tie`] (on the host) of `a` and `b` (sorted by `comp`) every `spacing`
+/// outputs, for both ties, pass [`check_merge_partitions`].
+pub fn merge_path_partitions<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], spacing: usize, comp: C) -> PropertyResult {
+    let total = a.len() + b.len();
+    let count = partition_count(total, spacing.max(1));
+    for tie in [Tie::AFirst, Tie::BFirst] {
+        let parts: Vec<i64> = match backend {
+            Backend::Host => (0..count).map(|p| merge_path_tie(a, b, (p * spacing).min(total), tie, |x, y| comp.is_less(x, y)) as i64).collect(),
+            Backend::Gpu(gpu) => (|| {
+                let (da, db) = (gpu.upload(a)?, gpu.upload(b)?);
+                let mut out = gpu.alloc_zeros::<i64>(count)?;
+                crate::merge_path_partitions_tie_into(gpu, &da, &db, spacing, tie, comp, &mut out)?;
+                gpu.download(&out)
+            })()
+            .map_err(|e| TestCaseError::fail(format!("merge_path_partitions on gpu: {e}")))?,
+        };
+        check_merge_partitions(a, b, spacing, &parts, tie, |x, y| comp.is_less(x, y))
+            .map_err(|e| TestCaseError::fail(format!("merge_path_partitions ({tie:?}) on {}: {e}", backend.name())))?;
+    }
+    Ok(())
 }
