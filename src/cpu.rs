@@ -185,3 +185,18 @@ pub fn sort_segments_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values
     }
     pairs.into_iter().unzip()
 }
+
+/// The stable merge of `inputs` (each sorted by `comp`): of equal keys, those of a lower input
+/// first (the oracle of [`crate::merge_multiway_keys`]).
+pub fn merge_multiway_keys<K: Key, C: Comparator<K>>(inputs: &[&[K]], comp: C) -> Vec<K> {
+    sort_keys(&inputs.concat(), comp)
+}
+
+/// [`merge_multiway_keys`] with values following their keys.
+pub fn merge_multiway_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[&[K]], values: &[&[V]], comp: C) -> (Vec<K>, Vec<V>) {
+    assert_eq!(keys.len(), values.len(), "one value input per key input");
+    for (k, v) in keys.iter().zip(values) {
+        assert_eq!(k.len(), v.len(), "values must have their keys' length");
+    }
+    sort_pairs(&keys.concat(), &values.concat(), comp)
+}

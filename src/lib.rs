@@ -42,6 +42,7 @@ pub mod host;
 mod fatbins;
 mod key;
 pub mod merge;
+pub mod multiway;
 pub mod partition;
 pub mod search;
 pub mod segmented;
@@ -64,6 +65,7 @@ pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
+pub use multiway::{merge_multiway_keys, merge_multiway_pairs};
 pub use partition::{balanced_path, merge_path, merge_path_partitions, merge_path_partitions_into, merge_path_partitions_tie_into, merge_path_tie, partition_count, Tie, TileShape};
 pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sorted_search_range, Bound};
 pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};

@@ -97,3 +97,48 @@ fn tile_shape_from_the_tuning_table() {
     let tile = TileShape::from(shape);
     assert_eq!((tile.threads, tile.items_per_thread, tile.tile()), (shape.threads, shape.values_per_thread, shape.tile()));
 }
+
+/// The split of a stable k-way merge at `rank` by brute force: the first `rank` items of a
+/// stable sort of all items in input order, counted per input.
+fn brute_multiway_split(inputs: &[Vec<i16>], rank: usize, descending: bool) -> Vec<usize> {
+    let mut items: Vec<(i16, usize)> = inputs.iter().enumerate().flat_map(|(t, v)| v.iter().map(move |&x| (x, t))).collect();
+    items.sort_by(|x, y| if descending { y.0.cmp(&x.0) } else { x.0.cmp(&y.0) });
+    let mut counts = vec![0; inputs.len()];
+    items[..rank].iter().for_each(|&(_, t)| counts[t] += 1);
+    counts
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Multiway Merge Path: the split at every rank is the stable merge's (brute force), the
+    /// partitions' rows are those splits, and the testing kit's check accepts them.
+    #[test]
+    fn multiway_splits_are_the_stable_merges(
+        inputs in mergepath::testing::sorted_inputs::<i16, _>(1usize..12, 0usize..400, mergepath::Less),
+        descending in any::<bool>(),
+        spacing in 1usize..90,
+    ) {
+        let inputs: Vec<Vec<i16>> = if descending { inputs.into_iter().map(|mut v| { v.reverse(); v }).collect() } else { inputs };
+        let is_less = |x: &i16, y: &i16| if descending { x > y } else { x < y };
+        let refs: Vec<&[i16]> = inputs.iter().map(|v| v.as_slice()).collect();
+        let total: usize = refs.iter().map(|s| s.len()).sum();
+        for rank in 0..=total {
+            prop_assert_eq!(mergepath::partition::multiway_split(&refs, rank, is_less), brute_multiway_split(&inputs, rank, descending), "rank {}", rank);
+        }
+        let rows: Vec<i64> = mergepath::partition::multiway_partitions_cpu(&refs, spacing, is_less).into_iter().map(|s| s as i64).collect();
+        mergepath::testing::check_multiway_partitions(&refs, spacing, &rows, is_less)?;
+    }
+
+    /// Unsorted inputs (or an order that is not strict) still give splits inside the inputs.
+    #[test]
+    fn multiway_splits_of_unsorted_inputs_stay_inside(inputs in proptest::collection::vec(proptest::collection::vec(0u8..8, 0..50), 1..8), rank in any::<prop::sample::Index>()) {
+        let refs: Vec<&[u8]> = inputs.iter().map(|v| v.as_slice()).collect();
+        let total: usize = refs.iter().map(|s| s.len()).sum();
+        let rank = rank.index(total + 1);
+        for is_less in [(|x: &u8, y: &u8| x < y) as fn(&u8, &u8) -> bool, |x, y| x <= y, |x, y| (x ^ y) & 1 == 1] {
+            let split = mergepath::partition::multiway_split(&refs, rank, is_less);
+            prop_assert!(split.iter().zip(&refs).all(|(&s, r)| s <= r.len()));
+        }
+    }
+}

@@ -87,6 +87,16 @@ fn partitions_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
     let inputs = (testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), 1usize..5000);
     check(&format!("merge_path_partitions {key} {}", C::NAME), inputs, |b, ((x, y), spacing)| testing::merge_path_partitions(b, &x, &y, spacing, comp));
 }
+fn merge_multiway_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    let ways = proptest::prop_oneof![1usize..=4, 1usize..=70];
+    check(&format!("merge_multiway {key} {}", C::NAME), testing::sorted_inputs::<K, C>(ways, testing::lengths::<K>(30_000), comp), |b, inputs| {
+        testing::merge_multiway(b, &inputs, comp)
+    });
+}
+fn multiway_partitions_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    let inputs = (testing::sorted_inputs::<K, C>(1usize..=24, testing::lengths::<K>(20_000), comp), 1usize..5000);
+    check(&format!("multiway_partitions {key} {}", C::NAME), inputs, |b, (inputs, spacing)| testing::multiway_partitions(b, &inputs, spacing, comp));
+}
 fn comparator_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
     check(&format!("check_comparator {key} {}", C::NAME), testing::comparator_keys::<K>(), |b, keys| testing::check_comparator(b, &keys, comp));
 }
@@ -144,6 +154,16 @@ fn sort_segments() {
 #[test]
 fn merge_path_partitions() {
     for_key_types!(partitions_of);
+}
+
+#[test]
+fn merge_multiway() {
+    for_key_types!(merge_multiway_of);
+}
+
+#[test]
+fn multiway_partitions() {
+    for_key_types!(multiway_partitions_of);
 }
 
 /// The built-in comparators and the derived ones are strict weak orders, their CUDA functors

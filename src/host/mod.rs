@@ -450,3 +450,65 @@ pub fn sort_segments_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(keys
     sort_segments(Pairs(keys, values), offsets, &by_key(comp));
     Ok(())
 }
+
+/// Each worker's span of a multiway merge of `total` items: the span's output bounds and the
+/// slices of every input it merges (multiway Merge Path at each bound).
+fn multiway_spans<'a, T>(plan: Plan, inputs: &[&'a [T]], total: usize, is_less: impl Fn(&T, &T) -> bool) -> (Vec<usize>, Vec<Vec<&'a [T]>>) {
+    let bounds = span_bounds(total, plan.workers(total));
+    let splits: Vec<Vec<usize>> = bounds.iter().map(|&r| crate::partition::multiway_split(inputs, r, &is_less)).collect();
+    let slices = splits.windows(2).map(|w| inputs.iter().enumerate().map(|(t, s)| &s[w[0][t]..w[1][t].max(w[0][t])]).collect()).collect();
+    (bounds, slices)
+}
+
+/// Merges `inputs` (each sorted by `comp`) into `out[..total]`, stably: of equal keys, those of
+/// a lower input first. The output is cut into one span per worker by multiway Merge Path
+/// ([`crate::partition::multiway_split`]) and each span's slices are merged on their own.
+/// [`Error::OutputTooSmall`] if `out` is shorter than the total.
+pub fn merge_multiway_keys<K: Key, C: Comparator<K>>(inputs: &[&[K]], out: &mut [K], comp: C) -> Result<()> {
+    let total: usize = inputs.iter().map(|s| s.len()).sum();
+    check_output("out", out.len(), total)?;
+    let plan = Plan::current();
+    let is_less = |x: &K, y: &K| comp.is_less(x, y);
+    let (bounds, slices) = multiway_spans(plan, inputs, total, is_less);
+    let tasks: Vec<_> = slices.into_iter().zip(split_lanes(&mut out[..total], &bounds)).collect();
+    run(plan.threads, tasks, |(slices, out): (Vec<&[K]>, &mut [K])| {
+        let mut merged = slices.concat();
+        // A stable sort of sorted runs merges them.
+        merged.sort_by(|x, y| ordering_by(is_less, x, y));
+        out.copy_from_slice(&merged);
+    });
+    Ok(())
+}
+
+/// [`merge_multiway_keys`] with `values[t]` (one per key input, each its keys' length:
+/// [`Error::LengthMismatch`]) following their keys into `out_values`.
+pub fn merge_multiway_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
+    keys: &[&[K]],
+    values: &[&[V]],
+    out_keys: &mut [K],
+    out_values: &mut [V],
+    comp: C,
+) -> Result<()> {
+    check_values("values (inputs)", keys.len(), values.len())?;
+    for (k, v) in keys.iter().zip(values) {
+        check_values("values", k.len(), v.len())?;
+    }
+    let total: usize = keys.iter().map(|s| s.len()).sum();
+    check_output("out_keys", out_keys.len(), total)?;
+    check_output("out_values", out_values.len(), total)?;
+    let plan = Plan::current();
+    let items: Vec<Vec<(K, V)>> = keys.iter().zip(values).map(|(k, v)| k.iter().copied().zip(v.iter().copied()).collect()).collect();
+    let inputs: Vec<&[(K, V)]> = items.iter().map(|v| v.as_slice()).collect();
+    let is_less = by_key(comp);
+    let (bounds, slices) = multiway_spans(plan, &inputs, total, &is_less);
+    let tasks: Vec<_> = slices.into_iter().zip(split_lanes(&mut out_keys[..total], &bounds).into_iter().zip(split_lanes(&mut out_values[..total], &bounds))).collect();
+    run(plan.threads, tasks, |(slices, (out_k, out_v)): (Vec<&[(K, V)]>, (&mut [K], &mut [V]))| {
+        let mut merged = slices.concat();
+        merged.sort_by(|x, y| ordering_by(&is_less, x, y));
+        for ((k, v), (ok, ov)) in merged.into_iter().zip(out_k.iter_mut().zip(out_v.iter_mut())) {
+            *ok = k;
+            *ov = v;
+        }
+    });
+    Ok(())
+}

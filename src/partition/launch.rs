@@ -7,11 +7,11 @@ use crate::key::{Comparator, Key, Less};
 use crate::tuning::{merge_shape, search_shape};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::contract::{PartitionsParams, PARTITION_THREADS};
+use crate::device::contract::{MultiwayPartitionsParams, PartitionsParams, MULTIWAY_MAX_WAYS, MULTIWAY_PARTITION_THREADS, PARTITION_THREADS};
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::types::Tie;
-use cudarc::driver::LaunchConfig;
+use cudarc::driver::{CudaSlice, LaunchConfig};
 
 /// The launch of a partition kernel (merge or mergesort) computing `count` partitions, one
 /// thread each.
@@ -87,4 +87,55 @@ impl Gpu {
     {
         Ok(search_shape(self.kernels::<K, Less>()?.arch, std::mem::size_of::<K>()).into())
     }
+}
+
+/// The inputs of a multiway kernel in device memory: each input's address and length.
+pub(crate) struct MultiwayTable {
+    addresses: CudaSlice<u64>,
+    counts: CudaSlice<i64>,
+    /// Inputs.
+    pub(crate) ways: usize,
+    /// Items of all inputs.
+    pub(crate) total: usize,
+}
+
+impl MultiwayTable {
+    /// Uploads the addresses and lengths of validated inputs (at most
+    /// [`MULTIWAY_MAX_WAYS`]).
+    pub(crate) fn upload(gpu: &Gpu, inputs: &[CheckedBuffer<'_>]) -> Result<Self> {
+        if inputs.len() > MULTIWAY_MAX_WAYS {
+            return Err(Error::TooLarge { what: "inputs of one multiway kernel (at most MULTIWAY_MAX_WAYS)" });
+        }
+        let addresses: Vec<u64> = inputs.iter().map(|b| b.ptr).collect();
+        let counts: Vec<i64> = inputs.iter().map(|b| b.len as i64).collect();
+        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: inputs.iter().map(|b| b.len).sum() })
+    }
+
+    /// The device addresses of the address and length arrays, for a kernel's parameters.
+    pub(crate) fn pointers(&self, gpu: &Gpu) -> Result<(u64, u64)> {
+        Ok((gpu.input("multiway inputs", &self.addresses, 8)?.ptr, gpu.input("multiway counts", &self.counts, 8)?.ptr))
+    }
+}
+
+/// Enqueues the multiway partition kernel: `count` rows of `table.ways` splits, every
+/// `spacing` outputs, to `out`.
+pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &MultiwayTable, spacing: usize, out: u64, count: usize) -> Result<()> {
+    let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
+    let ctas = grid_ctas(count, "multiway partition grid")?;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (MULTIWAY_PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+    let (inputs, counts) = table.pointers(gpu)?;
+    let params = MultiwayPartitionsParams {
+        inputs,
+        counts,
+        ways: table.ways as i64,
+        total: table.total as i64,
+        spacing,
+        num_partitions: count as i64,
+        splits: out,
+    };
+    let func = kernels.function("mergepath_multiway_partitions")?;
+    // SAFETY: `MultiwayPartitionsParams` is `mergepath_multiway_partitions`'s parameter struct;
+    // the table holds `ways` (<= MULTIWAY_MAX_WAYS) addresses of validated inputs and their
+    // lengths, `out` holds count * ways i64, and the grid is one CTA per partition.
+    unsafe { gpu.launch(&func, cfg, &params) }
 }

@@ -17,6 +17,7 @@
 //! results and the tiling math against them.
 
 mod launch;
+mod multiway;
 mod plan;
 mod tiles;
 
@@ -24,7 +25,8 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use launch::launch_partitions_tie;
-pub(crate) use launch::{launch_partitions, partition_launch_config};
+pub(crate) use launch::{launch_multiway_partitions, launch_partitions, partition_launch_config, MultiwayTable};
+pub use multiway::{multiway_partitions_cpu, multiway_split};
 pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, merge_path_tie, partition_count};
 pub use crate::types::Tie;
 pub use tiles::{visit_merge_tiles_cpu, Source, TileShape};
@@ -98,6 +100,39 @@ pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("partitions", out, 8, count, &[&a, &b])?;
     launch_partitions_tie(gpu, &kernels, &a, &b, spacing, tie, out.ptr, count)
+}
+
+/// Computes multiway Merge Path partitions of `inputs` (each sorted by `comp`) on the GPU: row
+/// `p` (`inputs.len()` entries) is the [`multiway_split`] at output rank `min(p * spacing,
+/// total)` of the inputs' stable merge (equal keys: lower inputs first), for
+/// [`partition_count`]`(total, spacing)` rows. Tile `p` of a k-way kernel then merges
+/// `inputs[t][row p [t] .. row p+1 [t]]` for every t. Row-major, as
+/// [`multiway_partitions_cpu`]. At most `MULTIWAY_MAX_WAYS` (1,024) inputs
+/// ([`Error::TooLarge`]); empty inputs are allowed. Returns without waiting for the GPU.
+///
+/// ```no_run
+/// # fn main() -> Result<(), mergepath::Error> {
+/// let gpu = mergepath::Gpu::new(0)?;
+/// let (a, b, c) = (gpu.upload(&[1u32, 4, 7])?, gpu.upload(&[2u32, 4])?, gpu.upload(&[4u32, 9])?);
+/// let splits = mergepath::partition::multiway_partitions(&gpu, &[&a, &b, &c], 4, mergepath::Less)?;
+/// assert_eq!(gpu.download(&splits)?, [0, 0, 0, 2, 2, 0, 3, 2, 2]);
+/// # Ok(()) }
+/// ```
+pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu, inputs: &[&S], spacing: usize, comp: C) -> Result<CudaSlice<i64>> {
+    let _ = comp;
+    let total: usize = inputs.iter().map(|s| s.len()).sum();
+    let count = checked_partition_count(total, spacing)?;
+    let checked = inputs.iter().map(|s| gpu.input("inputs", *s, std::mem::align_of::<K>())).collect::<Result<Vec<_>>>()?;
+    let table = MultiwayTable::upload(gpu, &checked)?;
+    if inputs.is_empty() {
+        return gpu.upload(&[]);
+    }
+    let rows = count.checked_mul(inputs.len()).ok_or(Error::TooLarge { what: "multiway partitions" })?;
+    let mut out = gpu.alloc_zeros::<i64>(rows)?;
+    let kernels = gpu.kernels::<K, C>()?;
+    let out_ptr = gpu.output("splits", &mut out, 8, rows, &[])?.ptr;
+    launch_multiway_partitions(gpu, &kernels, &table, spacing, out_ptr, count)?;
+    Ok(out)
 }
 
 /// [`partition_count`], with [`Error::InvalidArgument`] for a spacing of zero.

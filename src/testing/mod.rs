@@ -8,12 +8,14 @@
 //! - **Inputs**: [`lengths`] (concentrated at the tuning table's tile sizes ± 1 and at
 //!   2^k ± 1), [`keys`] in every [`Pattern`] of sort benchmarks (ascending, descending, saw, pipe
 //!   organ, Zipf, 95 % sorted, 95 % one value, few distinct, long runs, float specials),
-//!   [`sorted_keys`], [`two_sorted`], [`segment_offsets`], [`comparator_keys`].
+//!   [`sorted_keys`], [`two_sorted`], [`sorted_inputs`] (k inputs), [`segment_offsets`],
+//!   [`comparator_keys`].
 //! - **Properties** (functions returning `Result<(), TestCaseError>`, for use inside your
 //!   `proptest!` or with [`Check`]): [`merge_keys`], [`merge_pairs`], [`sort_keys`],
 //!   [`sort_pairs`] (stable, positions as values, and `sort_indices`), [`sorted_search`] (every
 //!   bound, range, count, contains), [`set_operations`] (all four, keys, pairs and lengths),
-//!   [`sort_segments`], [`merge_path_partitions`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
+//!   [`sort_segments`], [`merge_multiway`] (keys and pairs), [`merge_path_partitions`] and
+//!   [`multiway_partitions`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
 //!   and fails with the first difference from [`crate::cpu`]: index, got, want.
 //! - **Comparators**: [`check_comparator`]: a strict weak order on the keys given, and on a GPU
 //!   its CUDA functor agreeing with its Rust twin on every pair.
@@ -53,12 +55,12 @@ mod strategies;
 
 pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
 pub use keys::{pod_key, TestKey};
-pub use partitions::{check_merge_partitions, check_merge_tiles, merge_path_partitions};
+pub use partitions::{check_merge_partitions, check_merge_tiles, check_multiway_partitions, merge_path_partitions, multiway_partitions};
 pub use properties::{
-    assert_same_bits, merge_keys, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
+    assert_same_bits, merge_keys, merge_multiway, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
 };
 pub use runner::Check;
-pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_keys, tile_sizes, two_sorted, Pattern};
+pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_inputs, sorted_keys, tile_sizes, two_sorted, Pattern};
 /// An all-zero key (for `#[derive(Key)]`'s generated specials).
 #[doc(hidden)]
 pub fn zeroed<K: crate::Key>() -> K {

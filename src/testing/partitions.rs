@@ -151,3 +151,67 @@ pub fn merge_path_partitions<K: TestKey, C: Comparator<K>>(backend: Backend<'_>,
     }
     Ok(())
 }
+
+/// [`crate::partition::multiway_partitions`] (on the GPU) or its CPU mirror
+/// [`crate::partition::multiway_partitions_cpu`] (on the host) of `inputs` (each sorted by
+/// `comp`) every `spacing` outputs are exact: every row is the split of its rank (its entries
+/// within the inputs and summing to the rank, no item of a later input's prefix going after an
+/// item left out of an earlier one), rows never go back, and on the GPU they equal the mirror.
+pub fn multiway_partitions<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, inputs: &[Vec<K>], spacing: usize, comp: C) -> PropertyResult {
+    let refs: Vec<&[K]> = inputs.iter().map(|v| v.as_slice()).collect();
+    let is_less = |x: &K, y: &K| comp.is_less(x, y);
+    let mirror: Vec<i64> = crate::partition::multiway_partitions_cpu(&refs, spacing, is_less).into_iter().map(|s| s as i64).collect();
+    let rows = match backend {
+        Backend::Host => mirror.clone(),
+        Backend::Gpu(gpu) => (|| {
+            let d = refs.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
+            let r: Vec<_> = d.iter().collect();
+            let splits = crate::partition::multiway_partitions(gpu, &r, spacing, comp)?;
+            gpu.download(&splits)
+        })()
+        .map_err(|e| TestCaseError::fail(format!("multiway_partitions on gpu: {e}")))?,
+    };
+    check_multiway_partitions(&refs, spacing, &rows, is_less).map_err(|e| TestCaseError::fail(format!("multiway_partitions on {}: {e}", backend.name())))?;
+    super::properties::assert_same_bits(&format!("multiway_partitions on {}: the CPU mirror's rows", backend.name()), &rows, &mirror)
+}
+
+/// Checks multiway partitions (row-major, `inputs.len()` splits a row, as
+/// [`crate::partition::multiway_partitions`] writes them) of `inputs` sorted by `is_less`: the
+/// row count; each row within the inputs and summing to its rank `min(p * spacing, total)`;
+/// rows never going back (every item in exactly one tile, every tile but the last full); and
+/// each row the stable merge's prefix: no item left out of an input goes before (or, for a
+/// lower input, equals) an item taken from another.
+pub fn check_multiway_partitions<T: std::fmt::Debug>(inputs: &[&[T]], spacing: usize, rows: &[i64], is_less: impl Fn(&T, &T) -> bool) -> PropertyResult {
+    let k = inputs.len();
+    let total: usize = inputs.iter().map(|s| s.len()).sum();
+    let count = partition_count(total, spacing.max(1));
+    if rows.len() != count * k {
+        return fail(format!("{} split entries, want {count} rows of {k}", rows.len()));
+    }
+    for p in 0..count {
+        let row = &rows[p * k..(p + 1) * k];
+        let rank = (p * spacing).min(total);
+        if row.iter().zip(inputs).any(|(&s, input)| s < 0 || s as usize > input.len()) {
+            return fail(format!("row {p} ({row:?}) is not inside the inputs"));
+        }
+        if row.iter().sum::<i64>() as usize != rank {
+            return fail(format!("row {p} sums to {}, not its rank {rank}", row.iter().sum::<i64>()));
+        }
+        if p > 0 && rows[(p - 1) * k..p * k].iter().zip(row).any(|(a, b)| b < a) {
+            return fail(format!("row {p} goes back from row {}", p - 1));
+        }
+        // The last item taken from t and the first left out of u: taken goes first (equal
+        // keys: the lower input's first).
+        for (t, &st) in row.iter().enumerate() {
+            let Some(taken) = (st as usize).checked_sub(1).map(|i| &inputs[t][i]) else { continue };
+            for (u, &su) in row.iter().enumerate() {
+                let Some(left) = inputs[u].get(su as usize) else { continue };
+                let out_of_order = is_less(left, taken) || (u < t && !is_less(taken, left));
+                if u != t && out_of_order {
+                    return fail(format!("row {p}: input {u}'s item {left:?} (left out) goes before input {t}'s item {taken:?} (taken)"));
+                }
+            }
+        }
+    }
+    Ok(())
+}

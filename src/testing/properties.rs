@@ -284,3 +284,46 @@ pub fn sort_segments<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &
     assert_same_bits(&format!("sort_segments_pairs on {b}: keys"), &got_k, &want_k)?;
     assert_same_bits(&format!("sort_segments_pairs on {b}: values (positions)"), &got_v, &want_v)
 }
+
+/// [`crate::merge_multiway_keys`] and [`crate::merge_multiway_pairs`] (positions as values) of
+/// `inputs` (each sorted by `comp`) equal the stable merge: of equal keys, those of a lower
+/// input first.
+pub fn merge_multiway<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, inputs: &[Vec<K>], comp: C) -> PropertyResult {
+    let keys: Vec<&[K]> = inputs.iter().map(|v| v.as_slice()).collect();
+    let mut first = 0;
+    let values: Vec<Vec<u32>> = inputs
+        .iter()
+        .map(|v| {
+            first += v.len();
+            positions(first - v.len(), v.len())
+        })
+        .collect();
+    let value_refs: Vec<&[u32]> = values.iter().map(|v| v.as_slice()).collect();
+    let want = cpu::merge_multiway_keys(&keys, comp);
+    let (want_k, want_v) = cpu::merge_multiway_pairs(&keys, &value_refs, comp);
+    let n = want.len();
+    let (got, got_k, got_v) = match backend {
+        Backend::Host => {
+            let err = |e| op_error("merge_multiway", backend, e);
+            let mut out = vec![K::zeroed(); n];
+            crate::host::merge_multiway_keys(&keys, &mut out, comp).map_err(err)?;
+            let (mut k, mut v) = (vec![K::zeroed(); n], vec![0u32; n]);
+            crate::host::merge_multiway_pairs(&keys, &value_refs, &mut k, &mut v, comp).map_err(err)?;
+            (out, k, v)
+        }
+        Backend::Gpu(gpu) => on_gpu("merge_multiway", backend, || {
+            let dk = keys.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
+            let dv = value_refs.iter().map(|v| gpu.upload(v)).collect::<crate::Result<Vec<_>>>()?;
+            let (kr, vr): (Vec<_>, Vec<_>) = (dk.iter().collect(), dv.iter().collect());
+            let mut out = gpu.upload(&vec![K::zeroed(); n])?;
+            crate::merge_multiway_keys(gpu, &kr, &mut out, comp)?;
+            let (mut ok, mut ov) = (gpu.upload(&vec![K::zeroed(); n])?, gpu.upload(&vec![0u32; n])?);
+            crate::merge_multiway_pairs(gpu, &kr, &vr, &mut ok, &mut ov, comp)?;
+            Ok((gpu.download(&out)?, gpu.download(&ok)?, gpu.download(&ov)?))
+        })?,
+    };
+    let b = backend.name();
+    assert_same_bits(&format!("merge_multiway_keys on {b} ({} inputs)", inputs.len()), &got, &want)?;
+    assert_same_bits(&format!("merge_multiway_pairs on {b}: keys"), &got_k, &want_k)?;
+    assert_same_bits(&format!("merge_multiway_pairs on {b}: values (positions)"), &got_v, &want_v)
+}

@@ -275,3 +275,28 @@ pub fn segment_offsets(len: usize) -> BoxedStrategy<Vec<usize>> {
 pub fn segmented_keys<K: TestKey, C: Comparator<K>>(len: impl Strategy<Value = usize> + 'static, comp: C) -> BoxedStrategy<(Vec<K>, Vec<usize>)> {
     keys(len, comp).prop_flat_map(|k| { let n = k.len(); (Just(k), segment_offsets(n)) }).boxed()
 }
+
+/// `k` inputs (k from `ways`), each sorted by `comp`, of `len` items in all: drawn as one
+/// sequence in any [`Pattern`] and cut at random points (so inputs may be empty and equal keys
+/// fall in several inputs).
+pub fn sorted_inputs<K: TestKey, C: Comparator<K>>(
+    ways: impl Strategy<Value = usize> + 'static,
+    len: impl Strategy<Value = usize> + 'static,
+    comp: C,
+) -> BoxedStrategy<Vec<Vec<K>>> {
+    (ways, len)
+        .prop_flat_map(move |(k, n)| (keys(Just(n), comp), vec(0..=n, k.saturating_sub(1))))
+        .prop_map(move |(all, mut cuts)| {
+            cuts.sort_unstable();
+            let mut inputs = Vec::with_capacity(cuts.len() + 1);
+            let mut at = 0;
+            for cut in cuts.into_iter().chain(std::iter::once(all.len())) {
+                let mut input = all[at..cut].to_vec();
+                input.sort_by(|x, y| ordering(&comp, x, y));
+                inputs.push(input);
+                at = cut;
+            }
+            inputs
+        })
+        .boxed()
+}

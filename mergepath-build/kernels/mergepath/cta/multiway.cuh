@@ -1,0 +1,137 @@
+// CTA layer: the multiway merge path search. The exact split of k sorted inputs at an output
+// rank of their stable merge (equal items: lower inputs first), found by the CTA together; the
+// host's partition::multiway_split mirrors it step for step.
+#pragma once
+#include <stdint.h>
+#include <mergepath/contract.cuh>  // MULTIWAY_MAX_WAYS, MULTIWAY_SEARCH_ROUNDS
+
+namespace mergepath {
+
+// Shared memory of cta_multiway_split: this round's candidate of every input.
+template <class K> struct multiway_split_shared {
+  K key[MULTIWAY_MAX_WAYS];          // the middle item of the input's range
+  int64_t mid[MULTIWAY_MAX_WAYS];    // its index in the input
+  int64_t width[MULTIWAY_MAX_WAYS];  // the range's width (0: settled)
+  unsigned long long width_sum, rank;
+  int pivot, first_live;
+};
+
+// Items of `a[0, n)` that go before `x` of input `pivot_input` when `a` is input `input`:
+// equal items of a lower input go first (an upper bound), of a higher one after (a lower bound).
+template <class K, class Comp>
+__device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t n, const K& x, int input,
+                                                         int pivot_input, Comp comp) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const bool before = input < pivot_input ? !comp(x, a[mid]) : comp(a[mid], x);
+    if (before) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// split[t] = items of input t (inputs[t][0, counts[t])) among the first `rank` items of the
+// stable merge of the `ways` inputs (ways <= MULTIWAY_MAX_WAYS). Called by all NT threads; each
+// thread keeps the search ranges of inputs tid, tid + NT, ... in registers. A round: every
+// input with a non-empty range offers its middle item weighted by the range's width; the
+// weighted median of the offers (in the merge's order) is the pivot; the items before it in
+// every input (binary searches) say whether it is among the first `rank`, and every range's
+// lower or upper end moves to those counts. Each round removes at least a quarter of the total
+// width. Unsorted inputs (or a comparator that is not a strict weak order) end after
+// MULTIWAY_SEARCH_ROUNDS rounds with splits inside the inputs.
+template <int NT, class K, class Comp>
+__device__ __forceinline__ void cta_multiway_split(const K* const* inputs, const int64_t* counts, int ways,
+                                                   int64_t rank, int64_t total, int64_t* split,
+                                                   multiway_split_shared<K>& s, Comp comp) {
+  constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
+  const int tid = (int)threadIdx.x;
+  int64_t lo[PER_THREAD], hi[PER_THREAD];
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {
+    const int t = tid + NT * j;
+    const int64_t n = t < ways ? counts[t] : 0;
+    lo[j] = rank - (total - n) > 0 ? rank - (total - n) : 0;
+    hi[j] = n < rank ? n : rank;
+  }
+#pragma unroll 1
+  for (int round = 0; round < MULTIWAY_SEARCH_ROUNDS; ++round) {
+    if (tid == 0) {
+      s.width_sum = 0;
+      s.rank = 0;
+      s.pivot = INT32_MAX;
+      s.first_live = INT32_MAX;
+    }
+    __syncthreads();
+    unsigned long long my_width = 0;
+    int my_first = INT32_MAX;
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int t = tid + NT * j;
+      if (t >= ways) continue;
+      const int64_t w = hi[j] - lo[j];
+      s.width[t] = w;
+      if (w > 0) {
+        s.mid[t] = lo[j] + w / 2;
+        s.key[t] = inputs[t][lo[j] + w / 2];
+        my_width += (unsigned long long)w;
+        if (my_first == INT32_MAX) my_first = t;
+      }
+    }
+    if (my_width) atomicAdd(&s.width_sum, my_width);
+    if (my_first != INT32_MAX) atomicMin(&s.first_live, my_first);
+    __syncthreads();
+    const unsigned long long width = s.width_sum;
+    if (width == 0) break;  // every range settled: the same in every thread
+    // The weighted median: the candidate with at most half the width ahead of it and more
+    // than half up to its end.
+#pragma unroll 1
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int t = tid + NT * j;
+      if (t >= ways || s.width[t] == 0) continue;
+      const K x = s.key[t];
+      unsigned long long ahead = 0;
+#pragma unroll 1
+      for (int d = 0; d < ways; ++d) {
+        if (d == t || s.width[d] == 0) continue;
+        const K y = s.key[d];
+        if (comp(y, x) || (!comp(x, y) && d < t)) ahead += (unsigned long long)s.width[d];
+      }
+      if (2 * ahead <= width && width < 2 * (ahead + (unsigned long long)s.width[t])) atomicMin(&s.pivot, t);
+    }
+    __syncthreads();
+    const int pivot = s.pivot != INT32_MAX ? s.pivot : s.first_live;
+    const int64_t m = s.mid[pivot];
+    const K x = s.key[pivot];
+    int64_t before[PER_THREAD];
+    unsigned long long my_rank = 0;
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int t = tid + NT * j;
+      before[j] = 0;
+      if (t >= ways) continue;
+      before[j] = t == pivot ? m : multiway_count_before(inputs[t], counts[t], x, t, pivot, comp);
+      my_rank += (unsigned long long)before[j];
+    }
+    if (my_rank) atomicAdd(&s.rank, my_rank);
+    __syncthreads();
+    const bool in_prefix = (int64_t)s.rank < rank;
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const int t = tid + NT * j;
+      if (t >= ways) continue;
+      int64_t c = in_prefix && t == pivot ? m + 1 : before[j];
+      c = c < lo[j] ? lo[j] : (c > hi[j] ? hi[j] : c);
+      if (in_prefix) lo[j] = c;
+      else hi[j] = c;
+    }
+    __syncthreads();  // s.rank and the candidates are read before the next round resets them
+  }
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {
+    const int t = tid + NT * j;
+    if (t < ways) split[t] = lo[j];
+  }
+}
+
+}  // namespace mergepath

@@ -1,0 +1,32 @@
+// Entry layer: the `extern "C"` multiway merge kernels (partitions, keys, pairs).
+// Included by ../instantiate.cuh, after the translation unit's mergepath_key_t /
+// mergepath_comp_t and the `mergepath_instance` shapes. Tiles take the sort passes' shapes
+// (SORT for keys, SORT_PAIRS for pairs): a tile is sorted by cta_blocksort.
+#pragma once
+#include "../kernel/multiway.cuh"
+
+extern "C" __global__ void __launch_bounds__(mergepath::MULTIWAY_PARTITION_THREADS)
+mergepath_multiway_partitions(const mergepath::multiway_partitions_params<mergepath_key_t> p) {
+  mergepath::multiway_partitions_body<mergepath::MULTIWAY_PARTITION_THREADS>(
+      p.inputs, p.counts, (int)p.ways, p.total, p.spacing, p.num_partitions, p.splits, mergepath_comp_t());
+}
+
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+mergepath_multiway_merge_keys(const mergepath::multiway_merge_keys_params<mergepath_key_t> p) {
+  using namespace mergepath_instance;
+  mergepath::multiway_merge_tile<SORT.nt, SORT.vt, false, K, K>(p.inputs, (const K* const*)nullptr, p.counts,
+                                                                (int)p.ways, p.total, p.splits, p.out,
+                                                                (K*)nullptr, Comp());
+}
+
+#define MERGEPATH_MULTIWAY_MERGE_PAIRS(BYTES, WORD)                                                  \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                    \
+  mergepath_multiway_merge_pairs_##BYTES(const mergepath::multiway_merge_pairs_params<mergepath_key_t, WORD> p) { \
+    using namespace mergepath_instance;                                                              \
+    mergepath::multiway_merge_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                     \
+        p.inputs, p.values, p.counts, (int)p.ways, p.total, p.splits, p.out, p.out_vals, Comp());    \
+  }
+MERGEPATH_MULTIWAY_MERGE_PAIRS(4, uint32_t)
+MERGEPATH_MULTIWAY_MERGE_PAIRS(8, uint2)
+MERGEPATH_MULTIWAY_MERGE_PAIRS(16, uint4)
+#undef MERGEPATH_MULTIWAY_MERGE_PAIRS

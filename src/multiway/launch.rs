@@ -1,0 +1,105 @@
+//! The launches of a multiway merge: per level, the multiway partitions and the merge tiles;
+//! more inputs than one kernel takes are merged in groups first.
+
+use crate::device::buffers::CheckedBuffer;
+use crate::device::contract::{MultiwayMergeKeysParams, MultiwayMergePairsParams, MULTIWAY_MAX_WAYS};
+use crate::device::kernels::Kernels;
+use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::Key;
+use crate::partition::{launch_multiway_partitions, partition_count, MultiwayTable};
+use crate::tuning::{sort_pairs_shape, sort_shape};
+use cudarc::driver::LaunchConfig;
+
+/// Merges validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`), which
+/// hold their total (not zero).
+pub(super) fn launch_multiway<K: Key>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    keys: &[CheckedBuffer<'_>],
+    values: Option<(&[CheckedBuffer<'_>], usize)>,
+    out: u64,
+    out_values: Option<u64>,
+) -> Result<()> {
+    if keys.len() <= MULTIWAY_MAX_WAYS {
+        return launch_level::<K>(gpu, kernels, keys, values, out, out_values);
+    }
+    // Groups of MULTIWAY_MAX_WAYS inputs into temporary runs, in input order (so stability
+    // holds), then the runs.
+    let key_bytes = std::mem::size_of::<K>();
+    let mut layout = TempLayout::default();
+    let regions: Vec<(usize, Option<usize>, usize)> = keys
+        .chunks(MULTIWAY_MAX_WAYS)
+        .map(|group| {
+            let n: usize = group.iter().map(|b| b.len).sum();
+            (layout.region(n * key_bytes), values.map(|(_, word)| layout.region(n * word)), n)
+        })
+        .collect();
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let mut runs = Vec::new();
+    let mut run_values = Vec::new();
+    for (g, &(key_at, value_at, n)) in regions.iter().enumerate() {
+        let range = g * MULTIWAY_MAX_WAYS..((g + 1) * MULTIWAY_MAX_WAYS).min(keys.len());
+        let group_values = values.map(|(v, word)| (&v[range.clone()], word));
+        if n > 0 {
+            launch_level::<K>(gpu, kernels, &keys[range], group_values, base + key_at as u64, value_at.map(|at| base + at as u64))?;
+        }
+        runs.push(CheckedBuffer::raw(base + key_at as u64, n, key_bytes));
+        if let (Some(at), Some((_, word))) = (value_at, values) {
+            run_values.push(CheckedBuffer::raw(base + at as u64, n, word));
+        }
+    }
+    launch_multiway::<K>(gpu, kernels, &runs, values.map(|(_, word)| (&run_values[..], word)), out, out_values)
+}
+
+/// One multiway kernel pair over at most MULTIWAY_MAX_WAYS inputs.
+fn launch_level<K: Key>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    keys: &[CheckedBuffer<'_>],
+    values: Option<(&[CheckedBuffer<'_>], usize)>,
+    out: u64,
+    out_values: Option<u64>,
+) -> Result<()> {
+    let table = MultiwayTable::upload(gpu, keys)?;
+    let total = table.total;
+    if total == 0 {
+        return Ok(());
+    }
+    let key_bytes = std::mem::size_of::<K>();
+    let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
+    let tile = shape.tile();
+    let tiles = grid_ctas(total.div_ceil(tile), "multiway merge grid")?;
+    let count = partition_count(total, tile);
+    let mut temp = gpu.temp(count * table.ways * 8)?;
+    let (splits, _guard) = temp.device_ptr_mut();
+    launch_multiway_partitions(gpu, kernels, &table, tile, splits, count)?;
+    let (inputs, counts) = table.pointers(gpu)?;
+    let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    let (ways, total) = (table.ways as i64, total as i64);
+    match (values, out_values) {
+        (Some((values, word)), Some(out_vals)) => {
+            let addresses: Vec<u64> = values.iter().map(|b| b.ptr).collect();
+            let value_table = gpu.upload(&addresses)?;
+            let value_inputs = gpu.input("multiway values", &value_table, 8)?.ptr;
+            let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals };
+            let func = kernels.for_values("mergepath_multiway_merge_pairs", word)?;
+            // SAFETY: `MultiwayMergePairsParams` is `mergepath_multiway_merge_pairs_{4,8,16}`'s
+            // parameter struct; the tables hold `ways` validated inputs (values of their keys'
+            // lengths, aligned to `word`), `splits` holds tiles + 1 rows of `ways` splits, the
+            // kernel's tile is the sort_pairs shape of the same table row, and both outputs
+            // hold `total`.
+            unsafe { gpu.launch(&func, cfg, &params) }
+        }
+        _ => {
+            let params = MultiwayMergeKeysParams { inputs, counts, ways, total, splits, out };
+            let func = kernels.function("mergepath_multiway_merge_keys")?;
+            // SAFETY: as above for `mergepath_multiway_merge_keys` (`MultiwayMergeKeysParams`,
+            // the sort shape's tile).
+            unsafe { gpu.launch(&func, cfg, &params) }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Multiway Merge Path: the exact split of k sorted sequences at an output rank, the k-way
+//! generalisation of [`merge_path`](super::merge_path). The search of the
+//! `mergepath_multiway_partitions` kernel (`multiway_split` in
+//! `mergepath-build/kernels/mergepath/cta/multiway.cuh`), mirrored step for step on the CPU.
+
+use crate::device::contract::MULTIWAY_SEARCH_ROUNDS;
+
+/// Where the stable k-way merge of `inputs` (each sorted by `is_less`) crosses output rank
+/// `rank` (at most the total length): `split[t]` items of input `t` come before it, the splits
+/// summing to `rank`. Stable: of equal items, those of a lower input go first, each input's in
+/// its own order, so the split is unique.
+///
+/// The search keeps a range `[lo_t, hi_t]` holding each input's split and, each round, takes
+/// the middle item of every non-empty range, weighted by its range's length; the weighted
+/// median of those items (in the merge's order) is the pivot. Counting the items before the
+/// pivot in every input (binary searches) says whether it is among the first `rank` items,
+/// which moves either every `lo` up to the pivot's counts or every `hi` down to them, removing
+/// at least a quarter of the total range width: O(log n) rounds of k binary searches. Inputs
+/// that are not sorted (or a comparator that is not a strict weak order) give splits inside the
+/// inputs that need not sum to `rank`, after at most `MULTIWAY_SEARCH_ROUNDS` rounds.
+///
+/// ```
+/// use mergepath::partition::multiway_split;
+/// let inputs: [&[u32]; 3] = [&[1, 4, 7], &[2, 4], &[4, 9]];
+/// // Merged: 1 2 4(a) 4(b) 4(c) 7 9; the first 4 items take 2 of a, 2 of b, none of c.
+/// assert_eq!(multiway_split(&inputs, 4, |x, y| x < y), [2, 2, 0]);
+/// ```
+pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+    let total: usize = inputs.iter().map(|s| s.len()).sum();
+    assert!(rank <= total, "output rank past the end of the merge");
+    let mut lo: Vec<usize> = inputs.iter().map(|s| rank.saturating_sub(total - s.len())).collect();
+    let mut hi: Vec<usize> = inputs.iter().map(|s| s.len().min(rank)).collect();
+    // Candidate t goes before candidate d in the merge's order.
+    let before = |t: usize, mt: usize, d: usize, md: usize| {
+        let (x, y) = (&inputs[t][mt], &inputs[d][md]);
+        is_less(x, y) || (!is_less(y, x) && t < d)
+    };
+    for _ in 0..MULTIWAY_SEARCH_ROUNDS {
+        let mid = |t: usize| lo[t] + (hi[t] - lo[t]) / 2;
+        let width: usize = (0..inputs.len()).map(|t| hi[t] - lo[t]).sum();
+        if width == 0 {
+            break;
+        }
+        // The weighted median: the first candidate with at most half the width before it
+        // and more than half up to its end; the first candidate where none is (a comparator
+        // that is not a strict weak order).
+        let live = |t: &usize| hi[*t] > lo[*t];
+        let pivot = (0..inputs.len())
+            .filter(live)
+            .find(|&t| {
+                let ahead: usize = (0..inputs.len()).filter(live).filter(|&d| d != t && before(d, mid(d), t, mid(t))).map(|d| hi[d] - lo[d]).sum();
+                2 * ahead <= width && width < 2 * (ahead + hi[t] - lo[t])
+            })
+            .or_else(|| (0..inputs.len()).find(live))
+            .expect("a non-empty range");
+        let (m, x) = (mid(pivot), &inputs[pivot][mid(pivot)]);
+        // Items of each input before the pivot: equal ones of lower inputs go first.
+        let counts: Vec<usize> = (0..inputs.len())
+            .map(|u| match u.cmp(&pivot) {
+                std::cmp::Ordering::Less => inputs[u].partition_point(|y| !is_less(x, y)),
+                std::cmp::Ordering::Greater => inputs[u].partition_point(|y| is_less(y, x)),
+                std::cmp::Ordering::Equal => m,
+            })
+            .collect();
+        let in_prefix = counts.iter().sum::<usize>() < rank;
+        for u in 0..inputs.len() {
+            if in_prefix {
+                let c = if u == pivot { m + 1 } else { counts[u] };
+                lo[u] = c.clamp(lo[u], hi[u]);
+            } else {
+                hi[u] = counts[u].clamp(lo[u], hi[u]);
+            }
+        }
+    }
+    lo
+}
+
+/// The multiway partitions [`multiway_partitions`](super::multiway_partitions) computes, on the
+/// CPU: for each of the [`partition_count`](super::partition_count)`(total, spacing)` ranks
+/// `min(p * spacing, total)`, the [`multiway_split`] there; row-major, `k` entries per rank.
+pub fn multiway_partitions_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+    assert!(spacing > 0, "spacing must be positive");
+    let total: usize = inputs.iter().map(|s| s.len()).sum();
+    (0..super::partition_count(total, spacing))
+        .flat_map(|p| multiway_split(inputs, p.saturating_mul(spacing).min(total), &is_less))
+        .collect()
+}

@@ -1,0 +1,189 @@
+//! GPU multiway merge against the CPU oracle: k = 1, 2, 3, 64, 1,000 and 1,500 (merged in groups)
+//! inputs with empty ones and equal keys across inputs (stability by input order through
+//! positions as values), several key types and a derived key, 4/8/16-byte values, the
+//! partitions against their CPU mirror, unsorted inputs staying in bounds, API validation.
+
+mod common;
+#[path = "common/hit.rs"]
+mod hit;
+
+use common::{assert_same, gpu, Rng, TestKey};
+use hit::{hits, Hit};
+use mergepath::partition::{multiway_partitions, multiway_partitions_cpu};
+use mergepath::{cpu, Comparator, Error, Gpu, Greater, Less};
+
+/// `k` inputs of `total` keys in all, sorted by `comp`: every fifth input empty, the others of
+/// random lengths, keys from `make` (few distinct values give equal keys across inputs).
+fn inputs_of<K: Copy, C: Comparator<K>>(k: usize, total: usize, rng: &mut Rng, comp: C, mut make: impl FnMut(&mut Rng) -> K) -> Vec<Vec<K>>
+where
+    K: mergepath::Key,
+{
+    let live: Vec<usize> = (0..k).filter(|t| k < 5 || t % 5 != 4).collect();
+    let mut cuts: Vec<usize> = (1..live.len()).map(|_| rng.below(total as u64 + 1) as usize).collect();
+    cuts.sort_unstable();
+    let mut lens = vec![0; k];
+    let mut at = 0;
+    for (i, &t) in live.iter().enumerate() {
+        let end = cuts.get(i).copied().unwrap_or(total);
+        lens[t] = end - at;
+        at = end;
+    }
+    lens.into_iter()
+        .map(|n| {
+            let mut v: Vec<K> = (0..n).map(|_| make(rng)).collect();
+            v.sort_by(|x, y| cpu::ordering(&comp, x, y));
+            v
+        })
+        .collect()
+}
+
+/// Merges `inputs` on the GPU, keys and pairs (positions as values, so stability shows), and
+/// compares with the oracle.
+fn check_merge<K: mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, inputs: &[Vec<K>], comp: C, ctx: &str) {
+    let refs: Vec<&[K]> = inputs.iter().map(|v| v.as_slice()).collect();
+    let total: usize = refs.iter().map(|s| s.len()).sum();
+    let mut first = 0u32;
+    let values: Vec<Vec<u32>> = refs
+        .iter()
+        .map(|s| {
+            let v = (first..first + s.len() as u32).collect();
+            first += s.len() as u32;
+            v
+        })
+        .collect();
+    let value_refs: Vec<&[u32]> = values.iter().map(|v| v.as_slice()).collect();
+    let d: Vec<_> = refs.iter().map(|s| gpu.upload(s).unwrap()).collect();
+    let dv: Vec<_> = value_refs.iter().map(|s| gpu.upload(s).unwrap()).collect();
+    let (dr, dvr): (Vec<_>, Vec<_>) = (d.iter().collect(), dv.iter().collect());
+    // Two more than the total: the tail must stay as it was.
+    let zero = <K as bytemuck::Zeroable>::zeroed();
+    let mut out = gpu.upload(&vec![zero; total + 2]).unwrap();
+    mergepath::merge_multiway_keys(gpu, &dr, &mut out, comp).unwrap();
+    let got = gpu.download(&out).unwrap();
+    let want = cpu::merge_multiway_keys(&refs, comp);
+    assert_same(&got[..total], &want, &format!("{ctx}: keys"));
+    assert_same(&got[total..], &[zero; 2], &format!("{ctx}: past the end"));
+    let (mut ok, mut ov) = (gpu.upload(&vec![zero; total]).unwrap(), gpu.alloc_zeros::<u32>(total).unwrap());
+    mergepath::merge_multiway_pairs(gpu, &dr, &dvr, &mut ok, &mut ov, comp).unwrap();
+    let (want_k, want_v) = cpu::merge_multiway_pairs(&refs, &value_refs, comp);
+    assert_same(&gpu.download(&ok).unwrap(), &want_k, &format!("{ctx}: pair keys"));
+    assert_eq!(gpu.download(&ov).unwrap(), want_v, "{ctx}: values (positions)");
+}
+
+fn check_ways<K: TestKey + mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, distinct: u64, seed: u64) {
+    let mut rng = Rng(seed);
+    for (k, total) in [(1, 100_000), (2, 5_000), (3, 1 << 20), (3, 17), (64, (1 << 20) + 7), (1000, 1 << 20), (1000, 900), (1500, 300_000)] {
+        let inputs = inputs_of(k, total, &mut rng, comp, |r| K::from_bits(r.below(distinct)));
+        check_merge(gpu, &inputs, comp, &format!("{} {} k={k} n={total}", std::any::type_name::<K>(), C::NAME));
+    }
+}
+
+#[test]
+fn multiway_merges_of_builtin_keys() {
+    let Some(gpu) = gpu() else { return };
+    check_ways::<u32, _>(gpu, Less, 1000, 1);
+    check_ways::<u64, _>(gpu, Greater, 50, 2);
+    check_ways::<i8, _>(gpu, Less, 256, 3);
+    check_ways::<f64, _>(gpu, Greater, 3000, 4);
+    // Floats with NaN of both signs, infinities and signed zeros.
+    let mut rng = Rng(5);
+    let specials = f32::specials();
+    let inputs = inputs_of(40, 200_000, &mut rng, Less, |r| if r.below(4) == 0 { specials[r.below(specials.len() as u64) as usize] } else { f32::from_bits(r.next() as u32) });
+    check_merge(gpu, &inputs, Less, "f32 specials");
+}
+
+#[test]
+fn multiway_merges_of_derived_keys() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(6);
+    for k in [2, 64, 1000] {
+        let mut pool = hits(400_000, &mut rng).into_iter().cycle();
+        let inputs = inputs_of(k, 400_000, &mut rng, Less, |_| pool.next().unwrap());
+        check_merge::<Hit, _>(gpu, &inputs, Less, &format!("Hit k={k}"));
+        let inputs = inputs_of(k, 300_000, &mut rng, hit::ByX, |_| pool.next().unwrap());
+        check_merge::<Hit, _>(gpu, &inputs, hit::ByX, &format!("Hit ByX k={k}"));
+    }
+}
+
+/// Values of 8 and 16 bytes follow their keys too.
+#[test]
+fn multiway_merges_wide_values() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(7);
+    let inputs = inputs_of(37, 500_000, &mut rng, Less, |r| r.below(100) as u32);
+    let refs: Vec<&[u32]> = inputs.iter().map(|v| v.as_slice()).collect();
+    let mut first = 0u64;
+    let wide: Vec<Vec<[u64; 2]>> = refs.iter().map(|s| (0..s.len()).map(|_| { first += 1; [first, !first] }).collect()).collect();
+    let narrow: Vec<Vec<u64>> = wide.iter().map(|v| v.iter().map(|w| w[0]).collect()).collect();
+    let d: Vec<_> = refs.iter().map(|s| gpu.upload(s).unwrap()).collect();
+    let dr: Vec<_> = d.iter().collect();
+    let total = first as usize;
+    let (want_k, want_w) = cpu::merge_multiway_pairs(&refs, &wide.iter().map(|v| v.as_slice()).collect::<Vec<_>>(), Less);
+    let dw: Vec<_> = wide.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let (mut ok, mut ow) = (gpu.alloc_zeros::<u32>(total).unwrap(), gpu.alloc_zeros::<[u64; 2]>(total).unwrap());
+    mergepath::merge_multiway_pairs(gpu, &dr, &dw.iter().collect::<Vec<_>>(), &mut ok, &mut ow, Less).unwrap();
+    assert_eq!(gpu.download(&ok).unwrap(), want_k);
+    assert_eq!(gpu.download(&ow).unwrap(), want_w, "16-byte values");
+    let dn: Vec<_> = narrow.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let mut on = gpu.alloc_zeros::<u64>(total).unwrap();
+    mergepath::merge_multiway_pairs(gpu, &dr, &dn.iter().collect::<Vec<_>>(), &mut ok, &mut on, Less).unwrap();
+    assert_eq!(gpu.download(&on).unwrap(), want_w.iter().map(|w| w[0]).collect::<Vec<_>>(), "8-byte values");
+}
+
+/// The GPU's multiway partitions are the CPU mirror's, row for row.
+#[test]
+fn multiway_partitions_match_the_cpu_mirror() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(8);
+    for (k, total, spacing) in [(1, 10_000, 300), (3, 100_000, 2944), (64, 1 << 20, 2944), (1000, 200_000, 50_000), (1024, 100_000, 7)] {
+        let inputs = inputs_of(k, total, &mut rng, Less, |r| r.below(500) as u32);
+        let refs: Vec<&[u32]> = inputs.iter().map(|v| v.as_slice()).collect();
+        let d: Vec<_> = refs.iter().map(|s| gpu.upload(s).unwrap()).collect();
+        let got = gpu.download(&multiway_partitions(gpu, &d.iter().collect::<Vec<_>>(), spacing, Less).unwrap()).unwrap();
+        if k * total / spacing <= 40_000_000 {
+            let want: Vec<i64> = multiway_partitions_cpu(&refs, spacing, |x, y| x < y).into_iter().map(|s| s as i64).collect();
+            assert_eq!(got, want, "k={k} n={total} spacing={spacing}");
+        }
+        mergepath::testing::check_multiway_partitions(&refs, spacing, &got, |x, y| x < y).unwrap_or_else(|e| panic!("k={k}: {e}"));
+    }
+    // More inputs than one kernel takes.
+    let many: Vec<_> = (0..1025).map(|_| gpu.upload(&[1u32]).unwrap()).collect();
+    assert!(matches!(multiway_partitions(gpu, &many.iter().collect::<Vec<_>>(), 64, Less), Err(Error::TooLarge { .. })));
+}
+
+/// Unsorted inputs give an unspecified order, never an access out of bounds (run under
+/// compute-sanitizer on the GPU machine); the context works afterwards.
+#[test]
+fn unsorted_inputs_stay_in_bounds() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(9);
+    for k in [2, 50, 1100] {
+        let inputs: Vec<Vec<u32>> = (0..k).map(|_| (0..rng.below(3000)).map(|_| rng.next() as u32).collect()).collect();
+        let d: Vec<_> = inputs.iter().map(|s| gpu.upload(s).unwrap()).collect();
+        let total: usize = inputs.iter().map(|v| v.len()).sum();
+        let mut out = gpu.alloc_zeros::<u32>(total).unwrap();
+        mergepath::merge_multiway_keys(gpu, &d.iter().collect::<Vec<_>>(), &mut out, Less).unwrap();
+        gpu.download(&out).unwrap();
+    }
+    let inputs = inputs_of(10, 10_000, &mut rng, Less, |r| r.next() as u32);
+    check_merge(gpu, &inputs, Less, "a correct merge after");
+}
+
+#[test]
+fn multiway_api_validation() {
+    let Some(gpu) = gpu() else { return };
+    let (a, b) = (gpu.upload(&[1u32, 2, 3]).unwrap(), gpu.upload(&[2u32]).unwrap());
+    let va = gpu.upload(&[0u32; 3]).unwrap();
+    let mut small = gpu.alloc_zeros::<u32>(3).unwrap();
+    assert_eq!(mergepath::merge_multiway_keys(gpu, &[&a, &b], &mut small, Less), Err(Error::OutputTooSmall { what: "out", needed: 4, got: 3 }));
+    let mut out = gpu.alloc_zeros::<u32>(4).unwrap();
+    let mut out_v = gpu.alloc_zeros::<u32>(4).unwrap();
+    assert!(matches!(mergepath::merge_multiway_pairs(gpu, &[&a, &b], &[&va], &mut out, &mut out_v, Less), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(mergepath::merge_multiway_pairs(gpu, &[&a, &b], &[&va, &va], &mut out, &mut out_v, Less), Err(Error::LengthMismatch { .. })));
+    // No inputs, and only empty ones: nothing to do.
+    let none: [&mergepath::cudarc::driver::CudaSlice<u32>; 0] = [];
+    mergepath::merge_multiway_keys(gpu, &none, &mut out, Less).unwrap();
+    let empty = gpu.upload::<u32>(&[]).unwrap();
+    mergepath::merge_multiway_keys(gpu, &[&empty, &empty], &mut out, Less).unwrap();
+    assert_eq!(gpu.download(&out).unwrap(), [0; 4], "left alone");
+}
