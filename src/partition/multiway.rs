@@ -13,7 +13,7 @@ use crate::device::contract::MULTIWAY_SEARCH_ROUNDS;
 /// The search keeps a range `[lo_t, hi_t]` holding each input's split and, each round, takes
 /// the middle item of every non-empty range, weighted by its range's length; the weighted
 /// median of those items (in the merge's order) is the pivot. Counting the items before the
-/// pivot in every input (binary searches) says whether it is among the first `rank` items,
+/// pivot in every input (binary searches inside the ranges) says whether it is among the first `rank` items,
 /// which moves either every `lo` up to the pivot's counts or every `hi` down to them, removing
 /// at least a quarter of the total range width: O(log n) rounds of k binary searches. Inputs
 /// that are not sorted (or a comparator that is not a strict weak order) give splits inside the
@@ -54,12 +54,17 @@ pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) 
             .or_else(|| (0..inputs.len()).find(live))
             .expect("a non-empty range");
         let (m, x) = (mid(pivot), &inputs[pivot][mid(pivot)]);
-        // Items of each input before the pivot: equal ones of lower inputs go first.
+        // Items of each input before the pivot (equal ones of lower inputs go first), clamped to
+        // the input's range: searched inside it. The clamped counts sum below `rank` exactly
+        // when the true ones do (each split lies in its range), so they decide the same.
         let counts: Vec<usize> = (0..inputs.len())
-            .map(|u| match u.cmp(&pivot) {
-                std::cmp::Ordering::Less => inputs[u].partition_point(|y| !is_less(x, y)),
-                std::cmp::Ordering::Greater => inputs[u].partition_point(|y| is_less(y, x)),
-                std::cmp::Ordering::Equal => m,
+            .map(|u| {
+                let range = &inputs[u][lo[u]..hi[u]];
+                lo[u] + match u.cmp(&pivot) {
+                    std::cmp::Ordering::Less => range.partition_point(|y| !is_less(x, y)),
+                    std::cmp::Ordering::Greater => range.partition_point(|y| is_less(y, x)),
+                    std::cmp::Ordering::Equal => m - lo[u],
+                }
             })
             .collect();
         let in_prefix = counts.iter().sum::<usize>() < rank;

@@ -16,12 +16,12 @@ template <class K> struct multiway_split_shared {
   int pivot, first_live;
 };
 
-// Items of `a[0, n)` that go before `x` of input `pivot_input` when `a` is input `input`:
-// equal items of a lower input go first (an upper bound), of a higher one after (a lower bound).
+// Items of `a[0, n)` that go before `x` of input `pivot_input` when `a` is input `input`
+// (equal items of a lower input go first: an upper bound; of a higher one after: a lower bound),
+// clamped to [lo, hi]: searched only there.
 template <class K, class Comp>
-__device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t n, const K& x, int input,
+__device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t lo, int64_t hi, const K& x, int input,
                                                          int pivot_input, Comp comp) {
-  int64_t lo = 0, hi = n;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
     const bool before = input < pivot_input ? !comp(x, a[mid]) : comp(a[mid], x);
@@ -36,7 +36,7 @@ __device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t n, 
 // thread keeps the search ranges of inputs tid, tid + NT, ... in registers. A round: every
 // input with a non-empty range offers its middle item weighted by the range's width; the
 // weighted median of the offers (in the merge's order) is the pivot; the items before it in
-// every input (binary searches) say whether it is among the first `rank`, and every range's
+// every input (binary searches inside the ranges) say whether it is among the first `rank`, and every range's
 // lower or upper end moves to those counts. Each round removes at least a quarter of the total
 // width. Unsorted inputs (or a comparator that is not a strict weak order) end after
 // MULTIWAY_SEARCH_ROUNDS rounds with splits inside the inputs.
@@ -110,7 +110,9 @@ __device__ __forceinline__ void cta_multiway_split(const K* const* inputs, const
       const int t = tid + NT * j;
       before[j] = 0;
       if (t >= ways) continue;
-      before[j] = t == pivot ? m : multiway_count_before(inputs[t], counts[t], x, t, pivot, comp);
+      // Clamped to the range: the clamped counts sum below `rank` exactly when the true ones
+      // do, as every split lies in its range.
+      before[j] = t == pivot ? m : multiway_count_before(inputs[t], lo[j], hi[j], x, t, pivot, comp);
       my_rank += (unsigned long long)before[j];
     }
     if (my_rank) atomicAdd(&s.rank, my_rank);
