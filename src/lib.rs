@@ -2,7 +2,7 @@
 //!
 //! GPU Merge Path algorithms on CUDA through [`cudarc`]: stable merge of keys and key/value
 //! pairs, stable mergesort of keys, pairs and indices, vectorized sorted search and multiset
-//! operations (Balanced Path), built on a public two-phase scheduling layer (coarse Merge Path
+//! operations (Balanced Path), multiway merge of k sorted inputs, built on a public two-phase scheduling layer (coarse Merge Path
 //! partitions over global memory, then per-thread partitions in shared memory and an unrolled
 //! serial loop in registers, after Baxter's Modern GPU).
 //!
