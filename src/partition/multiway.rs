@@ -86,7 +86,7 @@ pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) 
 pub fn multiway_partitions_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<usize> {
     assert!(spacing > 0, "spacing must be positive");
     let total: usize = inputs.iter().map(|s| s.len()).sum();
-    (0..super::partition_count(total, spacing))
+    (0..super::plan::partition_count(total, spacing))
         .flat_map(|p| multiway_split(inputs, p.saturating_mul(spacing).min(total), &is_less))
         .collect()
 }

@@ -242,8 +242,8 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
 // through source positions already in shared memory (the caller synchronized after writing
 // them). With InPlace, `out` may overlap `src`: a barrier separates all the CTA's loads from its
 // stores.
-template <int NT, int VT, class V, bool InPlace = false, int N>
-__device__ __forceinline__ void cta_gather_shared(const int* shared_indices, const tile_ranges<N, V>& src,
+template <int NT, int VT, class V, bool InPlace = false, int N, class Src>
+__device__ __forceinline__ void cta_gather_shared(const int* shared_indices, const tile_ranges<N, V, Src>& src,
                                                   V* out, int count) {
   V x[VT];
 #pragma unroll
@@ -263,9 +263,9 @@ __device__ __forceinline__ void cta_gather_shared(const int* shared_indices, con
 // gathered through the merge's source positions. `indices` is in thread order and goes
 // through `shared_indices` (NT * VT ints) so the stores are coalesced. InPlace as in
 // cta_gather_shared.
-template <int NT, int VT, class V, bool InPlace = false, int N>
+template <int NT, int VT, class V, bool InPlace = false, int N, class Src>
 __device__ __forceinline__ void cta_gather_values(const int (&indices)[VT], int* shared_indices,
-                                                  const tile_ranges<N, V>& src, V* out, int count) {
+                                                  const tile_ranges<N, V, Src>& src, V* out, int count) {
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < VT; ++i) shared_indices[VT * (int)threadIdx.x + i] = indices[i];

@@ -59,9 +59,10 @@ __device__ __forceinline__ merge_range mergesort_range(int64_t count, int64_t ru
 
 // Sorts the n <= NT * VT keys keys_in[0..n) (and their values) into keys_out, which may be
 // keys_in itself, through cta_blocksort: mergesort's first pass on one tile. Keys are read
-// and written through pointers or through an encoding_reader / decoding_writer.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
-__device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, const V* values_in, int n, KeysOut keys_out, V* values_out,
+// and written through pointers or through an encoding_reader / decoding_writer; values are
+// read through a pointer or a reader (the multiway merge's tile of slices).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class ValuesIn, class KeysOut>
+__device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, ValuesIn values_in, int n, KeysOut keys_out, V* values_out,
                                               K* shared_keys, int* shared_positions, Comp comp) {
   K keys[VT];
   int positions[VT];
@@ -71,7 +72,7 @@ __device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, const V* values_in
   cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
   cta_store_thread_order<NT, VT>(keys, shared_keys, keys_out, n);
   if constexpr (HasValues) {
-    cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values_in}, {0, n}},
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V, ValuesIn>{{values_in}, {0, n}},
                                         values_out, n);
   }
 }

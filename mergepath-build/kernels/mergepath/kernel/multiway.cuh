@@ -1,11 +1,12 @@
 // Kernel layer: the bodies of the multiway merge kernels. Coarse partitions, one CTA per
 // output tile boundary (cta_multiway_split), then one CTA per output tile: the tile's slice of
 // every input, in input order, is one sequence of sorted runs, and its stable sort
-// (cta_blocksort) is the stable k-way merge of the slices.
+// (cta_sort_tile) is the stable k-way merge of the slices.
 #pragma once
 #include "../cta/multiway.cuh"
 #include "../cta/scan.cuh"
 #include "../cta/tile.cuh"
+#include "mergesort.cuh"  // cta_sort_tile
 
 namespace mergepath {
 
@@ -95,25 +96,9 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
   const int n = sum < n_out ? (int)sum : n_out;
   if (n == 0) return;  // the same in every thread
   const multiway_tile_reader<K> keys_in{inputs, begin, start, ways};
-  K keys[VT];
-  int positions[VT];
-#pragma unroll
-  for (int i = 0; i < VT; ++i) positions[i] = VT * (int)threadIdx.x + i;
-  cta_load_thread_order<NT, VT>(keys_in, n, shared_keys, keys);
-  cta_blocksort<NT, VT, HasValues>(keys, positions, n, shared_keys, shared_positions, comp);
-  cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
-  if constexpr (HasValues) {
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < VT; ++i) shared_positions[VT * (int)threadIdx.x + i] = positions[i];
-    __syncthreads();
-    const multiway_tile_reader<V> values_in{values, begin, start, ways};
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int idx = NT * i + (int)threadIdx.x;
-      if (idx < n) out_vals[diag0 + idx] = values_in[shared_positions[idx]];
-    }
-  }
+  const multiway_tile_reader<V> values_in{values, begin, start, ways};
+  cta_sort_tile<NT, VT, HasValues>(keys_in, values_in, n, out + diag0, HasValues ? out_vals + diag0 : out_vals, shared_keys,
+                                   shared_positions, comp);
 }
 
 }  // namespace mergepath
