@@ -19,7 +19,8 @@
 //!   and fails with the first difference from [`crate::cpu`]: index, got, want.
 //! - **Comparators**: [`check_comparator`]: a strict weak order on the keys given, and on a GPU
 //!   its CUDA functor agreeing with its Rust twin on every pair.
-//! - **Your kernels**: [`check_merge_partitions`] and [`check_merge_tiles`], on the CPU, with
+//! - **Your kernels**: [`check_merge_partitions`], [`check_multiway_partitions`] and
+//!   [`check_merge_tiles`], on the CPU, with
 //!   [`crate::partition::visit_merge_tiles_cpu`] as the mirror of the tile loop.
 //!
 //! ```
