@@ -12,6 +12,12 @@ fn is_sorted<K: TestKey>(v: &[K], comp: impl mergepath::Comparator<K>) -> bool {
     v.windows(2).all(|w| !comp.is_less(&w[1], &w[0]))
 }
 
+/// A runner drawing values from `seed`, to sample a strategy inside a property.
+fn seeded_runner(seed: u64) -> proptest::test_runner::TestRunner {
+    let rng = proptest::test_runner::TestRng::from_seed(Default::default(), &seed.to_le_bytes().repeat(4));
+    proptest::test_runner::TestRunner::new_with_rng(Default::default(), rng)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -23,7 +29,7 @@ proptest! {
 
     #[test]
     fn lengths_stay_within_the_maximum(max in 0usize..20_000, seed in any::<u64>()) {
-        let mut runner = proptest::test_runner::TestRunner::new_with_rng(Default::default(), proptest::test_runner::TestRng::from_seed(Default::default(), &seed.to_le_bytes().repeat(4)));
+        let mut runner = seeded_runner(seed);
         let strategy = testing::lengths::<u64>(max);
         for _ in 0..20 {
             let n = strategy.new_tree(&mut runner).unwrap().current();
@@ -33,7 +39,7 @@ proptest! {
 
     #[test]
     fn segment_offsets_are_valid(n in 0usize..5000, seed in any::<u64>()) {
-        let mut runner = proptest::test_runner::TestRunner::new_with_rng(Default::default(), proptest::test_runner::TestRng::from_seed(Default::default(), &seed.to_le_bytes().repeat(4)));
+        let mut runner = seeded_runner(seed);
         let offsets = testing::segment_offsets(n).new_tree(&mut runner).unwrap().current();
         prop_assert!(offsets.windows(2).all(|w| w[0] <= w[1]), "{offsets:?}");
         prop_assert!(offsets.iter().all(|&o| o <= n), "{offsets:?}");

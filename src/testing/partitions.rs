@@ -2,7 +2,7 @@
 //! on the CPU, against what a kernel of yours (or [`crate::merge_path_partitions`]) computed.
 
 use super::keys::TestKey;
-use super::properties::{Backend, PropertyResult};
+use super::properties::{assert_same_bits, on_gpu, Backend, PropertyResult};
 use crate::key::Comparator;
 use crate::partition::{merge_path_tie, partition_count, visit_merge_tiles_cpu, Source, TileShape};
 use crate::types::Tie;
@@ -138,13 +138,12 @@ pub fn merge_path_partitions<K: TestKey, C: Comparator<K>>(backend: Backend<'_>,
     for tie in [Tie::AFirst, Tie::BFirst] {
         let parts: Vec<i64> = match backend {
             Backend::Host => (0..count).map(|p| merge_path_tie(a, b, (p * spacing).min(total), tie, |x, y| comp.is_less(x, y)) as i64).collect(),
-            Backend::Gpu(gpu) => (|| {
+            Backend::Gpu(gpu) => on_gpu("merge_path_partitions", backend, || {
                 let (da, db) = (gpu.upload(a)?, gpu.upload(b)?);
                 let mut out = gpu.alloc_zeros::<i64>(count)?;
                 crate::merge_path_partitions_tie_into(gpu, &da, &db, spacing, tie, comp, &mut out)?;
                 gpu.download(&out)
-            })()
-            .map_err(|e| TestCaseError::fail(format!("merge_path_partitions on gpu: {e}")))?,
+            })?,
         };
         check_merge_partitions(a, b, spacing, &parts, tie, |x, y| comp.is_less(x, y))
             .map_err(|e| TestCaseError::fail(format!("merge_path_partitions ({tie:?}) on {}: {e}", backend.name())))?;
@@ -161,18 +160,16 @@ pub fn multiway_partitions<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, i
     let refs: Vec<&[K]> = inputs.iter().map(|v| v.as_slice()).collect();
     let is_less = |x: &K, y: &K| comp.is_less(x, y);
     let mirror: Vec<i64> = crate::partition::multiway_partitions_cpu(&refs, spacing, is_less).into_iter().map(|s| s as i64).collect();
-    let rows = match backend {
-        Backend::Host => mirror.clone(),
-        Backend::Gpu(gpu) => (|| {
-            let d = refs.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
-            let r: Vec<_> = d.iter().collect();
-            let splits = crate::partition::multiway_partitions(gpu, &r, spacing, comp)?;
-            gpu.download(&splits)
-        })()
-        .map_err(|e| TestCaseError::fail(format!("multiway_partitions on gpu: {e}")))?,
-    };
-    check_multiway_partitions(&refs, spacing, &rows, is_less).map_err(|e| TestCaseError::fail(format!("multiway_partitions on {}: {e}", backend.name())))?;
-    super::properties::assert_same_bits(&format!("multiway_partitions on {}: the CPU mirror's rows", backend.name()), &rows, &mirror)
+    check_multiway_partitions(&refs, spacing, &mirror, is_less).map_err(|e| TestCaseError::fail(format!("multiway_partitions on the CPU mirror: {e}")))?;
+    let Backend::Gpu(gpu) = backend else { return Ok(()) };
+    let rows = on_gpu("multiway_partitions", backend, || {
+        let d = refs.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
+        let r: Vec<_> = d.iter().collect();
+        let splits = crate::partition::multiway_partitions(gpu, &r, spacing, comp)?;
+        gpu.download(&splits)
+    })?;
+    // Exact splits are unique: the GPU's rows pass the check exactly when they are the mirror's.
+    assert_same_bits("multiway_partitions on gpu: the CPU mirror's rows", &rows, &mirror)
 }
 
 /// Checks multiway partitions (row-major, `inputs.len()` splits a row, as

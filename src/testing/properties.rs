@@ -63,7 +63,7 @@ fn positions(first: usize, len: usize) -> Vec<u32> {
 }
 
 /// Runs `f` on the GPU as one fallible block.
-fn on_gpu<R>(op: &str, backend: Backend<'_>, f: impl FnOnce() -> crate::Result<R>) -> Result<R, TestCaseError> {
+pub(super) fn on_gpu<R>(op: &str, backend: Backend<'_>, f: impl FnOnce() -> crate::Result<R>) -> Result<R, TestCaseError> {
     f().map_err(|e| op_error(op, backend, e))
 }
 
