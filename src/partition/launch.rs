@@ -7,8 +7,9 @@ use crate::key::{Comparator, Key, Less};
 use crate::tuning::{merge_shape, search_shape};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::contract::{MultiwayPartitionsParams, PartitionsParams, MULTIWAY_MAX_WAYS, MULTIWAY_PARTITION_THREADS, PARTITION_THREADS};
+use crate::device::contract::{MultiwayBoundariesParams, MultiwayPartitionsParams, PartitionsParams, MULTIWAY_MAX_WAYS, MULTIWAY_PARTITION_THREADS, PARTITION_THREADS};
 use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::types::Tie;
 use cudarc::driver::{CudaSlice, LaunchConfig};
@@ -93,6 +94,7 @@ impl Gpu {
 pub(crate) struct MultiwayTable {
     addresses: CudaSlice<u64>,
     counts: CudaSlice<i64>,
+    lengths: Vec<usize>,
     /// Inputs.
     pub(crate) ways: usize,
     /// Items of all inputs.
@@ -108,7 +110,8 @@ impl MultiwayTable {
         }
         let addresses: Vec<u64> = inputs.iter().map(|b| b.ptr).collect();
         let counts: Vec<i64> = inputs.iter().map(|b| b.len as i64).collect();
-        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: inputs.iter().map(|b| b.len).sum() })
+        let lengths: Vec<usize> = inputs.iter().map(|b| b.len).collect();
+        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths })
     }
 
     /// The device addresses of the address and length arrays, for a kernel's parameters.
@@ -117,25 +120,72 @@ impl MultiwayTable {
     }
 }
 
-/// Enqueues the multiway partition kernel: `count` rows of `table.ways` splits, every
-/// `spacing` outputs, to `out`.
+/// The spacing of the sample boundaries that bracket the multiway splits: at least the
+/// partitions' spacing (about one boundary per partition), and enough that the boundaries'
+/// rows (a split of every input each) take at most about one byte per input item.
+fn boundary_spacing(spacing: usize, ways: usize) -> usize {
+    spacing.max(8 * ways).max(256)
+}
+
+/// Enqueues the multiway partition kernels: the sample boundaries, then `count` rows of
+/// `table.ways` splits, every `spacing` outputs, to `out`, each searched inside its bracket of
+/// boundaries.
 pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &MultiwayTable, spacing: usize, out: u64, count: usize) -> Result<()> {
-    let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
-    let ctas = grid_ctas(count, "multiway partition grid")?;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (MULTIWAY_PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+    let ways = table.ways;
+    let boundary_spacing = boundary_spacing(spacing, ways);
+    let mut boundary_starts = Vec::with_capacity(ways);
+    let mut num_boundaries = 0usize;
+    for &n in &table.lengths {
+        boundary_starts.push(num_boundaries as i64);
+        num_boundaries += n.saturating_sub(1) / boundary_spacing;
+    }
+    let mut layout = TempLayout::default();
+    let rows_at = layout.region(num_boundaries * ways * 8);
+    let ranks_at = layout.region(num_boundaries * 8);
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let (rows, ranks) = (base + rows_at as u64, base + ranks_at as u64);
     let (inputs, counts) = table.pointers(gpu)?;
+    let to_i64 = |n: usize, what: &'static str| i64::try_from(n).map_err(|_| Error::InvalidArgument(what));
+    let threads = (MULTIWAY_PARTITION_THREADS as u32, 1, 1);
+    if num_boundaries > 0 {
+        let starts = gpu.upload(&boundary_starts)?;
+        let cfg = LaunchConfig { grid_dim: (grid_ctas(num_boundaries, "multiway boundary grid")?, 1, 1), block_dim: threads, shared_mem_bytes: 0 };
+        let params = MultiwayBoundariesParams {
+            inputs,
+            counts,
+            ways: ways as i64,
+            spacing: to_i64(boundary_spacing, "spacing exceeds i64")?,
+            boundary_starts: gpu.input("multiway boundary starts", &starts, 8)?.ptr,
+            num_boundaries: num_boundaries as i64,
+            rows,
+            ranks,
+        };
+        let func = kernels.function("mergepath_multiway_boundaries")?;
+        // SAFETY: `MultiwayBoundariesParams` is `mergepath_multiway_boundaries`' parameter
+        // struct; the table holds `ways` (<= MULTIWAY_MAX_WAYS) validated inputs and their
+        // lengths, `boundary_starts` their `ways` boundary offsets (input t's boundaries are
+        // items below its length), `rows` and `ranks` hold num_boundaries * ways and
+        // num_boundaries i64, and the grid is one CTA per boundary.
+        unsafe { gpu.launch(&func, cfg, &params) }?;
+    }
+    let cfg = LaunchConfig { grid_dim: (grid_ctas(count, "multiway partition grid")?, 1, 1), block_dim: threads, shared_mem_bytes: 0 };
     let params = MultiwayPartitionsParams {
         inputs,
         counts,
-        ways: table.ways as i64,
+        ways: ways as i64,
         total: table.total as i64,
-        spacing,
+        spacing: to_i64(spacing, "spacing exceeds i64")?,
         num_partitions: count as i64,
+        boundary_rows: rows,
+        boundary_ranks: ranks,
+        num_boundaries: num_boundaries as i64,
         splits: out,
     };
     let func = kernels.function("mergepath_multiway_partitions")?;
     // SAFETY: `MultiwayPartitionsParams` is `mergepath_multiway_partitions`'s parameter struct;
     // the table holds `ways` (<= MULTIWAY_MAX_WAYS) addresses of validated inputs and their
-    // lengths, `out` holds count * ways i64, and the grid is one CTA per partition.
+    // lengths, the boundaries' rows and ranks are those just enqueued on the same stream (read
+    // clamped), `out` holds count * ways i64, and the grid is one CTA per partition.
     unsafe { gpu.launch(&func, cfg, &params) }
 }

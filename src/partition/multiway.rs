@@ -1,7 +1,10 @@
 //! Multiway Merge Path: the exact split of k sorted sequences at an output rank, the k-way
 //! generalisation of [`merge_path`](super::merge_path). The search of the
-//! `mergepath_multiway_partitions` kernel (`multiway_split` in
-//! `mergepath-build/kernels/mergepath/cta/multiway.cuh`), mirrored step for step on the CPU.
+//! `mergepath_multiway_partitions` kernel (`cta_multiway_split` in
+//! `mergepath-build/kernels/mergepath/cta/multiway.cuh`) on the CPU. The kernel starts each
+//! search from narrower ranges: the bracket of two consecutive sample boundaries (every
+//! s-th item of every input, ranked exactly), where the CPU starts from whole inputs; for
+//! sorted inputs the split is unique, so the two agree.
 
 use crate::device::contract::MULTIWAY_SEARCH_ROUNDS;
 

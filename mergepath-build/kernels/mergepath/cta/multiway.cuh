@@ -4,6 +4,7 @@
 #pragma once
 #include <stdint.h>
 #include <mergepath/contract.cuh>  // MULTIWAY_MAX_WAYS, MULTIWAY_SEARCH_ROUNDS
+#include "../thread/serial.cuh"
 
 namespace mergepath {
 
@@ -33,7 +34,9 @@ __device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t lo,
 
 // split[t] = items of input t (inputs[t][0, counts[t])) among the first `rank` items of the
 // stable merge of the `ways` inputs (ways <= MULTIWAY_MAX_WAYS). Called by all NT threads; each
-// thread keeps the search ranges of inputs tid, tid + NT, ... in registers. A round: every
+// thread keeps the search ranges of inputs tid, tid + NT, ... in registers, starting from
+// [lo_row[t], hi_row[t]] (splits known to bound this one: a bracket; a null row: no bound
+// that side), clamped into the input and to the ranks' bounds. A round: every
 // input with a non-empty range offers its middle item weighted by the range's width; the
 // weighted median of the offers (in the merge's order) is the pivot; the items before it in
 // every input (binary searches inside the ranges) say whether it is among the first `rank`, and every range's
@@ -42,7 +45,8 @@ __device__ __forceinline__ int64_t multiway_count_before(const K* a, int64_t lo,
 // MULTIWAY_SEARCH_ROUNDS rounds with splits inside the inputs.
 template <int NT, class K, class Comp>
 __device__ __forceinline__ void cta_multiway_split(const K* const* inputs, const int64_t* counts, int ways,
-                                                   int64_t rank, int64_t total, int64_t* split,
+                                                   int64_t rank, int64_t total, const int64_t* lo_row,
+                                                   const int64_t* hi_row, int64_t* split,
                                                    multiway_split_shared<K>& s, Comp comp) {
   constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
   const int tid = (int)threadIdx.x;
@@ -51,8 +55,13 @@ __device__ __forceinline__ void cta_multiway_split(const K* const* inputs, const
   for (int j = 0; j < PER_THREAD; ++j) {
     const int t = tid + NT * j;
     const int64_t n = t < ways ? counts[t] : 0;
-    lo[j] = rank - (total - n) > 0 ? rank - (total - n) : 0;
-    hi[j] = n < rank ? n : rank;
+    int64_t l = rank - (total - n) > 0 ? rank - (total - n) : 0;
+    int64_t h = n < rank ? n : rank;
+    if (lo_row && t < ways && lo_row[t] > l) l = lo_row[t];
+    if (hi_row && t < ways && hi_row[t] < h) h = hi_row[t];
+    l = l < 0 ? 0 : (l > n ? n : l);  // a bracket of unsorted inputs may say anything
+    lo[j] = l;
+    hi[j] = h < l ? l : h;
   }
 #pragma unroll 1
   for (int round = 0; round < MULTIWAY_SEARCH_ROUNDS; ++round) {
@@ -133,6 +142,49 @@ __device__ __forceinline__ void cta_multiway_split(const K* const* inputs, const
   for (int j = 0; j < PER_THREAD; ++j) {
     const int t = tid + NT * j;
     if (t < ways) split[t] = lo[j];
+  }
+}
+
+// Merges `ways` sorted lists held in shared memory, list t at shared_keys[start[t],
+// start[t + 1]) (start[0] = 0, start[ways] = count >= 1, `start` in shared memory, the caller
+// synchronized after writing both), stably (equal keys: lower lists first): ceil(log2(ways))
+// rounds, each merging consecutive lists pairwise (serial_merge_pairs_at), the lists doubling.
+// On return the merged tile is in registers in thread order (thread t: items VT * t ..) and
+// the shared arrays are still in use (store with cta_store_thread_order, which starts with a
+// barrier). With HasValues, `positions` are the items' places in the original lists (below
+// `count`), for gathering values once.
+template <int NT, int VT, bool HasValues, class K, class Comp>
+__device__ __forceinline__ void cta_merge_lists(K (&keys)[VT], int (&positions)[VT], int count, const int* start,
+                                                int ways, K* shared_keys, int* shared_positions, Comp comp) {
+  const int first = VT * (int)threadIdx.x;
+  if (ways == 1) {
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int at = first + i < count ? first + i : count - 1;
+      keys[i] = shared_keys[at];
+      positions[i] = at;
+    }
+    return;
+  }
+#pragma unroll 1
+  for (int stride = 1; stride < ways; stride *= 2) {
+    if (stride > 1) {
+      __syncthreads();  // the previous round's reads of shared memory are done
+#pragma unroll
+      for (int i = 0; i < VT; ++i) {
+        shared_keys[first + i] = keys[i];
+        if constexpr (HasValues) shared_positions[first + i] = positions[i];
+      }
+      __syncthreads();
+    }
+    const int lists = (ways + stride - 1) / stride;
+    const auto bound = [&](int i) { return start[i * stride < ways ? i * stride : ways]; };
+    int indices[VT];
+    serial_merge_pairs_at<VT>(shared_keys, bound, lists, count, first, keys, indices, comp);
+    if constexpr (HasValues) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i) positions[i] = stride == 1 ? indices[i] : shared_positions[indices[i]];
+    }
   }
 }
 

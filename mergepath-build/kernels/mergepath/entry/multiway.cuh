@@ -1,14 +1,22 @@
-// Entry layer: the `extern "C"` multiway merge kernels (partitions, keys, pairs).
+// Entry layer: the `extern "C"` multiway merge kernels (boundaries, partitions, keys, pairs).
 // Included by ../instantiate.cuh, after the translation unit's mergepath_key_t /
 // mergepath_comp_t and the `mergepath_instance` shapes. Tiles take the sort passes' shapes
-// (SORT for keys, SORT_PAIRS for pairs): a tile is sorted by cta_blocksort.
+// (SORT for keys, SORT_PAIRS for pairs): a tile merges its slices by cta_merge_lists.
 #pragma once
 #include "../kernel/multiway.cuh"
 
 extern "C" __global__ void __launch_bounds__(mergepath::MULTIWAY_PARTITION_THREADS)
+mergepath_multiway_boundaries(const mergepath::multiway_boundaries_params<mergepath_key_t> p) {
+  mergepath::multiway_boundaries_body<mergepath::MULTIWAY_PARTITION_THREADS>(
+      p.inputs, p.counts, (int)p.ways, p.spacing, p.boundary_starts, p.num_boundaries, p.rows, p.ranks,
+      mergepath_comp_t());
+}
+
+extern "C" __global__ void __launch_bounds__(mergepath::MULTIWAY_PARTITION_THREADS)
 mergepath_multiway_partitions(const mergepath::multiway_partitions_params<mergepath_key_t> p) {
   mergepath::multiway_partitions_body<mergepath::MULTIWAY_PARTITION_THREADS>(
-      p.inputs, p.counts, (int)p.ways, p.total, p.spacing, p.num_partitions, p.splits, mergepath_comp_t());
+      p.inputs, p.counts, (int)p.ways, p.total, p.spacing, p.num_partitions, p.boundary_rows, p.boundary_ranks,
+      p.num_boundaries, p.splits, mergepath_comp_t());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)

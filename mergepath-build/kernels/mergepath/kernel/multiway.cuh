@@ -1,26 +1,96 @@
-// Kernel layer: the bodies of the multiway merge kernels. Coarse partitions, one CTA per
-// output tile boundary (cta_multiway_split), then one CTA per output tile: the tile's slice of
-// every input, in input order, is one sequence of sorted runs, and its stable sort
-// (cta_sort_tile) is the stable k-way merge of the slices.
+// Kernel layer: the bodies of the multiway merge kernels. Sample boundaries first: every
+// `boundary_spacing`-th item of every input, ranked exactly in the stable merge (one binary
+// search per input) and stored in merge order with its split of all inputs. Between two
+// consecutive boundaries lie fewer than `boundary_spacing` items of each input, so the
+// boundaries bracket every split in narrow ranges. Then one CTA per output tile boundary finds
+// the exact split inside its bracket (cta_multiway_split), and one CTA per output tile merges
+// the tile's slices of the inputs in shared memory, pairwise in log2(k) rounds
+// (cta_merge_lists).
 #pragma once
 #include "../cta/multiway.cuh"
 #include "../cta/scan.cuh"
 #include "../cta/tile.cuh"
-#include "mergesort.cuh"  // cta_sort_tile
 
 namespace mergepath {
 
+// Boundaries of input t: its items at positions j * spacing, 0 < j * spacing < n.
+__device__ __forceinline__ int64_t multiway_boundaries_of(int64_t n, int64_t spacing) {
+  return n > 0 ? (n - 1) / spacing : 0;
+}
+
+// Boundary blockIdx.x: item j * spacing of input m, where boundary_starts[m] (the boundaries
+// of the inputs before m) <= blockIdx.x < boundary_starts[m + 1]. Its split of every input
+// (items before it in the stable merge) goes to row `slot` of `rows` (`ways` entries) and its
+// rank (the split's sum) to ranks[slot], slot being its place among all boundaries in merge
+// order: input t's boundaries before it number ceil(split[t] / spacing) - 1 (those at positions
+// below split[t]). Distinct slots for sorted inputs and a strict weak order; otherwise slots
+// may collide (clamped into the table; rows left unwritten are clamped by their readers).
+template <int NT, class K, class Comp>
+__device__ __forceinline__ void multiway_boundaries_body(const K* const* inputs, const int64_t* counts, int ways,
+                                                         int64_t spacing, const int64_t* boundary_starts,
+                                                         int64_t num_boundaries, int64_t* rows, int64_t* ranks,
+                                                         Comp comp) {
+  constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
+  __shared__ unsigned long long rank_sum, slot_sum;
+  const int64_t b = blockIdx.x;
+  if (b >= num_boundaries) return;
+  const int tid = (int)threadIdx.x;
+  if (tid == 0) rank_sum = slot_sum = 0;
+  int lo = 0, hi = ways;  // m: the last input with boundary_starts[m] <= b
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (boundary_starts[mid] <= b) lo = mid;
+    else hi = mid;
+  }
+  const int m = lo;
+  const int64_t position = (b - boundary_starts[m] + 1) * spacing;
+  const K x = inputs[m][position];
+  int64_t split[PER_THREAD];
+  unsigned long long my_rank = 0, my_slot = 0;
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {
+    const int t = tid + NT * j;
+    split[j] = 0;
+    if (t >= ways) continue;
+    split[j] = t == m ? position : multiway_count_before(inputs[t], 0, counts[t], x, t, m, comp);
+    my_rank += (unsigned long long)split[j];
+    my_slot += (unsigned long long)(split[j] > 0 ? (split[j] - 1) / spacing : 0);
+  }
+  __syncthreads();
+  if (my_rank) atomicAdd(&rank_sum, my_rank);
+  if (my_slot) atomicAdd(&slot_sum, my_slot);
+  __syncthreads();
+  const int64_t slot = slot_sum < (unsigned long long)num_boundaries ? (int64_t)slot_sum : num_boundaries - 1;
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {
+    const int t = tid + NT * j;
+    if (t < ways) rows[slot * ways + t] = split[j];
+  }
+  if (tid == 0) ranks[slot] = (int64_t)rank_sum;
+}
+
 // splits[p * ways .. p * ways + ways) = the split at output rank min(p * spacing, total), for
-// p = blockIdx.x < num_partitions.
+// p = blockIdx.x < num_partitions, searched inside the bracket of the boundaries (rows and
+// ranks of multiway_boundaries_body, `num_boundaries` of them) around that rank: the last
+// boundary at or before it (or the inputs' starts) and the next (or their ends).
 template <int NT, class K, class Comp>
 __device__ __forceinline__ void multiway_partitions_body(const K* const* inputs, const int64_t* counts, int ways,
                                                          int64_t total, int64_t spacing, int64_t num_partitions,
-                                                         int64_t* splits, Comp comp) {
+                                                         const int64_t* boundary_rows, const int64_t* boundary_ranks,
+                                                         int64_t num_boundaries, int64_t* splits, Comp comp) {
   __shared__ multiway_split_shared<K> shared;
   const int64_t p = blockIdx.x;
   if (p >= num_partitions) return;
   const int64_t rank = p * spacing < total ? p * spacing : total;
-  cta_multiway_split<NT>(inputs, counts, ways, rank, total, splits + p * ways, shared, comp);
+  int64_t lo = 0, hi = num_boundaries;  // boundaries with ranks <= rank
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (boundary_ranks[mid] <= rank) lo = mid + 1;
+    else hi = mid;
+  }
+  const int64_t* lo_row = lo > 0 ? boundary_rows + (lo - 1) * ways : nullptr;
+  const int64_t* hi_row = lo < num_boundaries ? boundary_rows + lo * ways : nullptr;
+  cta_multiway_split<NT>(inputs, counts, ways, rank, total, lo_row, hi_row, splits + p * ways, shared, comp);
 }
 
 // A tile's slice of the inputs as one sequence: position i is in input t where
@@ -48,9 +118,10 @@ struct multiway_tile_reader {
 };
 
 // Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
-// blockIdx.x and blockIdx.x + 1. Each input's slice is clamped into the input and to a
-// non-negative length, and the tile to its output range, so splits of unsorted inputs give an
-// unspecified order of input items, never an access out of bounds.
+// blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
+// cta_merge_lists. Each input's slice is clamped into the input and to a non-negative length,
+// and the slices to the tile's output range, so splits of unsorted inputs give an unspecified
+// order of input items, never an access out of bounds.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
                                                     int ways, int64_t total, const int64_t* splits, K* out,
@@ -85,20 +156,30 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
   }
   int64_t sum;
   int64_t offset = cta_exclusive_scan<NT>(mine, sum, scan);
+  const int n = sum < n_out ? (int)sum : n_out;
 #pragma unroll
   for (int j = 0; j < PER_THREAD; ++j) {
     const int t = (int)threadIdx.x * PER_THREAD + j;
     if (t >= ways) continue;
-    start[t] = offset < NV ? (int)offset : NV;
+    start[t] = offset < n ? (int)offset : n;
     offset += len[j];
   }
+  if (threadIdx.x == 0) start[ways] = n;
   __syncthreads();
-  const int n = sum < n_out ? (int)sum : n_out;
   if (n == 0) return;  // the same in every thread
   const multiway_tile_reader<K> keys_in{inputs, begin, start, ways};
-  const multiway_tile_reader<V> values_in{values, begin, start, ways};
-  cta_sort_tile<NT, VT, HasValues>(keys_in, values_in, n, out + diag0, HasValues ? out_vals + diag0 : out_vals, shared_keys,
-                                   shared_positions, comp);
+  cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared_keys);
+  __syncthreads();
+  K keys[VT];
+  int positions[VT];
+  cta_merge_lists<NT, VT, HasValues>(keys, positions, n, start, ways, shared_keys, shared_positions, comp);
+  cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
+  if constexpr (HasValues) {
+    const multiway_tile_reader<V> values_in{values, begin, start, ways};
+    cta_gather_values<NT, VT, V, true>(positions, shared_positions,
+                                        tile_ranges<1, V, multiway_tile_reader<V>>{{values_in}, {0, n}},
+                                        out_vals + diag0, n);
+  }
 }
 
 }  // namespace mergepath

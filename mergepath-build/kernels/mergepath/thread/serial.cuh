@@ -86,6 +86,59 @@ __device__ __forceinline__ merge_split serial_merge_at(const K* keys, int a_begi
 }
 
 
+// One thread's share of a round that merges consecutive sorted lists pairwise: keys[0..count)
+// holds `lists` lists, list i at [bound(i), bound(i + 1)) (bound(0) = 0, bound(lists) = count);
+// the round's output is merge(list 0, list 1), then merge(list 2, list 3), ... (an odd last
+// list as it is), equal keys of the lower list first. The thread's VT items from output
+// position `diag` on may straddle several pairs (lists can be short or empty): a merge-path
+// search in the first pair, then the serial loop, moving to the next non-empty pair where one
+// ends. Reads stay inside keys[0..count); results past `count` are unspecified and `indices`
+// (positions in `keys`) stay below `count`. count >= 1.
+template <int VT, class K, class Bound, class Comp>
+__device__ __forceinline__ void serial_merge_pairs_at(const K* keys, Bound bound, int lists, int count, int diag,
+                                                      K (&results)[VT], int (&indices)[VT], Comp comp) {
+  const int pairs = (lists + 1) / 2;
+  if (diag > count) diag = count;
+  int q = 0, hi = pairs;  // the last pair starting at or before diag
+  while (hi - q > 1) {
+    const int mid = (q + hi) / 2;
+    if (bound(2 * mid) <= diag) q = mid;
+    else hi = mid;
+  }
+  const auto list_end = [&](int i) { return bound(i < lists ? i : lists); };
+  int a_end = list_end(2 * q + 1), b_end = list_end(2 * q + 2);
+  const int a_begin = bound(2 * q);
+  const int mp = merge_path<1>(keys + a_begin, a_end - a_begin, keys + a_end, b_end - a_end, diag - a_begin, comp);
+  int a = a_begin + mp, b = a_end + (diag - a_begin - mp);
+  const int last = count - 1;
+  K a_key = keys[a < last ? a : last];
+  K b_key = keys[b < last ? b : last];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (a >= a_end && b >= b_end && q + 1 < pairs) {  // this pair is done: the next one starts at b_end
+      do {
+        ++q;
+        a = bound(2 * q);
+        a_end = list_end(2 * q + 1);
+        b_end = list_end(2 * q + 2);
+      } while (a == b_end && q + 1 < pairs);
+      b = a_end;
+      a_key = keys[a < last ? a : last];
+      b_key = keys[b < last ? b : last];
+    }
+    const bool take_a = (b >= b_end) || ((a < a_end) && a_goes_first<tie::a_first>(a_key, b_key, comp));
+    results[i] = take_a ? a_key : b_key;
+    const int from = take_a ? a : b;
+    indices[i] = from < last ? from : last;
+    a += (int)take_a;
+    b += (int)!take_a;
+    const int next = take_a ? a : b;
+    const K key = keys[next < last ? next : last];
+    a_key = take_a ? key : a_key;
+    b_key = take_a ? b_key : key;
+  }
+}
+
 // Which items a multiset operation outputs, as a bit set over the three kinds of step of
 // serial_set_op: an A item with no partner in B, a B item with no partner in A, and a matched
 // pair (whose A item goes out). Intersection: SET_MATCHED; union: all three; difference
