@@ -1,7 +1,8 @@
 //! GPU multiway merge against the CPU oracle: k = 1, 2, 3, 64, 1,000 and 1,500 (merged in groups)
 //! inputs with empty ones and equal keys across inputs (stability by input order through
-//! positions as values), several key types and a derived key, 4/8/16-byte values, the
-//! partitions against their CPU mirror, unsorted inputs staying in bounds, API validation.
+//! positions as values), several key types and a derived key, runs in extreme patterns,
+//! 4/8/16-byte values, the partitions against their CPU mirror, unsorted inputs staying in
+//! bounds, API validation.
 
 mod common;
 #[path = "common/hit.rs"]
@@ -103,6 +104,24 @@ fn multiway_merges_of_derived_keys() {
         let inputs = inputs_of(k, 300_000, &mut rng, hit::ByX, |_| pool.next().unwrap());
         check_merge::<Hit, _>(gpu, &inputs, hit::ByX, &format!("Hit ByX k={k}"));
     }
+}
+
+/// Runs whose sample boundaries (every s-th item of every input, which bracket the partition
+/// searches) fall in extreme places: all keys equal, disjoint ranges in input order and in
+/// reverse, perfectly interleaved, and one long input among many short ones.
+#[test]
+fn multiway_merges_of_patterned_runs() {
+    let Some(gpu) = gpu() else { return };
+    let (k, n) = (64u32, 50_000u32);
+    let runs = |f: &dyn Fn(u32, u32) -> u32| -> Vec<Vec<u32>> { (0..k).map(|t| (0..n).map(|i| f(t, i)).collect()).collect() };
+    check_merge(gpu, &runs(&|_, _| 7), Less, "all equal");
+    check_merge(gpu, &runs(&|t, i| t * n + i), Less, "disjoint, in input order");
+    check_merge(gpu, &runs(&|t, i| (k - 1 - t) * n + i), Less, "disjoint, reversed");
+    check_merge(gpu, &runs(&|t, i| i * k + t), Less, "interleaved");
+    check_merge(gpu, &runs(&|t, i| i / 1000 * k + t), Less, "interleaved blocks of equal keys");
+    let mut lopsided: Vec<Vec<u32>> = (0..200).map(|t| vec![t; 3]).collect();
+    lopsided.insert(100, (0..1_000_000).map(|i| i / 5000).collect());
+    check_merge(gpu, &lopsided, Less, "one long input among short ones");
 }
 
 /// Values of 8 and 16 bytes follow their keys too.

@@ -44,7 +44,7 @@ pub const CONSTANTS: &[Constant] = &[
         value: 1024,
         doc: "Inputs one multiway pass merges: the partition CTA holds a candidate per input, the merge tile each input's start, in shared memory (more inputs merge in groups).",
     },
-    Constant { name: "MULTIWAY_PARTITION_THREADS", value: 128, doc: "Threads per CTA of the multiway partition kernel: one CTA per partition, MULTIWAY_MAX_WAYS / 128 inputs per thread." },
+    Constant { name: "MULTIWAY_PARTITION_THREADS", value: 128, doc: "Threads per CTA of the multiway boundary kernel: one CTA per sample boundary, MULTIWAY_MAX_WAYS / 128 inputs per thread." },
     Constant {
         name: "MULTIWAY_SEARCH_ROUNDS",
         value: 160,
@@ -299,7 +299,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "multiway_partitions_params",
         templates: &["K"],
-        doc: "mergepath_multiway_partitions: splits[p * ways + t] = input t's items before output rank min(p * spacing, total) of the stable merge of the inputs, searched inside the bracket of mergepath_multiway_boundaries' rows around that rank (one CTA per partition).",
+        doc: "mergepath_multiway_partitions: splits[p * ways + t] = input t's items before output rank min(p * spacing, total) of the stable merge of the inputs, found inside the bracket of mergepath_multiway_boundaries' rows around that rank (one CTA of the sort shape per partition).",
         fields: &[
             ("inputs", Ptr("const K* const*")),
             ("counts", Ptr("const int64_t*")),

@@ -64,7 +64,7 @@ fn launch_level<K: Key>(
     out: u64,
     out_values: Option<u64>,
 ) -> Result<()> {
-    let table = MultiwayTable::upload(gpu, keys)?;
+    let table = MultiwayTable::upload::<K>(gpu, keys)?;
     let total = table.total;
     if total == 0 {
         return Ok(());

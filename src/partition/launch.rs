@@ -4,7 +4,7 @@
 use super::tiles::TileShape;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key, Less};
-use crate::tuning::{merge_shape, search_shape};
+use crate::tuning::{merge_shape, search_shape, sort_shape};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::contract::{MultiwayBoundariesParams, MultiwayPartitionsParams, PartitionsParams, MULTIWAY_MAX_WAYS, MULTIWAY_PARTITION_THREADS, PARTITION_THREADS};
@@ -95,6 +95,8 @@ pub(crate) struct MultiwayTable {
     addresses: CudaSlice<u64>,
     counts: CudaSlice<i64>,
     lengths: Vec<usize>,
+    /// The size of the inputs' keys.
+    pub(crate) key_bytes: usize,
     /// Inputs.
     pub(crate) ways: usize,
     /// Items of all inputs.
@@ -104,14 +106,14 @@ pub(crate) struct MultiwayTable {
 impl MultiwayTable {
     /// Uploads the addresses and lengths of validated inputs (at most
     /// [`MULTIWAY_MAX_WAYS`]).
-    pub(crate) fn upload(gpu: &Gpu, inputs: &[CheckedBuffer<'_>]) -> Result<Self> {
+    pub(crate) fn upload<K: Key>(gpu: &Gpu, inputs: &[CheckedBuffer<'_>]) -> Result<Self> {
         if inputs.len() > MULTIWAY_MAX_WAYS {
             return Err(Error::TooLarge { what: "inputs of one multiway kernel (at most MULTIWAY_MAX_WAYS)" });
         }
         let addresses: Vec<u64> = inputs.iter().map(|b| b.ptr).collect();
         let counts: Vec<i64> = inputs.iter().map(|b| b.len as i64).collect();
         let lengths: Vec<usize> = inputs.iter().map(|b| b.len).collect();
-        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths })
+        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths, key_bytes: std::mem::size_of::<K>() })
     }
 
     /// The device addresses of the address and length arrays, for a kernel's parameters.
@@ -120,11 +122,13 @@ impl MultiwayTable {
     }
 }
 
-/// The spacing of the sample boundaries that bracket the multiway splits: at least the
-/// partitions' spacing (about one boundary per partition), and enough that the boundaries'
-/// rows (a split of every input each) take at most about one byte per input item.
-fn boundary_spacing(spacing: usize, ways: usize) -> usize {
-    spacing.max(8 * ways).max(256)
+/// The spacing of the sample boundaries that bracket the multiway splits. The partition kernel
+/// merges a bracket of at most one sort tile (`tile` items) in shared memory and searches a
+/// larger one in global memory; brackets of random inputs are about exponentially distributed
+/// around the spacing, so half a tile keeps most of them in one tile. At least 4 items per
+/// input, so the boundaries' rows (a split of every input each) take at most 2 bytes per item.
+fn boundary_spacing(tile: usize, ways: usize) -> usize {
+    (tile / 2).max(4 * ways).max(256)
 }
 
 /// Enqueues the multiway partition kernels: the sample boundaries, then `count` rows of
@@ -132,7 +136,8 @@ fn boundary_spacing(spacing: usize, ways: usize) -> usize {
 /// boundaries.
 pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &MultiwayTable, spacing: usize, out: u64, count: usize) -> Result<()> {
     let ways = table.ways;
-    let boundary_spacing = boundary_spacing(spacing, ways);
+    let shape = sort_shape(kernels.arch, table.key_bytes);
+    let boundary_spacing = boundary_spacing(shape.tile(), ways);
     let mut boundary_starts = Vec::with_capacity(ways);
     let mut num_boundaries = 0usize;
     for &n in &table.lengths {
@@ -147,10 +152,9 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
     let (rows, ranks) = (base + rows_at as u64, base + ranks_at as u64);
     let (inputs, counts) = table.pointers(gpu)?;
     let to_i64 = |n: usize, what: &'static str| i64::try_from(n).map_err(|_| Error::InvalidArgument(what));
-    let threads = (MULTIWAY_PARTITION_THREADS as u32, 1, 1);
     if num_boundaries > 0 {
         let starts = gpu.upload(&boundary_starts)?;
-        let cfg = LaunchConfig { grid_dim: (grid_ctas(num_boundaries, "multiway boundary grid")?, 1, 1), block_dim: threads, shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (grid_ctas(num_boundaries, "multiway boundary grid")?, 1, 1), block_dim: (MULTIWAY_PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         let params = MultiwayBoundariesParams {
             inputs,
             counts,
@@ -169,7 +173,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
         // num_boundaries i64, and the grid is one CTA per boundary.
         unsafe { gpu.launch(&func, cfg, &params) }?;
     }
-    let cfg = LaunchConfig { grid_dim: (grid_ctas(count, "multiway partition grid")?, 1, 1), block_dim: threads, shared_mem_bytes: 0 };
+    let cfg = LaunchConfig { grid_dim: (grid_ctas(count, "multiway partition grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let params = MultiwayPartitionsParams {
         inputs,
         counts,
@@ -186,6 +190,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
     // SAFETY: `MultiwayPartitionsParams` is `mergepath_multiway_partitions`'s parameter struct;
     // the table holds `ways` (<= MULTIWAY_MAX_WAYS) addresses of validated inputs and their
     // lengths, the boundaries' rows and ranks are those just enqueued on the same stream (read
-    // clamped), `out` holds count * ways i64, and the grid is one CTA per partition.
+    // clamped), `out` holds count * ways i64, and the grid is one CTA per partition, of the
+    // sort shape's threads (the kernel's tile) for the table's key size.
     unsafe { gpu.launch(&func, cfg, &params) }
 }

@@ -123,7 +123,7 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
     let total: usize = inputs.iter().map(|s| s.len()).sum();
     let count = checked_partition_count(total, spacing)?;
     let checked = inputs.iter().map(|s| gpu.input("inputs", *s, std::mem::align_of::<K>())).collect::<Result<Vec<_>>>()?;
-    let table = MultiwayTable::upload(gpu, &checked)?;
+    let table = MultiwayTable::upload::<K>(gpu, &checked)?;
     if inputs.is_empty() {
         return gpu.upload(&[]);
     }

@@ -1,7 +1,8 @@
 // Entry layer: the `extern "C"` multiway merge kernels (boundaries, partitions, keys, pairs).
 // Included by ../instantiate.cuh, after the translation unit's mergepath_key_t /
 // mergepath_comp_t and the `mergepath_instance` shapes. Tiles take the sort passes' shapes
-// (SORT for keys, SORT_PAIRS for pairs): a tile merges its slices by cta_merge_lists.
+// (SORT for keys, SORT_PAIRS for pairs): a tile merges its slices by cta_merge_lists, as the
+// partitions (SORT) merge their brackets.
 #pragma once
 #include "../kernel/multiway.cuh"
 
@@ -12,9 +13,10 @@ mergepath_multiway_boundaries(const mergepath::multiway_boundaries_params<mergep
       mergepath_comp_t());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath::MULTIWAY_PARTITION_THREADS)
+extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
 mergepath_multiway_partitions(const mergepath::multiway_partitions_params<mergepath_key_t> p) {
-  mergepath::multiway_partitions_body<mergepath::MULTIWAY_PARTITION_THREADS>(
+  using namespace mergepath_instance;
+  mergepath::multiway_partitions_body<SORT.nt, SORT.vt>(
       p.inputs, p.counts, (int)p.ways, p.total, p.spacing, p.num_partitions, p.boundary_rows, p.boundary_ranks,
       p.num_boundaries, p.splits, mergepath_comp_t());
 }

@@ -69,30 +69,6 @@ __device__ __forceinline__ void multiway_boundaries_body(const K* const* inputs,
   if (tid == 0) ranks[slot] = (int64_t)rank_sum;
 }
 
-// splits[p * ways .. p * ways + ways) = the split at output rank min(p * spacing, total), for
-// p = blockIdx.x < num_partitions, searched inside the bracket of the boundaries (rows and
-// ranks of multiway_boundaries_body, `num_boundaries` of them) around that rank: the last
-// boundary at or before it (or the inputs' starts) and the next (or their ends).
-template <int NT, class K, class Comp>
-__device__ __forceinline__ void multiway_partitions_body(const K* const* inputs, const int64_t* counts, int ways,
-                                                         int64_t total, int64_t spacing, int64_t num_partitions,
-                                                         const int64_t* boundary_rows, const int64_t* boundary_ranks,
-                                                         int64_t num_boundaries, int64_t* splits, Comp comp) {
-  __shared__ multiway_split_shared<K> shared;
-  const int64_t p = blockIdx.x;
-  if (p >= num_partitions) return;
-  const int64_t rank = p * spacing < total ? p * spacing : total;
-  int64_t lo = 0, hi = num_boundaries;  // boundaries with ranks <= rank
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (boundary_ranks[mid] <= rank) lo = mid + 1;
-    else hi = mid;
-  }
-  const int64_t* lo_row = lo > 0 ? boundary_rows + (lo - 1) * ways : nullptr;
-  const int64_t* hi_row = lo < num_boundaries ? boundary_rows + lo * ways : nullptr;
-  cta_multiway_split<NT>(inputs, counts, ways, rank, total, lo_row, hi_row, splits + p * ways, shared, comp);
-}
-
 // A tile's slice of the inputs as one sequence: position i is in input t where
 // start[t] <= i < start[t + 1], at inputs[t][begin[t] + i - start[t]] (begin: the tile's first
 // split row). `start` is in shared memory.
@@ -117,27 +93,22 @@ struct multiway_tile_reader {
   }
 };
 
-// Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
-// blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
-// cta_merge_lists. Each input's slice is clamped into the input and to a non-negative length,
-// and the slices to the tile's output range, so splits of unsorted inputs give an unspecified
-// order of input items, never an access out of bounds.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
-__device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
-                                                    int ways, int64_t total, const int64_t* splits, K* out,
-                                                    V* out_vals, Comp comp) {
-  constexpr int NV = NT * VT;
+// Shared memory of a CTA that loads slices of the inputs (multiway_slices).
+template <int NT> struct multiway_slices_shared {
+  int start[MULTIWAY_MAX_WAYS + 1];
+  int64_t begin[MULTIWAY_MAX_WAYS];
+  scan_shared<NT> scan;
+};
+
+// The slices of the inputs between split rows row0 and row1 (a null row0: the inputs' starts;
+// a null row1: their ends), each clamped into its input and to a non-negative length:
+// begin[t] (row0's split) and start[t] (the slice's place in the tile, in input order), with
+// the tile cut at `limit` items; start[ways] is the tile's length, returned. Ends synchronized.
+// Rows of unsorted inputs may say anything: the slices stay inside the inputs.
+template <int NT>
+__device__ __forceinline__ int multiway_slices(const int64_t* counts, int ways, const int64_t* row0,
+                                               const int64_t* row1, int limit, multiway_slices_shared<NT>& s) {
   constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
-  __shared__ K shared_keys[NV];
-  __shared__ int shared_positions[HasValues ? NV : 1];
-  __shared__ int start[MULTIWAY_MAX_WAYS + 1];
-  __shared__ int64_t begin[MULTIWAY_MAX_WAYS];
-  __shared__ scan_shared<NT> scan;
-  const int64_t tile = blockIdx.x;
-  const int64_t diag0 = tile * NV;
-  const int n_out = total - diag0 < NV ? (int)(total - diag0) : NV;
-  const int64_t* row0 = splits + tile * ways;
-  const int64_t* row1 = row0 + ways;
   // Thread tid owns inputs [tid * PER_THREAD, ...): their slice lengths, scanned in input order.
   int64_t len[PER_THREAD];
   int64_t mine = 0;
@@ -147,35 +118,121 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
     len[j] = 0;
     if (t >= ways) continue;
     const int64_t n = counts[t];
-    int64_t b = row0[t], e = row1[t];
+    int64_t b = row0 ? row0[t] : 0, e = row1 ? row1[t] : n;
     b = b < 0 ? 0 : (b > n ? n : b);
     e = e < b ? b : (e > n ? n : e);
-    begin[t] = b;
-    len[j] = e - b < NV ? e - b : NV;
+    s.begin[t] = b;
+    len[j] = e - b < limit ? e - b : limit;
     mine += len[j];
   }
   int64_t sum;
-  int64_t offset = cta_exclusive_scan<NT>(mine, sum, scan);
-  const int n = sum < n_out ? (int)sum : n_out;
+  int64_t offset = cta_exclusive_scan<NT>(mine, sum, s.scan);
+  const int n = sum < limit ? (int)sum : limit;
 #pragma unroll
   for (int j = 0; j < PER_THREAD; ++j) {
     const int t = (int)threadIdx.x * PER_THREAD + j;
     if (t >= ways) continue;
-    start[t] = offset < n ? (int)offset : n;
+    s.start[t] = offset < n ? (int)offset : n;
     offset += len[j];
   }
-  if (threadIdx.x == 0) start[ways] = n;
+  if (threadIdx.x == 0) s.start[ways] = n;
   __syncthreads();
+  return n;
+}
+
+// splits[p * ways .. p * ways + ways) = the split at output rank min(p * spacing, total), for
+// p = blockIdx.x < num_partitions, inside the bracket of the boundaries (rows and ranks of
+// multiway_boundaries_body, `num_boundaries` of them) around that rank: the last boundary at
+// or before it (or the inputs' starts) and the next (or their ends). A bracket of at most
+// NT * VT items is merged in shared memory (cta_merge_lists) and the split counts the items
+// of each input among its first (rank - the bracket's first rank); a larger one is searched
+// by cta_multiway_split.
+template <int NT, int VT, class K, class Comp>
+__device__ __forceinline__ void multiway_partitions_body(const K* const* inputs, const int64_t* counts, int ways,
+                                                         int64_t total, int64_t spacing, int64_t num_partitions,
+                                                         const int64_t* boundary_rows, const int64_t* boundary_ranks,
+                                                         int64_t num_boundaries, int64_t* splits, Comp comp) {
+  constexpr int NV = NT * VT;
+  constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
+  union shared_t {
+    struct {
+      K keys[NV];
+      int positions[NV];
+      int taken[MULTIWAY_MAX_WAYS];
+    } merge;
+    multiway_split_shared<K> search;
+  };
+  __shared__ shared_t shared;
+  __shared__ multiway_slices_shared<NT> slices;
+  const int64_t p = blockIdx.x;
+  if (p >= num_partitions) return;
+  const int64_t rank = p * spacing < total ? p * spacing : total;
+  int64_t lo = 0, hi = num_boundaries;  // boundaries with ranks <= rank
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (boundary_ranks[mid] <= rank) lo = mid + 1;
+    else hi = mid;
+  }
+  const int64_t* lo_row = lo > 0 ? boundary_rows + (lo - 1) * ways : nullptr;
+  const int64_t* hi_row = lo < num_boundaries ? boundary_rows + lo * ways : nullptr;
+  const int64_t rank_lo = lo > 0 ? boundary_ranks[lo - 1] : 0;
+  const int64_t width = (lo < num_boundaries ? boundary_ranks[lo] : total) - rank_lo;
+  int64_t* split = splits + p * ways;
+  if (width < 0 || width > NV) {  // the same in every thread
+    cta_multiway_split<NT>(inputs, counts, ways, rank, total, lo_row, hi_row, split, shared.search, comp);
+    return;
+  }
+  for (int t = (int)threadIdx.x; t < ways; t += NT) shared.merge.taken[t] = 0;
+  const int n = multiway_slices<NT>(counts, ways, lo_row, hi_row, NV, slices);
+  const int64_t wanted = rank - rank_lo < n ? rank - rank_lo : n;  // of the bracket's merge
+  if (wanted > 0) {
+    const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
+    cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared.merge.keys);
+    __syncthreads();
+    K keys[VT];
+    int positions[VT];
+    cta_merge_lists<NT, VT, true>(keys, positions, n, slices.start, ways, shared.merge.keys,
+                                  shared.merge.positions, comp);
+    const int first = VT * (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (first + i < wanted) atomicAdd(&shared.merge.taken[keys_in.input_of(positions[i])], 1);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {
+    const int t = (int)threadIdx.x + NT * j;
+    if (t < ways) split[t] = slices.begin[t] + (wanted > 0 ? shared.merge.taken[t] : 0);
+  }
+}
+
+// Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
+// blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
+// cta_merge_lists. Splits of unsorted inputs give an unspecified order of input items, never
+// an access out of bounds (multiway_slices clamps them).
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
+                                                    int ways, int64_t total, const int64_t* splits, K* out,
+                                                    V* out_vals, Comp comp) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared_keys[NV];
+  __shared__ int shared_positions[HasValues ? NV : 1];
+  __shared__ multiway_slices_shared<NT> slices;
+  const int64_t tile = blockIdx.x;
+  const int64_t diag0 = tile * NV;
+  const int n_out = total - diag0 < NV ? (int)(total - diag0) : NV;
+  const int64_t* row0 = splits + tile * ways;
+  const int n = multiway_slices<NT>(counts, ways, row0, row0 + ways, n_out, slices);
   if (n == 0) return;  // the same in every thread
-  const multiway_tile_reader<K> keys_in{inputs, begin, start, ways};
+  const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
   cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared_keys);
   __syncthreads();
   K keys[VT];
   int positions[VT];
-  cta_merge_lists<NT, VT, HasValues>(keys, positions, n, start, ways, shared_keys, shared_positions, comp);
+  cta_merge_lists<NT, VT, HasValues>(keys, positions, n, slices.start, ways, shared_keys, shared_positions, comp);
   cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
   if constexpr (HasValues) {
-    const multiway_tile_reader<V> values_in{values, begin, start, ways};
+    const multiway_tile_reader<V> values_in{values, slices.begin, slices.start, ways};
     cta_gather_values<NT, VT, V, true>(positions, shared_positions,
                                         tile_ranges<1, V, multiway_tile_reader<V>>{{values_in}, {0, n}},
                                         out_vals + diag0, n);
