@@ -1,10 +1,11 @@
 //! Multiway Merge Path: the exact split of k sorted sequences at an output rank, the k-way
 //! generalisation of [`merge_path`](super::merge_path). The search of the
-//! `mergepath_multiway_partitions` kernel (`cta_multiway_split` in
+//! `mergepath_multiway_partitions` kernel (`cta_multiway_narrow` in
 //! `mergepath-build/kernels/mergepath/cta/multiway.cuh`) on the CPU. The kernel starts each
-//! search from narrower ranges: the bracket of two consecutive sample boundaries (every
-//! s-th item of every input, ranked exactly), where the CPU starts from whole inputs; for
-//! sorted inputs the split is unique, so the two agree.
+//! search from narrower ranges, the bracket of two consecutive sample boundaries (every s-th
+//! item of every input, ranked exactly), and once the ranges hold at most a tile it merges
+//! them in shared memory and counts; the CPU searches from whole inputs to the end. For sorted
+//! inputs the split is unique, so the two agree.
 
 use crate::device::contract::MULTIWAY_SEARCH_ROUNDS;
 

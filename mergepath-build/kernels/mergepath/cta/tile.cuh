@@ -177,6 +177,22 @@ __device__ __forceinline__ merge_split cta_merge_visit(const K* keys, const merg
   return split;
 }
 
+// Writes each thread's VT keys (and with HasValues their positions), held in thread order,
+// back to shared memory for the next round of a merge, between two barriers: the previous
+// round's reads are done before the writes, and the writes are visible after.
+template <int VT, bool HasValues, class K>
+__device__ __forceinline__ void cta_restage_thread_order(const K (&keys)[VT], const int (&positions)[VT], K* shared_keys,
+                                                         int* shared_positions) {
+  const int first = VT * (int)threadIdx.x;
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    shared_keys[first + i] = keys[i];
+    if constexpr (HasValues) shared_positions[first + i] = positions[i];
+  }
+  __syncthreads();
+}
+
 // Sorts a tile of `count` keys held in registers in thread order, stably: each thread sorts
 // its VT keys (odd_even_transposition_sort, or merge_exchange_sort where stability cannot be
 // seen: keys alone, equal keys the same bits), then log2(NT) rounds merge sorted lists of VT,
@@ -216,13 +232,7 @@ __device__ __forceinline__ void cta_blocksort(K (&keys)[VT], int (&positions)[VT
   else odd_even_transposition_sort<VT, HasValues>(keys, positions, comp);
 #pragma unroll 1
   for (int coop = 2; coop <= NT; coop *= 2) {
-    __syncthreads();  // the previous round's reads of shared memory are done
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      shared_keys[first + i] = keys[i];
-      if constexpr (HasValues) shared_positions[first + i] = positions[i];
-    }
-    __syncthreads();
+    cta_restage_thread_order<VT, HasValues>(keys, positions, shared_keys, shared_positions);
     const int list = VT * coop / 2;
     const int start = (tid & ~(coop - 1)) * VT;
     const int a_begin = start < count ? start : count;

@@ -3,7 +3,8 @@
 // search per input) and stored in merge order with its split of all inputs. Between two
 // consecutive boundaries lie fewer than `boundary_spacing` items of each input, so the
 // boundaries bracket every split in narrow ranges. Then one CTA per output tile boundary finds
-// the exact split inside its bracket (cta_multiway_split), and one CTA per output tile merges
+// the exact split inside its bracket (narrowed to a tile, merged in shared memory), and one
+// CTA per output tile merges
 // the tile's slices of the inputs in shared memory, pairwise in log2(k) rounds
 // (cta_merge_lists).
 #pragma once
@@ -97,40 +98,39 @@ struct multiway_tile_reader {
 template <int NT> struct multiway_slices_shared {
   int start[MULTIWAY_MAX_WAYS + 1];
   int64_t begin[MULTIWAY_MAX_WAYS];
+  unsigned long long begin_sum;
   scan_shared<NT> scan;
 };
 
-// The slices of the inputs between split rows row0 and row1 (a null row0: the inputs' starts;
-// a null row1: their ends), each clamped into its input and to a non-negative length:
-// begin[t] (row0's split) and start[t] (the slice's place in the tile, in input order), with
-// the tile cut at `limit` items; start[ways] is the tile's length, returned. Ends synchronized.
-// Rows of unsorted inputs may say anything: the slices stay inside the inputs.
+// The slices [r.lo[t], r.hi[t]) of the inputs as one tile: begin[t] (= r.lo[t]) and start[t]
+// (the slice's place in the tile, in input order), with the tile cut at `limit` items;
+// start[ways] is the tile's length, returned, and begin_sum the sum of the begins. Ends
+// synchronized.
 template <int NT>
-__device__ __forceinline__ int multiway_slices(const int64_t* counts, int ways, const int64_t* row0,
-                                               const int64_t* row1, int limit, multiway_slices_shared<NT>& s) {
-  constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
-  // Thread tid owns inputs [tid * PER_THREAD, ...): their slice lengths, scanned in input order.
+__device__ __forceinline__ int multiway_slices(int ways, const multiway_ranges<NT>& r, int limit,
+                                               multiway_slices_shared<NT>& s) {
+  constexpr int PER_THREAD = multiway_ranges<NT>::PER_THREAD;
+  if (threadIdx.x == 0) s.begin_sum = 0;
   int64_t len[PER_THREAD];
   int64_t mine = 0;
+  unsigned long long my_begins = 0;
 #pragma unroll
   for (int j = 0; j < PER_THREAD; ++j) {
-    const int t = (int)threadIdx.x * PER_THREAD + j;
+    const int t = r.input(j);
     len[j] = 0;
     if (t >= ways) continue;
-    const int64_t n = counts[t];
-    int64_t b = row0 ? row0[t] : 0, e = row1 ? row1[t] : n;
-    b = b < 0 ? 0 : (b > n ? n : b);
-    e = e < b ? b : (e > n ? n : e);
-    s.begin[t] = b;
-    len[j] = e - b < limit ? e - b : limit;
+    s.begin[t] = r.lo[j];
+    my_begins += (unsigned long long)r.lo[j];
+    len[j] = r.hi[j] - r.lo[j] < limit ? r.hi[j] - r.lo[j] : limit;
     mine += len[j];
   }
   int64_t sum;
-  int64_t offset = cta_exclusive_scan<NT>(mine, sum, s.scan);
+  int64_t offset = cta_exclusive_scan<NT>(mine, sum, s.scan);  // synchronizes: begin_sum is 0
+  if (my_begins) atomicAdd(&s.begin_sum, my_begins);
   const int n = sum < limit ? (int)sum : limit;
 #pragma unroll
   for (int j = 0; j < PER_THREAD; ++j) {
-    const int t = (int)threadIdx.x * PER_THREAD + j;
+    const int t = r.input(j);
     if (t >= ways) continue;
     s.start[t] = offset < n ? (int)offset : n;
     offset += len[j];
@@ -141,19 +141,18 @@ __device__ __forceinline__ int multiway_slices(const int64_t* counts, int ways, 
 }
 
 // splits[p * ways .. p * ways + ways) = the split at output rank min(p * spacing, total), for
-// p = blockIdx.x < num_partitions, inside the bracket of the boundaries (rows and ranks of
-// multiway_boundaries_body, `num_boundaries` of them) around that rank: the last boundary at
-// or before it (or the inputs' starts) and the next (or their ends). A bracket of at most
-// NT * VT items is merged in shared memory (cta_merge_lists) and the split counts the items
-// of each input among its first (rank - the bracket's first rank); a larger one is searched
-// by cta_multiway_split.
+// p = blockIdx.x < num_partitions. The search starts from the bracket of the boundaries (rows
+// and ranks of multiway_boundaries_body, `num_boundaries` of them) around that rank: the last
+// boundary at or before it (or the inputs' starts) and the next (or their ends). Ranges of
+// more than NT * VT items in all are narrowed by cta_multiway_narrow first; then the ranges'
+// items are merged in shared memory (cta_merge_lists), and the split is the ranges' starts
+// plus each input's items among the first (rank - the starts' sum) of that merge.
 template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void multiway_partitions_body(const K* const* inputs, const int64_t* counts, int ways,
                                                          int64_t total, int64_t spacing, int64_t num_partitions,
                                                          const int64_t* boundary_rows, const int64_t* boundary_ranks,
                                                          int64_t num_boundaries, int64_t* splits, Comp comp) {
   constexpr int NV = NT * VT;
-  constexpr int PER_THREAD = (MULTIWAY_MAX_WAYS + NT - 1) / NT;
   union shared_t {
     struct {
       K keys[NV];
@@ -175,16 +174,13 @@ __device__ __forceinline__ void multiway_partitions_body(const K* const* inputs,
   }
   const int64_t* lo_row = lo > 0 ? boundary_rows + (lo - 1) * ways : nullptr;
   const int64_t* hi_row = lo < num_boundaries ? boundary_rows + lo * ways : nullptr;
-  const int64_t rank_lo = lo > 0 ? boundary_ranks[lo - 1] : 0;
-  const int64_t width = (lo < num_boundaries ? boundary_ranks[lo] : total) - rank_lo;
-  int64_t* split = splits + p * ways;
-  if (width < 0 || width > NV) {  // the same in every thread
-    cta_multiway_split<NT>(inputs, counts, ways, rank, total, lo_row, hi_row, split, shared.search, comp);
-    return;
-  }
+  multiway_ranges<NT> r = multiway_initial_ranges<NT>(counts, ways, rank, total, lo_row, hi_row);
+  cta_multiway_narrow<NT>(inputs, ways, rank, NV, r, shared.search, comp);
+  __syncthreads();  // shared.search is done with before shared.merge is written
   for (int t = (int)threadIdx.x; t < ways; t += NT) shared.merge.taken[t] = 0;
-  const int n = multiway_slices<NT>(counts, ways, lo_row, hi_row, NV, slices);
-  const int64_t wanted = rank - rank_lo < n ? rank - rank_lo : n;  // of the bracket's merge
+  const int n = multiway_slices<NT>(ways, r, NV, slices);
+  const int64_t ahead = rank - (int64_t)slices.begin_sum;  // items of the merge of the slices
+  const int wanted = ahead < 0 ? 0 : (ahead < n ? (int)ahead : n);
   if (wanted > 0) {
     const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
     cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared.merge.keys);
@@ -199,17 +195,14 @@ __device__ __forceinline__ void multiway_partitions_body(const K* const* inputs,
       if (first + i < wanted) atomicAdd(&shared.merge.taken[keys_in.input_of(positions[i])], 1);
     __syncthreads();
   }
-#pragma unroll
-  for (int j = 0; j < PER_THREAD; ++j) {
-    const int t = (int)threadIdx.x + NT * j;
-    if (t < ways) split[t] = slices.begin[t] + (wanted > 0 ? shared.merge.taken[t] : 0);
-  }
+  int64_t* split = splits + p * ways;
+  for (int t = (int)threadIdx.x; t < ways; t += NT) split[t] = slices.begin[t] + shared.merge.taken[t];
 }
 
 // Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
 // blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
 // cta_merge_lists. Splits of unsorted inputs give an unspecified order of input items, never
-// an access out of bounds (multiway_slices clamps them).
+// an access out of bounds (multiway_ranges_between clamps them).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
                                                     int ways, int64_t total, const int64_t* splits, K* out,
@@ -222,7 +215,7 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
   const int64_t diag0 = tile * NV;
   const int n_out = total - diag0 < NV ? (int)(total - diag0) : NV;
   const int64_t* row0 = splits + tile * ways;
-  const int n = multiway_slices<NT>(counts, ways, row0, row0 + ways, n_out, slices);
+  const int n = multiway_slices<NT>(ways, multiway_ranges_between<NT>(counts, ways, row0, row0 + ways), n_out, slices);
   if (n == 0) return;  // the same in every thread
   const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
   cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared_keys);

@@ -10,6 +10,23 @@ struct merge_split {
   int a, b;
 };
 
+// One step of a serial merge in shared memory: takes the head of A (position a, key a_key) or
+// of B (b, b_key), writes it and its position (clamped to `last`, the array's last item), and
+// loads the next head of the side it took (clamped to keys[last]).
+template <class K>
+__device__ __forceinline__ void serial_merge_take(const K* keys, int last, bool take_a, int& a, int& b, K& a_key,
+                                                  K& b_key, K& result, int& index) {
+  result = take_a ? a_key : b_key;
+  const int from = take_a ? a : b;
+  index = from < last ? from : last;
+  a += (int)take_a;
+  b += (int)!take_a;
+  const int next = take_a ? a : b;
+  const K key = keys[next < last ? next : last];
+  a_key = take_a ? key : a_key;
+  b_key = take_a ? b_key : key;
+}
+
 // The loop of serial_merge (Tagged = false) and serial_merge_two (Tagged = true): X is
 // keys[a..a_end) with its second list from a_split, Y is keys[b..b_end) with its second list
 // from b_split; an item of a first list goes before any of a second list.
@@ -24,14 +41,7 @@ __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_sp
     const bool by_list = Tagged && (a >= a_split) != (b >= b_split);
     const bool take_a =
         (b >= b_end) || ((a < a_end) && (by_list ? b >= b_split : a_goes_first<Tie>(a_key, b_key, comp)));
-    results[i] = take_a ? a_key : b_key;
-    indices[i] = take_a ? a : b;
-    a += (int)take_a;
-    b += (int)!take_a;
-    const int next = take_a ? a : b;
-    const K key = keys[next < last ? next : last];
-    a_key = take_a ? key : a_key;
-    b_key = take_a ? b_key : key;
+    serial_merge_take(keys, last, take_a, a, b, a_key, b_key, results[i], indices[i]);
   }
 }
 
@@ -127,15 +137,7 @@ __device__ __forceinline__ void serial_merge_pairs_at(const K* keys, Bound bound
       b_key = keys[b < last ? b : last];
     }
     const bool take_a = (b >= b_end) || ((a < a_end) && a_goes_first<tie::a_first>(a_key, b_key, comp));
-    results[i] = take_a ? a_key : b_key;
-    const int from = take_a ? a : b;
-    indices[i] = from < last ? from : last;
-    a += (int)take_a;
-    b += (int)!take_a;
-    const int next = take_a ? a : b;
-    const K key = keys[next < last ? next : last];
-    a_key = take_a ? key : a_key;
-    b_key = take_a ? b_key : key;
+    serial_merge_take(keys, last, take_a, a, b, a_key, b_key, results[i], indices[i]);
   }
 }
 
