@@ -130,6 +130,40 @@ proptest! {
         mergepath::testing::check_multiway_partitions(&refs, spacing, &rows, is_less)?;
     }
 
+    /// The sample boundaries that bracket the GPU's partition searches: their places (the
+    /// kernel's formula) are their order in the merge, each row is the split at its rank, and
+    /// consecutive rows hold at most `spacing` items of each input between them, bracketing
+    /// every split at a rank in between.
+    #[test]
+    fn multiway_boundaries_bracket_every_split(
+        inputs in mergepath::testing::sorted_inputs::<i16, _>(1usize..10, 0usize..300, mergepath::Less),
+        descending in any::<bool>(),
+        spacing in 1usize..40,
+    ) {
+        let inputs: Vec<Vec<i16>> = if descending { inputs.into_iter().map(|mut v| { v.reverse(); v }).collect() } else { inputs };
+        let is_less = |x: &i16, y: &i16| if descending { x > y } else { x < y };
+        let refs: Vec<&[i16]> = inputs.iter().map(|v| v.as_slice()).collect();
+        let lengths: Vec<usize> = refs.iter().map(|s| s.len()).collect();
+        let total: usize = lengths.iter().sum();
+        let boundaries = mergepath::partition::multiway_boundaries_cpu(&refs, spacing, is_less);
+        prop_assert_eq!(boundaries.len(), lengths.iter().map(|&n| n.saturating_sub(1) / spacing).sum::<usize>());
+        let mut rows = vec![(0, vec![0; refs.len()])];
+        rows.extend(boundaries);
+        rows.push((total, lengths.clone()));
+        for pair in rows.windows(2) {
+            let ((r0, lo), (r1, hi)) = (&pair[0], &pair[1]);
+            prop_assert!(r0 < r1 || (*r0 == 0 && *r1 == 0), "ranks in merge order: {} then {}", r0, r1);
+            prop_assert_eq!(lo, &brute_multiway_split(&inputs, *r0, descending), "the split at rank {}", r0);
+            for t in 0..refs.len() {
+                prop_assert!(lo[t] <= hi[t] && hi[t] - lo[t] <= spacing, "input {}: {} .. {} (spacing {})", t, lo[t], hi[t], spacing);
+            }
+            for rank in *r0..=*r1 {
+                let split = brute_multiway_split(&inputs, rank, descending);
+                prop_assert!((0..refs.len()).all(|t| lo[t] <= split[t] && split[t] <= hi[t]), "rank {} outside its bracket", rank);
+            }
+        }
+    }
+
     /// Unsorted inputs (or an order that is not strict) still give splits inside the inputs.
     #[test]
     fn multiway_splits_of_unsorted_inputs_stay_inside(inputs in proptest::collection::vec(proptest::collection::vec(0u8..8, 0..50), 1..8), rank in any::<prop::sample::Index>()) {

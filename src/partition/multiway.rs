@@ -94,3 +94,43 @@ pub fn multiway_partitions_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl
         .flat_map(|p| multiway_split(inputs, p.saturating_mul(spacing).min(total), &is_less))
         .collect()
 }
+
+/// The sample boundaries the `mergepath_multiway_boundaries` kernel computes, on the CPU: the
+/// item at every `spacing`-th position of every input (positions `j * spacing`, `0 < j *
+/// spacing < len`), in the order of the inputs' stable merge, each as its rank there and its
+/// split (the items of every input before it: `inputs.len()` entries). Its place among all
+/// boundaries is the kernel's formula, the sum over inputs of their boundaries below the
+/// split, `(split - 1) / spacing` each. Between two consecutive boundaries (and before the
+/// first, after the last) lie at most `spacing` items of each input, so two consecutive rows
+/// bracket every split in between: the partition kernel's searches start there.
+///
+/// ```
+/// use mergepath::partition::multiway_boundaries_cpu;
+/// let inputs: [&[u32]; 2] = [&[1, 3, 5, 7], &[2, 4, 6]];
+/// // Boundaries every 2: 5 (input 0, position 2) and 6 (input 1, position 2).
+/// let boundaries = multiway_boundaries_cpu(&inputs, 2, |x, y| x < y);
+/// assert_eq!(boundaries, [(4, vec![2, 2]), (5, vec![3, 2])]);
+/// ```
+pub fn multiway_boundaries_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<(usize, Vec<usize>)> {
+    assert!(spacing > 0, "spacing must be positive");
+    let mut boundaries: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    for (m, input) in inputs.iter().enumerate() {
+        for position in (1..).map(|j| j * spacing).take_while(|&p| p < input.len()) {
+            let x = &input[position];
+            let split: Vec<usize> = inputs
+                .iter()
+                .enumerate()
+                .map(|(t, other)| match t.cmp(&m) {
+                    std::cmp::Ordering::Less => other.partition_point(|y| !is_less(x, y)),
+                    std::cmp::Ordering::Greater => other.partition_point(|y| is_less(y, x)),
+                    std::cmp::Ordering::Equal => position,
+                })
+                .collect();
+            let slot = split.iter().map(|&c| c.saturating_sub(1) / spacing).sum();
+            boundaries.push((slot, split.iter().sum(), split));
+        }
+    }
+    boundaries.sort_by_key(|b| b.0);
+    boundaries.into_iter().map(|(_, rank, split)| (rank, split)).collect()
+}
+

@@ -26,6 +26,7 @@ __device__ __forceinline__ int64_t multiway_boundaries_of(int64_t n, int64_t spa
 // order: input t's boundaries before it number ceil(split[t] / spacing) - 1 (those at positions
 // below split[t]). Distinct slots for sorted inputs and a strict weak order; otherwise slots
 // may collide (clamped into the table; rows left unwritten are clamped by their readers).
+// Mirrored on the CPU by partition::multiway_boundaries_cpu.
 template <int NT, class K, class Comp>
 __device__ __forceinline__ void multiway_boundaries_body(const K* const* inputs, const int64_t* counts, int ways,
                                                          int64_t spacing, const int64_t* boundary_starts,
