@@ -111,8 +111,8 @@ impl MultiwayTable {
             return Err(Error::TooLarge { what: "inputs of one multiway kernel (at most MULTIWAY_MAX_WAYS)" });
         }
         let addresses: Vec<u64> = inputs.iter().map(|b| b.ptr).collect();
-        let counts: Vec<i64> = inputs.iter().map(|b| b.len as i64).collect();
         let lengths: Vec<usize> = inputs.iter().map(|b| b.len).collect();
+        let counts: Vec<i64> = lengths.iter().map(|&n| n as i64).collect();
         Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths, key_bytes: std::mem::size_of::<K>() })
     }
 

@@ -62,14 +62,7 @@ pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) 
         // the input's range: searched inside it. The clamped counts sum below `rank` exactly
         // when the true ones do (each split lies in its range), so they decide the same.
         let counts: Vec<usize> = (0..inputs.len())
-            .map(|u| {
-                let range = &inputs[u][lo[u]..hi[u]];
-                lo[u] + match u.cmp(&pivot) {
-                    std::cmp::Ordering::Less => range.partition_point(|y| !is_less(x, y)),
-                    std::cmp::Ordering::Greater => range.partition_point(|y| is_less(y, x)),
-                    std::cmp::Ordering::Equal => m - lo[u],
-                }
-            })
+            .map(|u| if u == pivot { m } else { lo[u] + items_before(&inputs[u][lo[u]..hi[u]], u, x, pivot, &is_less) })
             .collect();
         let in_prefix = counts.iter().sum::<usize>() < rank;
         for u in 0..inputs.len() {
@@ -82,6 +75,16 @@ pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) 
         }
     }
     lo
+}
+
+/// Items of `items` (a sorted part of input `input`) that go before `x` of input `x_input` (not
+/// `input`) in the stable merge: equal items of a lower input go first, of a higher one after.
+fn items_before<T>(items: &[T], input: usize, x: &T, x_input: usize, is_less: impl Fn(&T, &T) -> bool) -> usize {
+    if input < x_input {
+        items.partition_point(|y| !is_less(x, y))
+    } else {
+        items.partition_point(|y| is_less(y, x))
+    }
 }
 
 /// The multiway partitions [`multiway_partitions`](super::multiway_partitions) computes, on the
@@ -120,11 +123,7 @@ pub fn multiway_boundaries_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl
             let split: Vec<usize> = inputs
                 .iter()
                 .enumerate()
-                .map(|(t, other)| match t.cmp(&m) {
-                    std::cmp::Ordering::Less => other.partition_point(|y| !is_less(x, y)),
-                    std::cmp::Ordering::Greater => other.partition_point(|y| is_less(y, x)),
-                    std::cmp::Ordering::Equal => position,
-                })
+                .map(|(t, other)| if t == m { position } else { items_before(other, t, x, m, &is_less) })
                 .collect();
             let slot = split.iter().map(|&c| c.saturating_sub(1) / spacing).sum();
             boundaries.push((slot, split.iter().sum(), split));

@@ -88,14 +88,13 @@ __device__ __forceinline__ multiway_ranges<NT> multiway_initial_ranges(const int
 // searches inside the ranges) say whether it is among the first `rank`, and every range's
 // lower or upper end moves to those counts. Each round removes at least a quarter of the
 // total width. Unsorted inputs (or a comparator that is not a strict weak order) stop after
-// MULTIWAY_SEARCH_ROUNDS rounds with ranges inside the inputs. Returns the total width.
+// MULTIWAY_SEARCH_ROUNDS rounds with ranges inside the inputs.
 template <int NT, class K, class Comp>
-__device__ __forceinline__ unsigned long long cta_multiway_narrow(const K* const* inputs, int ways, int64_t rank,
+__device__ __forceinline__ void cta_multiway_narrow(const K* const* inputs, int ways, int64_t rank,
                                                                   int64_t settle_width, multiway_ranges<NT>& r,
                                                                   multiway_split_shared<K>& s, Comp comp) {
   constexpr int PER_THREAD = multiway_ranges<NT>::PER_THREAD;
   const int tid = (int)threadIdx.x;
-  unsigned long long width = 0;
 #pragma unroll 1
   for (int round = 0; round < MULTIWAY_SEARCH_ROUNDS; ++round) {
     if (tid == 0) {
@@ -123,7 +122,7 @@ __device__ __forceinline__ unsigned long long cta_multiway_narrow(const K* const
     if (my_width) atomicAdd(&s.width_sum, my_width);
     if (my_first != INT32_MAX) atomicMin(&s.first_live, my_first);
     __syncthreads();
-    width = s.width_sum;
+    const unsigned long long width = s.width_sum;
     if (width <= (unsigned long long)settle_width) break;  // the same in every thread
     // The weighted median: the candidate with at most half the width ahead of it and more
     // than half up to its end.
@@ -171,7 +170,6 @@ __device__ __forceinline__ unsigned long long cta_multiway_narrow(const K* const
     }
     __syncthreads();  // s.rank and the candidates are read before the next round resets them
   }
-  return width;
 }
 
 // split[t] = items of input t (inputs[t][0, counts[t])) among the first `rank` items of the

@@ -1,23 +1,17 @@
 // Kernel layer: the bodies of the multiway merge kernels. Sample boundaries first: every
 // `boundary_spacing`-th item of every input, ranked exactly in the stable merge (one binary
 // search per input) and stored in merge order with its split of all inputs. Between two
-// consecutive boundaries lie fewer than `boundary_spacing` items of each input, so the
-// boundaries bracket every split in narrow ranges. Then one CTA per output tile boundary finds
-// the exact split inside its bracket (narrowed to a tile, merged in shared memory), and one
-// CTA per output tile merges
-// the tile's slices of the inputs in shared memory, pairwise in log2(k) rounds
-// (cta_merge_lists).
+// consecutive boundaries lie at most `boundary_spacing` items of each input, so the boundaries
+// bracket every split in narrow ranges. Then one CTA per output tile boundary finds the exact
+// split inside its bracket (narrowed to a tile, merged in shared memory), and one CTA per
+// output tile merges the tile's slices of the inputs in shared memory, pairwise in log2(k)
+// rounds (cta_merge_lists).
 #pragma once
 #include "../cta/multiway.cuh"
 #include "../cta/scan.cuh"
 #include "../cta/tile.cuh"
 
 namespace mergepath {
-
-// Boundaries of input t: its items at positions j * spacing, 0 < j * spacing < n.
-__device__ __forceinline__ int64_t multiway_boundaries_of(int64_t n, int64_t spacing) {
-  return n > 0 ? (n - 1) / spacing : 0;
-}
 
 // Boundary blockIdx.x: item j * spacing of input m, where boundary_starts[m] (the boundaries
 // of the inputs before m) <= blockIdx.x < boundary_starts[m + 1]. Its split of every input
