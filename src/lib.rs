@@ -48,6 +48,7 @@ pub mod search;
 pub mod segmented;
 pub mod sets;
 pub mod slices;
+pub mod samplesort;
 pub mod sort;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -65,6 +65,11 @@ pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(BLOCKSORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has blocksort rows")
 }
 
+/// The launch shape of the sample sort's distribution passes (its count and scatter tiles).
+pub fn samplesort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(SAMPLESORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has samplesort rows")
+}
+
 /// The architectures the embedded kernels carry SASS for (PTX of the newest is embedded too).
 pub fn compiled_archs() -> &'static [u32] {
     crate::fatbins::CUDA_ARCHS

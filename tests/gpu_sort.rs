@@ -7,6 +7,7 @@
 mod common;
 
 use common::{assert_same, gpu, Rng, TestKey};
+use mergepath::cudarc::driver::CudaSlice;
 use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +83,14 @@ fn lengths((tile, block): (usize, usize), rng: &mut Rng, big: bool) -> Vec<usize
     v
 }
 
+/// A device sort of keys in place: mergesort's or the sample sort's.
+type KeysSort<K, C> = fn(&Gpu, &mut CudaSlice<K>, C) -> mergepath::Result<()>;
+
 fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
+    check_sort_keys_by::<K, C>(gpu, comp, big, "sort_keys", mergepath::sort_keys::<K, C>);
+}
+
+fn check_sort_keys_by<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool, name: &str, sort: KeysSort<K, C>) {
     let tile = tile_of::<K>(gpu);
     let mut rng = Rng(0x50f7 ^ tile.0 as u64);
     for n in lengths(tile, &mut rng, big) {
@@ -94,8 +102,8 @@ fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) 
             let keys = keys_of::<K, C>(n, dist, seed, comp);
             let want = cpu::sort_keys(&keys, comp);
             let mut d = gpu.upload(&keys).unwrap();
-            mergepath::sort_keys(gpu, &mut d, comp).unwrap();
-            let ctx = format!("sort_keys {} {} n={n} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
+            sort(gpu, &mut d, comp).unwrap();
+            let ctx = format!("{name} {} {} n={n} {dist:?} seed={seed:#x}", std::any::type_name::<K>(), C::NAME);
             assert_same(&gpu.download(&d).unwrap(), &want, &ctx);
         }
     }
@@ -114,6 +122,99 @@ macro_rules! sort_keys_tests {
     )*};
 }
 sort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+
+macro_rules! samplesort_keys_tests {
+    ($($t:ident $big:expr),*) => {$(
+        paste::paste! {
+            #[test]
+            fn [<samplesort_keys_ $t>]() {
+                let Some(gpu) = gpu() else { return };
+                check_sort_keys_by::<$t, Less>(gpu, Less, $big, "samplesort", mergepath::samplesort::sort_keys::<$t, Less>);
+                check_sort_keys_by::<$t, Greater>(gpu, Greater, false, "samplesort", mergepath::samplesort::sort_keys::<$t, Greater>);
+            }
+        }
+    )*};
+}
+samplesort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i32 false, i64 false, f32 true, f64 false);
+
+/// The sample sort's stability and values: pairs of keys with many duplicates (equality
+/// buckets) and random ones with their input positions (u32 and u64 values) and 16-byte values,
+/// against a stable sort on the CPU; Zipf-like keys (a few very frequent values).
+#[test]
+fn samplesort_pairs_are_stable() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x5a5);
+    for n in [3000usize, 6000, 100_003, 1 << 20, (1 << 22) + 5, 10_000_019] {
+        for dist in [SortDist::TwoDistinct, SortDist::Uniform, SortDist::AllEqual, SortDist::ReverseSorted] {
+            let keys = keys_of::<u32, Less>(n, dist, rng.next(), Less);
+            let positions: Vec<u32> = (0..n as u32).collect();
+            let ctx = format!("samplesort pairs n={n} {dist:?}");
+            let (want_k, want_v) = cpu::sort_pairs(&keys, &positions, Less);
+            let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&positions).unwrap());
+            mergepath::samplesort::sort_pairs(gpu, &mut dk, &mut dv, Less).unwrap();
+            assert_eq!(gpu.download(&dk).unwrap(), want_k, "{ctx}");
+            assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: u32 positions");
+            let wide: Vec<u64> = keys.iter().map(|&k| u64::from(k) << 20 | rng.below(4)).collect();
+            let v16: Vec<[u32; 4]> = (0..n as u32).map(|i| [i, !i, 3, i ^ 0x55]).collect();
+            let (want_k, want_v) = cpu::sort_pairs(&wide, &v16, Greater);
+            let (mut dk, mut dv) = (gpu.upload(&wide).unwrap(), gpu.upload(&v16).unwrap());
+            mergepath::samplesort::sort_pairs(gpu, &mut dk, &mut dv, Greater).unwrap();
+            assert_eq!(gpu.download(&dk).unwrap(), want_k, "{ctx}: u64 keys");
+            assert_eq!(gpu.download(&dv).unwrap(), want_v, "{ctx}: 16-byte values");
+        }
+        // Skewed: value v = 2^20 / (1 + r), r uniform, so small values are very frequent.
+        let keys: Vec<u64> = (0..n).map(|_| (1u64 << 20) / (1 + rng.below(1 << 20))).collect();
+        let positions: Vec<u64> = (0..n as u64).collect();
+        let (want_k, want_v) = cpu::sort_pairs(&keys, &positions, Less);
+        let (mut dk, mut dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&positions).unwrap());
+        mergepath::samplesort::sort_pairs(gpu, &mut dk, &mut dv, Less).unwrap();
+        assert_eq!(gpu.download(&dk).unwrap(), want_k, "samplesort Zipf n={n}");
+        assert_eq!(gpu.download(&dv).unwrap(), want_v, "samplesort Zipf n={n}: positions");
+    }
+}
+
+/// The sample sort's copy variant leaves its input and the output past the result as they were.
+#[test]
+fn samplesort_keys_copy_leaves_input() {
+    let Some(gpu) = gpu() else { return };
+    let keys = keys_of::<f32, Less>(500_001, SortDist::Specials, 9, Less);
+    let d = gpu.upload(&keys).unwrap();
+    let mut out = gpu.upload(&vec![7.0f32; keys.len() + 2]).unwrap();
+    mergepath::samplesort::sort_keys_copy(gpu, &d, &mut out, Less).unwrap();
+    let got = gpu.download(&out).unwrap();
+    assert_same(&got[..keys.len()], &cpu::sort_keys(&keys, Less), "samplesort copy");
+    assert_same(&got[keys.len()..], &[7.0, 7.0], "samplesort copy: past the result");
+    assert_same(&gpu.download(&d).unwrap(), &keys, "samplesort copy: input");
+}
+
+/// More than 2^31 keys through the sample sort (64-bit offsets, equality buckets of ~2^23
+/// keys): u8 keys, checked against the key counts.
+#[test]
+fn samplesort_beyond_2_pow_31() {
+    let Some(gpu) = gpu() else { return };
+    let n = 2_200_000_011usize;
+    let mut rng = Rng(321);
+    let mut counts = [0usize; 256];
+    let keys: Vec<u8> = (0..n)
+        .map(|_| {
+            let k = (rng.next() >> 56) as u8;
+            counts[k as usize] += 1;
+            k
+        })
+        .collect();
+    let mut d = gpu.upload(&keys).unwrap();
+    drop(keys);
+    mergepath::samplesort::sort_keys(gpu, &mut d, Less).unwrap();
+    let got = gpu.download(&d).unwrap();
+    let mut pos = 0;
+    for (v, &c) in counts.iter().enumerate() {
+        if let Some(i) = got[pos..pos + c].iter().position(|&x| x as usize != v) {
+            panic!("key {v}: wrong value at {}", pos + i);
+        }
+        pos += c;
+    }
+    assert_eq!(pos, n);
+}
 
 /// Stability: `sort_indices` on keys with many duplicates must give exactly the positions a
 /// stable sort gives, for u32 and u64 indices.

@@ -36,6 +36,7 @@ mod launch;
 mod model;
 mod plan;
 
+use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
@@ -92,6 +93,20 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     values_out: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
+    let (ki, vi, ko, vo, word) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
+    launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+}
+
+/// The checked buffers of a copying pair sort (keys in, values in, keys out, values out) and
+/// the values' word size: values as long as the keys, outputs long enough and apart from the
+/// inputs and each other.
+pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
+    gpu: &'a Gpu,
+    keys_in: &'a impl DevicePtr<K>,
+    values_in: &'a impl DevicePtr<V>,
+    keys_out: &'a mut impl DevicePtrMut<K>,
+    values_out: &'a mut impl DevicePtrMut<V>,
+) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, usize)> {
     let word = const { value_word::<V>() };
     let align = std::mem::align_of::<K>();
     let ki = gpu.input("keys_in", keys_in, align)?;
@@ -101,7 +116,7 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     }
     let ko = gpu.output("keys_out", keys_out, align, ki.len, &[&ki, &vi])?;
     let vo = gpu.output("values_out", values_out, word, ki.len, &[&ki, &vi, &ko])?;
-    launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+    Ok((ki, vi, ko, vo, word))
 }
 
 /// Sorts `keys` in place by `comp`, stably, and writes to `indices` (same length) the original

@@ -30,6 +30,8 @@ constexpr int LADDER_TILE = mergepath::ladder_tile(LADDER.nt, LADDER.vt, (int)si
 constexpr mergepath::launch_shape SORT = mergepath::sort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape SORT_PAIRS = mergepath::sort_pairs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape BLOCKSORT = mergepath::blocksort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+// The sample sort's distribution passes.
+constexpr mergepath::launch_shape SAMPLESORT = mergepath::samplesort_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0 &&
                   BLOCKSORT.nt * BLOCKSORT.vt % (SORT_PAIRS.nt * SORT_PAIRS.vt) == 0,
               "kernels/tuning.tsv: a blocksort tile must be a whole number of sort and sort_pairs tiles");
@@ -48,4 +50,5 @@ extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 #include "entry/sets.cuh"
 #include "entry/iota.cuh"
 #include "entry/multiway.cuh"
+#include "entry/samplesort.cuh"
 #include "entry/compare.cuh"

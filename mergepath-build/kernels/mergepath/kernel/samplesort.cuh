@@ -1,0 +1,281 @@
+// Kernel layer: the bodies of the sample sort's kernels. A distribution pass splits pieces of the
+// keys into SAMPLESORT_BUCKETS buckets by SAMPLESORT_SPLITTERS splitters taken from a sorted
+// sample of each piece: the keys below the first splitter, those equal to it, those between it
+// and the next, ... (open buckets even, equality buckets odd). Tiles count their keys per bucket,
+// one scan turns the counts into places, and the tiles write every key, stably, to its place.
+// Equality buckets need no more sorting; small open buckets are finished by one CTA each
+// (cta_sort_tile), large ones distributed again by the next pass.
+#pragma once
+#include "mergesort.cuh"  // cta_sort_tile
+#include "../cta/scan.cuh"
+
+namespace mergepath {
+
+static_assert(((SAMPLESORT_SPLITTERS + 1) & SAMPLESORT_SPLITTERS) == 0 &&
+                  SAMPLESORT_BUCKETS == 2 * SAMPLESORT_SPLITTERS + 1,
+              "contract: SAMPLESORT_SPLITTERS is 2^k - 1 (an unrolled binary search), with 2 * it + 1 buckets");
+
+// A piece's keys at `samples` evenly spaced positions: sample j is its item
+// (2 j + 1) * length / (2 * samples), the middle of the j-th of `samples` equal parts.
+template <class K>
+struct samplesort_sample_reader {
+  const K* keys;
+  int64_t start, length, samples;
+  __device__ __forceinline__ K operator[](int j) const {
+    return keys[start + (2 * (int64_t)j + 1) * length / (2 * samples)];
+  }
+};
+
+// Piece blockIdx.x's sample, sorted, to sorted[piece * samples ..] (samples <= NT * VT).
+template <int NT, int VT, class K, class Comp>
+__device__ __forceinline__ void samplesort_samples_body(const K* keys, const samplesort_segment* segments,
+                                                        int64_t num_segments, int64_t samples, K* sorted, Comp comp) {
+  __shared__ K shared_keys[NT * VT];
+  __shared__ int shared_positions[1];
+  const int64_t g = blockIdx.x;
+  if (g >= num_segments || samples > NT * VT) return;
+  const samplesort_segment s = segments[g];
+  cta_sort_tile<NT, VT, false, K, K>(samplesort_sample_reader<K>{keys, s.start, s.length, samples}, (const K*)nullptr,
+                                     (int)samples, sorted + g * samples, (K*)nullptr, shared_keys, shared_positions, comp);
+}
+
+// The splitters of piece g: every (samples / (SPLITTERS + 1))-th item of its sorted sample.
+template <int NT, class K>
+__device__ __forceinline__ void samplesort_load_splitters(const K* sorted, int64_t samples, int64_t g, K* splitters) {
+  const int64_t every = samples / (SAMPLESORT_SPLITTERS + 1);
+  for (int i = (int)threadIdx.x; i < SAMPLESORT_SPLITTERS; i += NT) splitters[i] = sorted[g * samples + (i + 1) * every - 1];
+}
+
+// The bucket of x: with u the splitters not above x (an upper bound, by an unrolled binary
+// search), 2u - 1 if x equals splitter u - 1, else 2u. In [0, SAMPLESORT_BUCKETS) whatever the
+// comparator does.
+template <class K, class Comp>
+__device__ __forceinline__ int samplesort_bucket(const K* splitters, const K& x, Comp comp) {
+  int u = 0;
+#pragma unroll
+  for (int step = (SAMPLESORT_SPLITTERS + 1) / 2; step > 0; step /= 2)
+    if (!comp(x, splitters[u + step - 1])) u += step;
+  return u > 0 && !comp(splitters[u - 1], x) ? 2 * u - 1 : 2 * u;
+}
+
+// Where tile t of a distribution pass lies: its piece, its index in it, the piece's tiles, its
+// first key and its length.
+struct samplesort_tile {
+  samplesort_segment piece;
+  int64_t segment, index, tiles, begin;
+  int count;
+};
+
+__device__ __forceinline__ samplesort_tile samplesort_locate(const samplesort_segment* segments,
+                                                             const int* tile_segments, int64_t t, int nv) {
+  samplesort_tile r;
+  r.segment = tile_segments[t];
+  r.piece = segments[r.segment];
+  r.tiles = (r.piece.length + nv - 1) / nv;
+  r.index = t - r.piece.first_tile;
+  r.index = r.index < 0 ? 0 : (r.index < r.tiles ? r.index : r.tiles - 1);  // a bad table stays in the piece
+  r.begin = r.piece.start + r.index * nv;
+  const int64_t left = r.piece.length - r.index * nv;
+  r.count = left < nv ? (int)left : nv;
+  return r;
+}
+
+// Index of a tile's bucket count among all of the pass's counts: bucket-major within its piece.
+__device__ __forceinline__ int64_t samplesort_count_index(const samplesort_tile& r, int bucket) {
+  return r.piece.first_tile * SAMPLESORT_BUCKETS + (int64_t)bucket * r.tiles + r.index;
+}
+
+// Tile blockIdx.x counts its keys per bucket (warp-aggregated shared atomics) and writes the
+// counts; its threads also zero scan_states[blockIdx.x * NT + tid] (below num_scan_states).
+template <int NT, int VT, class K, class Comp>
+__device__ __forceinline__ void samplesort_count_body(const samplesort_count_params<K>& p, Comp comp) {
+  constexpr int NV = NT * VT;
+  __shared__ K splitters[SAMPLESORT_SPLITTERS];
+  __shared__ unsigned int counts[SAMPLESORT_BUCKETS];
+  const int64_t t = blockIdx.x;
+  if (t >= p.num_tiles) return;
+  const int tid = (int)threadIdx.x;
+  if (t * NT + tid < p.num_scan_states) p.scan_states[t * NT + tid] = 0;
+  const samplesort_tile r = samplesort_locate(p.segments, p.tile_segments, t, NV);
+  samplesort_load_splitters<NT>(p.sorted_samples, p.samples, r.segment, splitters);
+  for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) counts[b] = 0;
+  __syncthreads();
+  const unsigned lanes_below = (1u << (tid % WARP_THREADS)) - 1;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int j = NT * i + tid;
+    const int b = j < r.count ? samplesort_bucket(splitters, p.keys[r.begin + j], comp) : SAMPLESORT_BUCKETS;
+    const unsigned peers = __match_any_sync(0xffffffffu, b);
+    if (b < SAMPLESORT_BUCKETS && (peers & lanes_below) == 0) atomicAdd(&counts[b], (unsigned)__popc(peers));
+  }
+  __syncthreads();
+  for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) p.counts[samplesort_count_index(r, b)] = counts[b];
+}
+
+// offsets[i] = counts[0] + ... + counts[i - 1], SAMPLESORT_SCAN_ITEMS per thread, tiles in
+// ticket order chained by decoupled look-back (cta_tile_offset).
+__device__ __forceinline__ void samplesort_scan_body(const samplesort_scan_params& p) {
+  constexpr int NT = SAMPLESORT_SCAN_THREADS, VT = SAMPLESORT_SCAN_ITEMS, NV = NT * VT;
+  __shared__ scan_shared<NT> shared;
+  __shared__ int64_t ticket;
+  const int64_t tiles = (p.num_counts + NV - 1) / NV;
+  if (threadIdx.x == 0) ticket = (int64_t)atomicAdd((unsigned long long*)&p.scan_states[tiles], 1ull);
+  __syncthreads();
+  const int64_t tile = ticket;
+  if (tile >= tiles) return;  // the same in every thread
+  const int64_t first = tile * NV + (int64_t)threadIdx.x * VT;
+  unsigned int c[VT];
+  int64_t mine = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    c[i] = first + i < p.num_counts ? p.counts[first + i] : 0u;
+    mine += c[i];
+  }
+  int64_t tile_total;
+  const int64_t before = cta_exclusive_scan<NT>(mine, tile_total, shared);
+  int64_t running = cta_tile_offset<NT>(tile, tile_total, p.scan_states, shared) + before;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (first + i < p.num_counts) p.offsets[first + i] = running;
+    running += c[i];
+  }
+}
+
+// Tile blockIdx.x classifies its keys again and writes each to its place: its piece's base +
+// the scanned offset of (bucket, tile) + its rank among the tile's keys of that bucket. Ranks
+// follow the input order: warp w takes the tile's items [w * 32 * VT, (w + 1) * 32 * VT), 32 at
+// a time, and counts each bucket in a 16-bit counter of its own (__match_any_sync gives the
+// lanes of a bucket their order and the count to add). The tile is then staged in shared
+// memory in bucket order so the stores of a bucket are consecutive. A piece's first tile also
+// writes the piece's bucket starts.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* values, const K* sorted_samples,
+                                                        int64_t samples, const samplesort_segment* segments,
+                                                        const int* tile_segments, int64_t num_tiles,
+                                                        const int64_t* offsets, int64_t* bucket_starts, K* keys_out,
+                                                        V* values_out, Comp comp) {
+  constexpr int NV = NT * VT, WARPS = NT / WARP_THREADS, B = SAMPLESORT_BUCKETS;
+  constexpr int PER_THREAD = (B + NT - 1) / NT;
+  static_assert(NT % WARP_THREADS == 0 && WARP_THREADS * VT <= 65535, "a warp's counts fit 16 bits");
+  struct shared_t {
+    K splitters[SAMPLESORT_SPLITTERS];
+    K keys[NV];
+    unsigned short bucket[NV];
+    union {
+      unsigned short warp_counts[WARPS][B + 1];  // column B: items past the tile
+      int positions[HasValues ? NV : 1];
+    } u;
+    int bucket_first[B];
+    int64_t bucket_out[B];
+    scan_shared<NT> scan;
+  };
+  __shared__ shared_t s;
+  const int64_t t = blockIdx.x;
+  if (t >= num_tiles) return;
+  const int tid = (int)threadIdx.x, warp = tid / WARP_THREADS, lane = tid % WARP_THREADS;
+  const samplesort_tile r = samplesort_locate(segments, tile_segments, t, NV);
+  samplesort_load_splitters<NT>(sorted_samples, samples, r.segment, s.splitters);
+  for (int i = tid; i < WARPS * (B + 1); i += NT) (&s.u.warp_counts[0][0])[i] = 0;
+  __syncthreads();
+  const unsigned lanes_below = (1u << lane) - 1;
+  K x[VT];
+  int bucket[VT], place[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int j = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
+    int b = B;
+    if (j < r.count) {
+      x[i] = keys[r.begin + j];
+      b = samplesort_bucket(s.splitters, x[i], comp);
+    }
+    const unsigned peers = __match_any_sync(0xffffffffu, b);
+    const int base = s.u.warp_counts[warp][b];
+    __syncwarp();
+    if ((peers & lanes_below) == 0) s.u.warp_counts[warp][b] = (unsigned short)(base + __popc(peers));
+    __syncwarp();
+    bucket[i] = b;
+    place[i] = base + __popc(peers & lanes_below);
+  }
+  __syncthreads();
+  // Per bucket: the warps' counts become each warp's start within the bucket, then the
+  // buckets' totals are scanned into their starts in the tile.
+  int total[PER_THREAD];
+  int mine = 0;
+#pragma unroll
+  for (int k = 0; k < PER_THREAD; ++k) {
+    const int b = tid * PER_THREAD + k;
+    total[k] = 0;
+    if (b >= B) continue;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+      const int c = s.u.warp_counts[w][b];
+      s.u.warp_counts[w][b] = (unsigned short)total[k];
+      total[k] += c;
+    }
+    mine += total[k];
+  }
+  int tile_count;
+  int first = cta_exclusive_scan<NT>(mine, tile_count, s.scan);
+#pragma unroll
+  for (int k = 0; k < PER_THREAD; ++k) {
+    const int b = tid * PER_THREAD + k;
+    if (b >= B) continue;
+    const int64_t out = r.piece.base + offsets[samplesort_count_index(r, b)];
+    s.bucket_first[b] = first;
+    s.bucket_out[b] = out - first;
+    if (r.index == 0) bucket_starts[r.segment * B + b] = out;
+    first += total[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (bucket[i] < B) place[i] += s.bucket_first[bucket[i]] + s.u.warp_counts[warp][bucket[i]];
+  __syncthreads();  // the counters are read before positions overwrite them
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (bucket[i] < B && place[i] < NV) {
+      s.keys[place[i]] = x[i];
+      s.bucket[place[i]] = (unsigned short)bucket[i];
+      if constexpr (HasValues) s.u.positions[place[i]] = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
+    }
+  }
+  __syncthreads();
+  for (int j = tid; j < r.count; j += NT) {
+    const int64_t o = s.bucket_out[s.bucket[j]] + j;
+    keys_out[o] = s.keys[j];
+    if constexpr (HasValues) values_out[o] = values[r.begin + s.u.positions[j]];
+  }
+}
+
+// Job blockIdx.x: the piece at starts[job] of jobs[job]'s length, from temp (flag
+// SAMPLESORT_FINISH_FROM_TEMP) or out, written to the same place of out, sorted (flag
+// SAMPLESORT_FINISH_SORT, at most NT * VT keys) or copied.
+template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+__device__ __forceinline__ void samplesort_finish_body(const K* temp, const V* temp_values, K* out, V* out_values,
+                                                       const int64_t* starts, const int* jobs, int64_t num_jobs,
+                                                       Comp comp) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared_keys[NV];
+  __shared__ int shared_positions[HasValues ? NV : 1];
+  const int64_t j = blockIdx.x;
+  if (j >= num_jobs) return;
+  const int job = jobs[j];
+  const int64_t start = starts[j];
+  const int length = job & (SAMPLESORT_FINISH_FROM_TEMP - 1);
+  const int n = length < NV ? length : NV;
+  const bool from_temp = (job & SAMPLESORT_FINISH_FROM_TEMP) != 0;
+  const K* src = (from_temp ? temp : out) + start;
+  const V* src_values = HasValues ? (from_temp ? temp_values : out_values) + start : nullptr;
+  if (n == 0) return;
+  if (job & SAMPLESORT_FINISH_SORT) {
+    cta_sort_tile<NT, VT, HasValues, K, V>(src, src_values, n, out + start, HasValues ? out_values + start : out_values,
+                                           shared_keys, shared_positions, comp);
+  } else if (from_temp) {
+    for (int i = (int)threadIdx.x; i < n; i += NT) {
+      out[start + i] = src[i];
+      if constexpr (HasValues) out_values[start + i] = src_values[i];
+    }
+  }
+}
+
+}  // namespace mergepath

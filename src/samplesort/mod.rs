@@ -1,0 +1,101 @@
+//! Stable sample sort of keys and key/value pairs: a comparison sort that moves the data a few
+//! times instead of log2(n / tile) times.
+//!
+//! A *distribution pass* splits each piece of the keys into [`BUCKETS`] buckets by
+//! [`SPLITTERS`] splitters, every 8th key of a sorted sample of the piece ([`sample_count`]
+//! evenly spaced keys, sorted in one CTA): the keys below the first splitter, those equal to it,
+//! those between it and the next, and so on. Tiles classify their keys (an unrolled binary
+//! search over the splitters in shared memory), count them per bucket, one scan over all the
+//! tiles' counts gives every (bucket, tile) its place, and the tiles write each key to its
+//! place, ranked among its tile's keys of the same bucket in input order, so the pass is stable.
+//! Buckets of keys equal to a splitter are done; buckets of at most a merge tile are sorted by
+//! one CTA each in shared memory; larger ones are split again by the next pass (2^26 random keys
+//! take two). The host reads each pass's bucket starts to plan the next ([`bucket_fates`]).
+//! Equal keys thus never make a bucket large: they go to an equality bucket.
+//!
+//! A bucket that [`MAX_PASSES`] passes leave larger than a tile, or one a pass did not shrink
+//! (a comparator that is not a strict weak order), is sorted by the mergesort
+//! ([`crate::sort`]), as are inputs of at most a merge tile.
+//!
+//! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values),
+//! plus per pass 12 bytes per bucket and tile (about 1.5 bytes per key) and the samples.
+//!
+//! [`samplesort_cpu`] runs the same steps on the CPU.
+
+mod launch;
+mod plan;
+
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::{value_word, Comparator, Key, Value};
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+use crate::sort::pairs_copy_buffers;
+use launch::launch_samplesort;
+pub use plan::{bucket_fates, bucket_of, pass_tiles, sample_count, sample_position, samplesort_cpu, splitters_of, Fate, Piece, BUCKETS, MAX_PASSES, SPLITTERS};
+
+/// Sorts `keys` in place by `comp`, stably, by sample sort. Any length, including 0 and more
+/// than 2^31 items. Waits for the GPU between passes (the host plans each pass from the last).
+///
+/// ```no_run
+/// # fn main() -> mergepath::Result<()> {
+/// let gpu = mergepath::Gpu::new(0)?;
+/// let mut keys = gpu.upload(&[5u32, 3, 9, 1])?;
+/// mergepath::samplesort::sort_keys(&gpu, &mut keys, mergepath::Less)?;
+/// assert_eq!(gpu.download(&keys)?, [1, 3, 5, 9]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
+    let n = keys.len();
+    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    if n == 0 {
+        return Ok(());
+    }
+    launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
+}
+
+/// Sorts `input` into `output[..input.len()]` by `comp`, stably, by sample sort, leaving `input`
+/// as it is. `output` may be longer (the rest is left as it is) and must not overlap `input`.
+pub fn sort_keys_copy<K: Key, C: Comparator<K>>(gpu: &Gpu, input: &impl DevicePtr<K>, output: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
+    let align = std::mem::align_of::<K>();
+    let input = gpu.input("input", input, align)?;
+    let output = gpu.output("output", output, align, input.len, &[&input])?;
+    if input.len == 0 {
+        return Ok(());
+    }
+    launch_samplesort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
+}
+
+/// Sorts `keys` in place by `comp`, stably, by sample sort, moving `values` (same length, any
+/// [`Value`]) with their keys.
+pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut impl DevicePtrMut<K>,
+    values: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let word = const { value_word::<V>() };
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
+    if keys.len == 0 {
+        return Ok(());
+    }
+    launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
+}
+
+/// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
+/// stably, by sample sort, leaving the inputs as they are. Outputs must not overlap inputs or
+/// each other.
+pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys_in: &impl DevicePtr<K>,
+    values_in: &impl DevicePtr<V>,
+    keys_out: &mut impl DevicePtrMut<K>,
+    values_out: &mut impl DevicePtrMut<V>,
+    comp: C,
+) -> Result<()> {
+    let (ki, vi, ko, vo, word) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
+    if ki.len == 0 {
+        return Ok(());
+    }
+    launch_samplesort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+}
