@@ -4,7 +4,7 @@
 //! mirror of the whole sort (the same samples, splitters, stable distribution and fates as the
 //! device) against a stable sort, with many ties so stability shows.
 
-use mergepath::samplesort::{bucket_fates, bucket_of, pass_tiles, sample_count, sample_position, samplesort_cpu, splitters_of, Fate, Piece, BUCKETS, MAX_PASSES, SPLITTERS};
+use mergepath::samplesort::{bucket_fates, bucket_of, finish_jobs, pass_chunks, sample_count, sample_position, samplesort_cpu, splitters_of, Fate, Piece, BUCKETS, MAX_PASSES, SPLITTERS};
 use proptest::prelude::*;
 
 fn by_key(x: &(u16, usize), y: &(u16, usize)) -> bool {
@@ -52,11 +52,42 @@ proptest! {
         prop_assert_eq!(at, start + length);
     }
 
-    /// Every tile of a pass lies in its piece, and each piece has ceil(length / tile) tiles.
+    /// The finishing jobs hold exactly the buckets to copy or sort, each whole in one job or
+    /// (a copy larger than the tile) in consecutive tile-sized jobs, every job at most a tile
+    /// of consecutive keys, sorted if any of its buckets must be.
     #[test]
-    fn pass_tiles_cover_the_pieces(lengths in prop::collection::vec(1usize..50_000, 1..20), tile in 1usize..5000) {
+    fn finish_jobs_pack_the_buckets(lengths in prop::collection::vec((1usize..400, 0u8..4), 1..60), tile in 1usize..900) {
+        let mut at = 0;
+        let fates: Vec<(Piece, Fate)> = lengths.iter().map(|&(l, f)| {
+            let fate = [Fate::Copy, Fate::Sort, Fate::Distribute, Fate::Mergesort][f as usize];
+            let p = (Piece { start: at, length: if fate == Fate::Sort { l.min(tile) } else { l } }, fate);
+            at += p.0.length;
+            p
+        }).collect();
+        let jobs = finish_jobs(&fates, tile);
+        let mut covered = vec![None; at];
+        for job in &jobs {
+            prop_assert!(job.piece.length >= 1 && job.piece.length <= tile);
+            for slot in &mut covered[job.piece.start..job.piece.start + job.piece.length] {
+                prop_assert!(slot.is_none());
+                *slot = Some(job.sort);
+            }
+        }
+        for (bucket, fate) in &fates {
+            let slots = &covered[bucket.start..bucket.start + bucket.length];
+            match fate {
+                Fate::Copy => prop_assert!(slots.iter().all(|s| s.is_some())),
+                Fate::Sort => prop_assert!(slots.iter().all(|s| *s == Some(true))),
+                _ => prop_assert!(slots.iter().all(|s| s.is_none())),
+            }
+        }
+    }
+
+    /// Every chunk of a pass lies in its piece, and each piece has ceil(length / chunk) chunks.
+    #[test]
+    fn pass_chunks_cover_the_pieces(lengths in prop::collection::vec(1usize..50_000, 1..20), tile in 1usize..5000) {
         let pieces: Vec<Piece> = lengths.iter().scan(0, |at, &l| { let p = Piece { start: *at, length: l }; *at += l; Some(p) }).collect();
-        let (first, tiles) = pass_tiles(&pieces, tile);
+        let (first, tiles) = pass_chunks(&pieces, tile);
         for (g, p) in pieces.iter().enumerate() {
             let n = p.length.div_ceil(tile);
             prop_assert!(tiles[first[g]..first[g] + n].iter().all(|&t| t == g));

@@ -2,7 +2,7 @@
 //! kernels (the host reads the pass's bucket starts to plan the next one), then one launch that
 //! finishes the small buckets; buckets the passes cannot shrink go to the mergesort.
 
-use super::plan::{bucket_fates, pass_tiles, sample_count, Fate, Piece, BUCKETS};
+use super::plan::{bucket_fates, finish_jobs, pass_chunks, sample_count, Fate, Piece, BUCKETS, CHUNK_TILES};
 use crate::device::contract::{
     SamplesortCountParams, SamplesortFinishKeysParams, SamplesortFinishPairsParams, SamplesortSamplesParams, SamplesortScanParams,
     SamplesortScatterKeysParams, SamplesortScatterPairsParams, SamplesortSegment, SAMPLESORT_FINISH_FROM_TEMP, SAMPLESORT_FINISH_SORT,
@@ -15,7 +15,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::sort::launch_sort;
-use crate::tuning::{blocksort_shape, samplesort_shape, sort_pairs_shape, sort_shape};
+use crate::tuning::{blocksort_shape, samplesort_shape};
 use cudarc::driver::LaunchConfig;
 
 // SAFETY: `SamplesortSegment` is the contract's `#[repr(C)]` struct of four i64 (no padding, any
@@ -42,7 +42,7 @@ pub(crate) fn launch_samplesort<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let arch = kernels.arch;
-    let finish_tile = if values.is_some() { sort_pairs_shape(arch, key_bytes) } else { sort_shape(arch, key_bytes) }.tile();
+    let finish_tile = blocksort_shape(arch, key_bytes).tile();
     if n <= finish_tile {
         return launch_sort::<K, C>(gpu, keys_in, keys_out, values, n, comp);
     }
@@ -69,18 +69,17 @@ pub(crate) fn launch_samplesort<K: Key, C: Comparator<K>>(
         let from = if in_temp { SAMPLESORT_FINISH_FROM_TEMP as i32 } else { 0 };
         let mut next = Vec::new();
         for (g, &piece) in pieces.iter().enumerate() {
-            for (bucket, fate) in bucket_fates(piece, &starts[g * BUCKETS..(g + 1) * BUCKETS], finish_tile, pass) {
+            let fates = bucket_fates(piece, &starts[g * BUCKETS..(g + 1) * BUCKETS], finish_tile, pass);
+            // Jobs that only copy are needed for pieces in the temporary buffer alone.
+            for job in finish_jobs(&fates, finish_tile).into_iter().filter(|j| j.sort || in_temp) {
+                let sort = if job.sort { SAMPLESORT_FINISH_SORT as i32 } else { 0 };
+                jobs.push((job.piece.start as i64, from | sort | job.piece.length as i32));
+            }
+            for (bucket, fate) in fates {
                 match fate {
-                    // Already in order; only a piece in the temporary buffer has to move.
-                    Fate::Copy if in_temp => {
-                        for at in (0..bucket.length).step_by(finish_tile) {
-                            jobs.push(((bucket.start + at) as i64, from | (bucket.length - at).min(finish_tile) as i32));
-                        }
-                    }
-                    Fate::Copy => {}
-                    Fate::Sort => jobs.push((bucket.start as i64, from | SAMPLESORT_FINISH_SORT as i32 | bucket.length as i32)),
                     Fate::Distribute => next.push(bucket),
                     Fate::Mergesort => mergesorts.push((bucket, dst)),
+                    Fate::Copy | Fate::Sort => {}
                 }
             }
         }
@@ -104,25 +103,26 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
     let shape = samplesort_shape(kernels.arch, key_bytes);
     let block_shape = blocksort_shape(kernels.arch, key_bytes);
     let samples = sample_count(block_shape.tile());
-    let (first_tiles, tile_pieces) = pass_tiles(pieces, shape.tile());
+    let chunk_items = CHUNK_TILES * shape.tile();
+    let (first_chunks, chunk_pieces) = pass_chunks(pieces, chunk_items);
     let mut before = 0i64;
     let segments: Vec<SamplesortSegment> = pieces
         .iter()
-        .zip(&first_tiles)
+        .zip(&first_chunks)
         .map(|(p, &first)| {
-            let s = SamplesortSegment { start: p.start as i64, length: p.length as i64, first_tile: first as i64, base: p.start as i64 - before };
+            let s = SamplesortSegment { start: p.start as i64, length: p.length as i64, first_chunk: first as i64, base: p.start as i64 - before };
             before += p.length as i64;
             s
         })
         .collect();
-    let tile_segments = tile_pieces.iter().map(|&g| i32::try_from(g)).collect::<std::result::Result<Vec<i32>, _>>().map_err(|_| Error::TooLarge { what: "sample sort pieces" })?;
-    let num_tiles = tile_segments.len();
-    let num_counts = num_tiles * BUCKETS;
+    let chunk_segments = chunk_pieces.iter().map(|&g| i32::try_from(g)).collect::<std::result::Result<Vec<i32>, _>>().map_err(|_| Error::TooLarge { what: "sample sort pieces" })?;
+    let num_chunks = chunk_segments.len();
+    let num_counts = num_chunks * BUCKETS;
     let scan_tile = (SAMPLESORT_SCAN_THREADS * SAMPLESORT_SCAN_ITEMS) as usize;
     let scan_tiles = num_counts.div_ceil(scan_tile);
     let num_states = scan_tiles + 1; // the last: the scan's ticket counter
     // The count kernel zeroes the states, one per thread.
-    debug_assert!(num_states <= num_tiles * shape.threads as usize);
+    debug_assert!(num_states <= num_chunks * shape.threads as usize);
 
     let mut layout = TempLayout::default();
     let samples_at = layout.region(pieces.len() * samples * key_bytes);
@@ -134,14 +134,14 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
     let (sorted_samples, counts, offsets, scan_states) = (base + samples_at as u64, base + counts_at as u64, base + offsets_at as u64, base + states_at as u64);
     let segment_table = gpu.upload(&segments)?;
     let segments_ptr = gpu.input("sample sort pieces", &segment_table, 8)?.ptr;
-    let tile_table = gpu.upload(&tile_segments)?;
-    let tile_segments_ptr = gpu.input("sample sort tiles", &tile_table, 4)?.ptr;
+    let chunk_table = gpu.upload(&chunk_segments)?;
+    let chunk_segments_ptr = gpu.input("sample sort chunks", &chunk_table, 4)?.ptr;
     let mut bucket_starts = gpu.alloc_zeros::<i64>(pieces.len() * BUCKETS)?;
     let bucket_starts_ptr = gpu.output("sample sort bucket starts", &mut bucket_starts, 8, pieces.len() * BUCKETS, &[])?.ptr;
     let config = |ctas: usize, threads: u32| -> Result<LaunchConfig> {
         Ok(LaunchConfig { grid_dim: (grid_ctas(ctas, "sample sort grid")?, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 })
     };
-    let (samples, num_tiles_i64) = (samples as i64, num_tiles as i64);
+    let (samples, num_chunks_i64, chunk_items) = (samples as i64, num_chunks as i64, chunk_items as i64);
 
     let params = SamplesortSamplesParams { keys: src.keys, segments: segments_ptr, num_segments: pieces.len() as i64, samples, sorted: sorted_samples };
     // SAFETY: `SamplesortSamplesParams` is `mergepath_samplesort_samples`'s parameter struct; one
@@ -153,22 +153,23 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
         sorted_samples,
         samples,
         segments: segments_ptr,
-        tile_segments: tile_segments_ptr,
-        num_tiles: num_tiles_i64,
+        chunk_segments: chunk_segments_ptr,
+        num_chunks: num_chunks_i64,
+        chunk_items,
         counts,
         scan_states,
         num_scan_states: num_states as i64,
     };
     // SAFETY: `SamplesortCountParams` is `mergepath_samplesort_count`'s; one CTA of the
-    // samplesort shape per tile (pass_tiles with its tile), `counts` holds BUCKETS per tile and
-    // `scan_states` num_states slots, fewer than the grid's threads.
-    unsafe { gpu.launch(&kernels.function("mergepath_samplesort_count")?, config(num_tiles, shape.threads)?, &params) }?;
+    // samplesort shape per chunk (pass_chunks with chunk_items), `counts` holds BUCKETS per
+    // chunk and `scan_states` num_states slots, fewer than the grid's threads.
+    unsafe { gpu.launch(&kernels.function("mergepath_samplesort_count")?, config(num_chunks, shape.threads)?, &params) }?;
     let params = SamplesortScanParams { counts, num_counts: num_counts as i64, offsets, scan_states };
     // SAFETY: `SamplesortScanParams` is `mergepath_samplesort_scan`'s; scan_tiles CTAs of
     // SAMPLESORT_SCAN_THREADS over num_counts counts into as many offsets, with scan_tiles + 1
     // states zeroed by the count kernel before it in stream order.
     unsafe { gpu.launch(&kernels.function("mergepath_samplesort_scan")?, config(scan_tiles, SAMPLESORT_SCAN_THREADS as u32)?, &params) }?;
-    let cfg = config(num_tiles, shape.threads)?;
+    let cfg = config(num_chunks, shape.threads)?;
     match (src.values, dst.values) {
         (Some(values), Some(values_out)) => {
             let params = SamplesortScatterPairsParams {
@@ -177,8 +178,9 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
                 sorted_samples,
                 samples,
                 segments: segments_ptr,
-                tile_segments: tile_segments_ptr,
-                num_tiles: num_tiles_i64,
+                chunk_segments: chunk_segments_ptr,
+                num_chunks: num_chunks_i64,
+                chunk_items,
                 offsets,
                 bucket_starts: bucket_starts_ptr,
                 keys_out: dst.keys,
@@ -196,8 +198,9 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
                 sorted_samples,
                 samples,
                 segments: segments_ptr,
-                tile_segments: tile_segments_ptr,
-                num_tiles: num_tiles_i64,
+                chunk_segments: chunk_segments_ptr,
+                num_chunks: num_chunks_i64,
+                chunk_items,
                 offsets,
                 bucket_starts: bucket_starts_ptr,
                 keys_out: dst.keys,
@@ -209,7 +212,7 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
     gpu.download(&bucket_starts)
 }
 
-/// The finishing jobs (start, job word): pieces of at most a finishing tile sorted or copied
+/// The finishing jobs (start, job word): pieces of at most a blocksort tile sorted or copied
 /// into the output.
 fn launch_finish<K: Key>(gpu: &Gpu, kernels: &Kernels, temp: Buffers, out: Buffers, jobs: &[(i64, i32)], word: usize) -> Result<()> {
     if jobs.is_empty() {
@@ -225,19 +228,19 @@ fn launch_finish<K: Key>(gpu: &Gpu, kernels: &Kernels, temp: Buffers, out: Buffe
     let grid = grid_ctas(jobs.len(), "sample sort grid")?;
     match (temp.values, out.values) {
         (Some(temp_values), Some(out_values)) => {
-            let shape = sort_pairs_shape(kernels.arch, key_bytes);
+            let shape = blocksort_shape(kernels.arch, key_bytes);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
             let params = SamplesortFinishPairsParams { temp: temp.keys, temp_values, out: out.keys, out_values, starts, jobs: job_words, num_jobs };
             // SAFETY: `SamplesortFinishPairsParams` is `mergepath_samplesort_finish_pairs_{word}`'s;
-            // one CTA of the sort_pairs shape per job, each a piece of at most its tile inside
+            // one CTA of the blocksort shape per job, each a piece of at most its tile inside
             // the n keys (and values of `word` bytes) of both buffers.
             unsafe { gpu.launch(&kernels.for_values("mergepath_samplesort_finish_pairs", word)?, cfg, &params) }
         }
         _ => {
-            let shape = sort_shape(kernels.arch, key_bytes);
+            let shape = blocksort_shape(kernels.arch, key_bytes);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
             let params = SamplesortFinishKeysParams { temp: temp.keys, out: out.keys, starts, jobs: job_words, num_jobs };
-            // SAFETY: as above for `mergepath_samplesort_finish_keys` (the sort shape).
+            // SAFETY: as above for `mergepath_samplesort_finish_keys`.
             unsafe { gpu.launch(&kernels.function("mergepath_samplesort_finish_keys")?, cfg, &params) }
         }
     }

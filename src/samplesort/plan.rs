@@ -64,7 +64,7 @@ pub struct Piece {
 pub enum Fate {
     /// Already in order (an equality bucket, or at most one key): copied where it must go.
     Copy,
-    /// Sorted by one CTA (at most the finishing tile of keys).
+    /// Sorted by one CTA (at most the finishing tile of keys), with its neighbours ([`finish_jobs`]).
     Sort,
     /// Distributed again by the next pass.
     Distribute,
@@ -110,16 +110,69 @@ pub fn bucket_fates(piece: Piece, starts: &[i64], finish_tile: usize, pass: usiz
         .collect()
 }
 
-/// The tiles of a distribution pass over `pieces` in tiles of `tile` keys: each piece's first
-/// tile, and each tile's piece.
-pub fn pass_tiles(pieces: &[Piece], tile: usize) -> (Vec<usize>, Vec<usize>) {
+/// Tiles of the distribution kernels per chunk (one CTA's run of consecutive tiles of a piece):
+/// fewer chunks keep the per-(bucket, chunk) counts few, so counting, scanning and reading
+/// them costs little next to the keys.
+pub const CHUNK_TILES: usize = 8;
+
+/// The chunks of a distribution pass over `pieces` in chunks of `chunk` keys: each piece's
+/// first chunk, and each chunk's piece.
+pub fn pass_chunks(pieces: &[Piece], chunk: usize) -> (Vec<usize>, Vec<usize>) {
     let mut first = Vec::with_capacity(pieces.len());
-    let mut tile_pieces = Vec::new();
+    let mut chunk_pieces = Vec::new();
     for (g, p) in pieces.iter().enumerate() {
-        first.push(tile_pieces.len());
-        tile_pieces.extend(std::iter::repeat_n(g, p.length.div_ceil(tile)));
+        first.push(chunk_pieces.len());
+        chunk_pieces.extend(std::iter::repeat_n(g, p.length.div_ceil(chunk)));
     }
-    (first, tile_pieces)
+    (first, chunk_pieces)
+}
+
+/// One CTA's finishing work: a piece of at most a tile sorted, or copied where it must go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FinishJob {
+    /// Its keys.
+    pub piece: Piece,
+    /// Sorted (else already in order).
+    pub sort: bool,
+}
+
+/// The finishing jobs of a piece's buckets (as [`bucket_fates`] gives them): runs of
+/// consecutive buckets to copy or sort, packed into jobs of at most `tile` keys (consecutive
+/// buckets sort as one: every key of a bucket goes before every key of the next), a job sorted
+/// if any of its buckets needs it. A bucket to copy that is larger than a tile is copied in
+/// tile-sized jobs. Buckets to distribute or mergesort end a run.
+pub fn finish_jobs(fates: &[(Piece, Fate)], tile: usize) -> Vec<FinishJob> {
+    let mut jobs = Vec::new();
+    let mut open: Option<FinishJob> = None;
+    for &(bucket, fate) in fates {
+        let sort = match fate {
+            Fate::Copy => false,
+            Fate::Sort => true,
+            Fate::Distribute | Fate::Mergesort => {
+                jobs.extend(open.take());
+                continue;
+            }
+        };
+        match open.as_mut() {
+            Some(job) if job.piece.start + job.piece.length == bucket.start && job.piece.length + bucket.length <= tile => {
+                job.piece.length += bucket.length;
+                job.sort |= sort;
+            }
+            _ => {
+                jobs.extend(open.take());
+                if bucket.length <= tile {
+                    open = Some(FinishJob { piece: bucket, sort });
+                } else {
+                    for at in (0..bucket.length).step_by(tile) {
+                        let piece = Piece { start: bucket.start + at, length: (bucket.length - at).min(tile) };
+                        jobs.push(FinishJob { piece, sort });
+                    }
+                }
+            }
+        }
+    }
+    jobs.extend(open);
+    jobs
 }
 
 /// The sample sort on the CPU, step for step as on the device (the same samples, splitters,
@@ -157,11 +210,15 @@ pub fn samplesort_cpu<K: Copy>(keys: &mut [K], less: impl Fn(&K, &K) -> bool + C
                 place[b] += 1;
             }
             keys[piece.start..piece.start + piece.length].copy_from_slice(&out);
-            for (bucket, fate) in bucket_fates(piece, &starts, finish_tile, pass) {
+            let fates = bucket_fates(piece, &starts, finish_tile, pass);
+            for job in finish_jobs(&fates, finish_tile).iter().filter(|j| j.sort) {
+                stable_sort(&mut keys[job.piece.start..job.piece.start + job.piece.length]);
+            }
+            for (bucket, fate) in fates {
                 match fate {
-                    Fate::Copy => {}
-                    Fate::Sort | Fate::Mergesort => stable_sort(&mut keys[bucket.start..bucket.start + bucket.length]),
+                    Fate::Mergesort => stable_sort(&mut keys[bucket.start..bucket.start + bucket.length]),
                     Fate::Distribute => next.push(bucket),
+                    Fate::Copy | Fate::Sort => {}
                 }
             }
         }

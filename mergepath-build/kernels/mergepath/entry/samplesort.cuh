@@ -1,7 +1,6 @@
 // Entry layer: the `extern "C"` sample sort kernels (samples, count, scan, scatter, finish).
-// Included by ../instantiate.cuh. The samples sort in a blocksort tile (BLOCKSORT), the
-// distribution passes run SAMPLESORT tiles, and the finishing sorts take the merge passes'
-// tiles (SORT for keys, SORT_PAIRS for pairs), which the host's bucket limit matches.
+// Included by ../instantiate.cuh. The samples and the finishing sorts take blocksort tiles
+// (BLOCKSORT, the host's bucket limit), the distribution passes SAMPLESORT tiles.
 #pragma once
 #include "../kernel/samplesort.cuh"
 
@@ -27,14 +26,14 @@ extern "C" __global__ void __launch_bounds__(mergepath_instance::SAMPLESORT.nt)
 mergepath_samplesort_scatter_keys(const mergepath::samplesort_scatter_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
   mergepath::samplesort_scatter_body<SAMPLESORT.nt, SAMPLESORT.vt, false, K, K>(
-      p.keys, (const K*)nullptr, p.sorted_samples, p.samples, p.segments, p.tile_segments, p.num_tiles, p.offsets,
-      p.bucket_starts, p.keys_out, (K*)nullptr, Comp());
+      p.keys, (const K*)nullptr, p.sorted_samples, p.samples, p.segments, p.chunk_segments, p.num_chunks,
+      p.chunk_items, p.offsets, p.bucket_starts, p.keys_out, (K*)nullptr, Comp());
 }
 
-extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
+extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)
 mergepath_samplesort_finish_keys(const mergepath::samplesort_finish_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
-  mergepath::samplesort_finish_body<SORT.nt, SORT.vt, false, K, K>(p.temp, (const K*)nullptr, p.out, (K*)nullptr,
+  mergepath::samplesort_finish_body<BLOCKSORT.nt, BLOCKSORT.vt, false, K, K>(p.temp, (const K*)nullptr, p.out, (K*)nullptr,
                                                                    p.starts, p.jobs, p.num_jobs, Comp());
 }
 
@@ -44,14 +43,14 @@ mergepath_samplesort_finish_keys(const mergepath::samplesort_finish_keys_params<
       const mergepath::samplesort_scatter_pairs_params<mergepath_key_t, WORD> p) {                     \
     using namespace mergepath_instance;                                                                \
     mergepath::samplesort_scatter_body<SAMPLESORT.nt, SAMPLESORT.vt, true, K, WORD>(                   \
-        p.keys, p.values, p.sorted_samples, p.samples, p.segments, p.tile_segments, p.num_tiles,       \
-        p.offsets, p.bucket_starts, p.keys_out, p.values_out, Comp());                                 \
+        p.keys, p.values, p.sorted_samples, p.samples, p.segments, p.chunk_segments, p.num_chunks,     \
+        p.chunk_items, p.offsets, p.bucket_starts, p.keys_out, p.values_out, Comp());                  \
   }                                                                                                    \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::BLOCKSORT.nt)                       \
   mergepath_samplesort_finish_pairs_##BYTES(                                                           \
       const mergepath::samplesort_finish_pairs_params<mergepath_key_t, WORD> p) {                      \
     using namespace mergepath_instance;                                                                \
-    mergepath::samplesort_finish_body<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                    \
+    mergepath::samplesort_finish_body<BLOCKSORT.nt, BLOCKSORT.vt, true, K, WORD>(                    \
         p.temp, p.temp_values, p.out, p.out_values, p.starts, p.jobs, p.num_jobs, Comp());             \
   }
 MERGEPATH_SAMPLESORT_PAIRS(4, uint32_t)

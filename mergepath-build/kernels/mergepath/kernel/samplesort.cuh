@@ -1,8 +1,9 @@
 // Kernel layer: the bodies of the sample sort's kernels. A distribution pass splits pieces of the
 // keys into SAMPLESORT_BUCKETS buckets by SAMPLESORT_SPLITTERS splitters taken from a sorted
 // sample of each piece: the keys below the first splitter, those equal to it, those between it
-// and the next, ... (open buckets even, equality buckets odd). Tiles count their keys per bucket,
-// one scan turns the counts into places, and the tiles write every key, stably, to its place.
+// and the next, ... (open buckets even, equality buckets odd). Chunks count their keys per bucket,
+// one scan turns the counts into places, and the chunks (runs of tiles, one CTA each) write
+// every key, stably, to its place.
 // Equality buckets need no more sorting; small open buckets are finished by one CTA each
 // (cta_sort_tile), large ones distributed again by the next pass.
 #pragma once
@@ -58,55 +59,57 @@ __device__ __forceinline__ int samplesort_bucket(const K* splitters, const K& x,
   return u > 0 && !comp(splitters[u - 1], x) ? 2 * u - 1 : 2 * u;
 }
 
-// Where tile t of a distribution pass lies: its piece, its index in it, the piece's tiles, its
-// first key and its length.
-struct samplesort_tile {
+// Where chunk c of a distribution pass lies: its piece, its index in it, the piece's chunks,
+// its first key and its length (at most chunk_items).
+struct samplesort_chunk {
   samplesort_segment piece;
-  int64_t segment, index, tiles, begin;
-  int count;
+  int64_t segment, index, chunks, begin, count;
 };
 
-__device__ __forceinline__ samplesort_tile samplesort_locate(const samplesort_segment* segments,
-                                                             const int* tile_segments, int64_t t, int nv) {
-  samplesort_tile r;
-  r.segment = tile_segments[t];
+__device__ __forceinline__ samplesort_chunk samplesort_locate(const samplesort_segment* segments,
+                                                              const int* chunk_segments, int64_t c,
+                                                              int64_t chunk_items) {
+  samplesort_chunk r;
+  r.segment = chunk_segments[c];
   r.piece = segments[r.segment];
-  r.tiles = (r.piece.length + nv - 1) / nv;
-  r.index = t - r.piece.first_tile;
-  r.index = r.index < 0 ? 0 : (r.index < r.tiles ? r.index : r.tiles - 1);  // a bad table stays in the piece
-  r.begin = r.piece.start + r.index * nv;
-  const int64_t left = r.piece.length - r.index * nv;
-  r.count = left < nv ? (int)left : nv;
+  r.chunks = (r.piece.length + chunk_items - 1) / chunk_items;
+  r.index = c - r.piece.first_chunk;
+  r.index = r.index < 0 ? 0 : (r.index < r.chunks ? r.index : r.chunks - 1);  // a bad table stays in the piece
+  r.begin = r.piece.start + r.index * chunk_items;
+  const int64_t left = r.piece.length - r.index * chunk_items;
+  r.count = left < chunk_items ? left : chunk_items;
   return r;
 }
 
-// Index of a tile's bucket count among all of the pass's counts: bucket-major within its piece.
-__device__ __forceinline__ int64_t samplesort_count_index(const samplesort_tile& r, int bucket) {
-  return r.piece.first_tile * SAMPLESORT_BUCKETS + (int64_t)bucket * r.tiles + r.index;
+// Index of a chunk's bucket count among all of the pass's counts: bucket-major within its piece.
+__device__ __forceinline__ int64_t samplesort_count_index(const samplesort_chunk& r, int bucket) {
+  return r.piece.first_chunk * SAMPLESORT_BUCKETS + (int64_t)bucket * r.chunks + r.index;
 }
 
-// Tile blockIdx.x counts its keys per bucket (warp-aggregated shared atomics) and writes the
+// Chunk blockIdx.x counts its keys per bucket (warp-aggregated shared atomics) and writes the
 // counts; its threads also zero scan_states[blockIdx.x * NT + tid] (below num_scan_states).
 template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void samplesort_count_body(const samplesort_count_params<K>& p, Comp comp) {
-  constexpr int NV = NT * VT;
   __shared__ K splitters[SAMPLESORT_SPLITTERS];
   __shared__ unsigned int counts[SAMPLESORT_BUCKETS];
-  const int64_t t = blockIdx.x;
-  if (t >= p.num_tiles) return;
+  const int64_t c = blockIdx.x;
+  if (c >= p.num_chunks) return;
   const int tid = (int)threadIdx.x;
-  if (t * NT + tid < p.num_scan_states) p.scan_states[t * NT + tid] = 0;
-  const samplesort_tile r = samplesort_locate(p.segments, p.tile_segments, t, NV);
+  if (c * NT + tid < p.num_scan_states) p.scan_states[c * NT + tid] = 0;
+  const samplesort_chunk r = samplesort_locate(p.segments, p.chunk_segments, c, p.chunk_items);
   samplesort_load_splitters<NT>(p.sorted_samples, p.samples, r.segment, splitters);
   for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) counts[b] = 0;
   __syncthreads();
   const unsigned lanes_below = (1u << (tid % WARP_THREADS)) - 1;
+#pragma unroll 1
+  for (int64_t at = 0; at < r.count; at += NT * VT) {
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int j = NT * i + tid;
-    const int b = j < r.count ? samplesort_bucket(splitters, p.keys[r.begin + j], comp) : SAMPLESORT_BUCKETS;
-    const unsigned peers = __match_any_sync(0xffffffffu, b);
-    if (b < SAMPLESORT_BUCKETS && (peers & lanes_below) == 0) atomicAdd(&counts[b], (unsigned)__popc(peers));
+    for (int i = 0; i < VT; ++i) {
+      const int64_t j = at + NT * i + tid;
+      const int b = j < r.count ? samplesort_bucket(splitters, p.keys[r.begin + j], comp) : SAMPLESORT_BUCKETS;
+      const unsigned peers = __match_any_sync(0xffffffffu, b);
+      if (b < SAMPLESORT_BUCKETS && (peers & lanes_below) == 0) atomicAdd(&counts[b], (unsigned)__popc(peers));
+    }
   }
   __syncthreads();
   for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) p.counts[samplesort_count_index(r, b)] = counts[b];
@@ -141,19 +144,20 @@ __device__ __forceinline__ void samplesort_scan_body(const samplesort_scan_param
   }
 }
 
-// Tile blockIdx.x classifies its keys again and writes each to its place: its piece's base +
-// the scanned offset of (bucket, tile) + its rank among the tile's keys of that bucket. Ranks
-// follow the input order: warp w takes the tile's items [w * 32 * VT, (w + 1) * 32 * VT), 32 at
-// a time, and counts each bucket in a 16-bit counter of its own (__match_any_sync gives the
-// lanes of a bucket their order and the count to add). The tile is then staged in shared
-// memory in bucket order so the stores of a bucket are consecutive. A piece's first tile also
-// writes the piece's bucket starts.
+// Chunk blockIdx.x classifies its keys again, a tile of NT * VT at a time in order, and writes
+// each to its place: its bucket's next place in the output (from the piece's base + the
+// scanned offset of (bucket, chunk), advanced by each tile's count) + its rank among the tile's
+// keys of that bucket. Ranks follow the input order: warp w takes the tile's items
+// [w * 32 * VT, (w + 1) * 32 * VT), 32 at a time, and counts each bucket in a 16-bit counter
+// of its own (__match_any_sync gives the lanes of a bucket their order and the count to add).
+// The tile is then staged in shared memory in bucket order so the stores of a bucket are
+// consecutive. A piece's first chunk also writes the piece's bucket starts.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* values, const K* sorted_samples,
                                                         int64_t samples, const samplesort_segment* segments,
-                                                        const int* tile_segments, int64_t num_tiles,
-                                                        const int64_t* offsets, int64_t* bucket_starts, K* keys_out,
-                                                        V* values_out, Comp comp) {
+                                                        const int* chunk_segments, int64_t num_chunks,
+                                                        int64_t chunk_items, const int64_t* offsets,
+                                                        int64_t* bucket_starts, K* keys_out, V* values_out, Comp comp) {
   constexpr int NV = NT * VT, WARPS = NT / WARP_THREADS, B = SAMPLESORT_BUCKETS;
   constexpr int PER_THREAD = (B + NT - 1) / NT;
   static_assert(NT % WARP_THREADS == 0 && WARP_THREADS * VT <= 65535, "a warp's counts fit 16 bits");
@@ -162,94 +166,110 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
     K keys[NV];
     unsigned short bucket[NV];
     union {
-      unsigned short warp_counts[WARPS][B + 1];  // column B: items past the tile
+      unsigned short warp_counts[WARPS][B + 1];  // column B: items past the chunk
       int positions[HasValues ? NV : 1];
     } u;
     int bucket_first[B];
-    int64_t bucket_out[B];
+    int64_t bucket_out[B];  // the bucket's next place in the output, minus bucket_first
     scan_shared<NT> scan;
   };
   __shared__ shared_t s;
-  const int64_t t = blockIdx.x;
-  if (t >= num_tiles) return;
+  const int64_t c = blockIdx.x;
+  if (c >= num_chunks) return;
   const int tid = (int)threadIdx.x, warp = tid / WARP_THREADS, lane = tid % WARP_THREADS;
-  const samplesort_tile r = samplesort_locate(segments, tile_segments, t, NV);
+  const samplesort_chunk r = samplesort_locate(segments, chunk_segments, c, chunk_items);
   samplesort_load_splitters<NT>(sorted_samples, samples, r.segment, s.splitters);
-  for (int i = tid; i < WARPS * (B + 1); i += NT) (&s.u.warp_counts[0][0])[i] = 0;
-  __syncthreads();
+  // The chunk's place in every bucket, kept by the bucket's thread across the tiles.
+  int64_t next_out[PER_THREAD];
+#pragma unroll
+  for (int k = 0; k < PER_THREAD; ++k) {
+    const int b = tid * PER_THREAD + k;
+    next_out[k] = 0;
+    if (b >= B) continue;
+    next_out[k] = r.piece.base + offsets[samplesort_count_index(r, b)];
+    if (r.index == 0) bucket_starts[r.segment * B + b] = next_out[k];
+  }
   const unsigned lanes_below = (1u << lane) - 1;
-  K x[VT];
-  int bucket[VT], place[VT];
+#pragma unroll 1
+  for (int64_t at = 0; at < r.count; at += NV) {
+    const int n = r.count - at < NV ? (int)(r.count - at) : NV;
+    const int64_t begin = r.begin + at;
+    for (int i = tid; i < WARPS * (B + 1); i += NT) (&s.u.warp_counts[0][0])[i] = 0;
+    __syncthreads();
+    K x[VT];
+    int bucket[VT], place[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int j = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
-    int b = B;
-    if (j < r.count) {
-      x[i] = keys[r.begin + j];
-      b = samplesort_bucket(s.splitters, x[i], comp);
+    for (int i = 0; i < VT; ++i) {
+      const int j = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
+      int b = B;
+      if (j < n) {
+        x[i] = keys[begin + j];
+        b = samplesort_bucket(s.splitters, x[i], comp);
+      }
+      const unsigned peers = __match_any_sync(0xffffffffu, b);
+      const int base = s.u.warp_counts[warp][b];
+      __syncwarp();
+      if ((peers & lanes_below) == 0) s.u.warp_counts[warp][b] = (unsigned short)(base + __popc(peers));
+      __syncwarp();
+      bucket[i] = b;
+      place[i] = base + __popc(peers & lanes_below);
     }
-    const unsigned peers = __match_any_sync(0xffffffffu, b);
-    const int base = s.u.warp_counts[warp][b];
-    __syncwarp();
-    if ((peers & lanes_below) == 0) s.u.warp_counts[warp][b] = (unsigned short)(base + __popc(peers));
-    __syncwarp();
-    bucket[i] = b;
-    place[i] = base + __popc(peers & lanes_below);
-  }
-  __syncthreads();
-  // Per bucket: the warps' counts become each warp's start within the bucket, then the
-  // buckets' totals are scanned into their starts in the tile.
-  int total[PER_THREAD];
-  int mine = 0;
+    __syncthreads();
+    // Per bucket: the warps' counts become each warp's start within the bucket, then the
+    // buckets' totals are scanned into their starts in the tile.
+    int total[PER_THREAD];
+    int mine = 0;
 #pragma unroll
-  for (int k = 0; k < PER_THREAD; ++k) {
-    const int b = tid * PER_THREAD + k;
-    total[k] = 0;
-    if (b >= B) continue;
+    for (int k = 0; k < PER_THREAD; ++k) {
+      const int b = tid * PER_THREAD + k;
+      total[k] = 0;
+      if (b >= B) continue;
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-      const int c = s.u.warp_counts[w][b];
-      s.u.warp_counts[w][b] = (unsigned short)total[k];
-      total[k] += c;
+      for (int w = 0; w < WARPS; ++w) {
+        const int cw = s.u.warp_counts[w][b];
+        s.u.warp_counts[w][b] = (unsigned short)total[k];
+        total[k] += cw;
+      }
+      mine += total[k];
     }
-    mine += total[k];
-  }
-  int tile_count;
-  int first = cta_exclusive_scan<NT>(mine, tile_count, s.scan);
+    int tile_count;
+    int first = cta_exclusive_scan<NT>(mine, tile_count, s.scan);
 #pragma unroll
-  for (int k = 0; k < PER_THREAD; ++k) {
-    const int b = tid * PER_THREAD + k;
-    if (b >= B) continue;
-    const int64_t out = r.piece.base + offsets[samplesort_count_index(r, b)];
-    s.bucket_first[b] = first;
-    s.bucket_out[b] = out - first;
-    if (r.index == 0) bucket_starts[r.segment * B + b] = out;
-    first += total[k];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < VT; ++i)
-    if (bucket[i] < B) place[i] += s.bucket_first[bucket[i]] + s.u.warp_counts[warp][bucket[i]];
-  __syncthreads();  // the counters are read before positions overwrite them
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (bucket[i] < B && place[i] < NV) {
-      s.keys[place[i]] = x[i];
-      s.bucket[place[i]] = (unsigned short)bucket[i];
-      if constexpr (HasValues) s.u.positions[place[i]] = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
+    for (int k = 0; k < PER_THREAD; ++k) {
+      const int b = tid * PER_THREAD + k;
+      if (b >= B) continue;
+      s.bucket_first[b] = first;
+      s.bucket_out[b] = next_out[k] - first;
+      next_out[k] += total[k];
+      first += total[k];
     }
-  }
-  __syncthreads();
-  for (int j = tid; j < r.count; j += NT) {
-    const int64_t o = s.bucket_out[s.bucket[j]] + j;
-    keys_out[o] = s.keys[j];
-    if constexpr (HasValues) values_out[o] = values[r.begin + s.u.positions[j]];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (bucket[i] < B) place[i] += s.bucket_first[bucket[i]] + s.u.warp_counts[warp][bucket[i]];
+    __syncthreads();  // the counters are read before positions overwrite them
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      if (bucket[i] < B && place[i] < NV) {
+        s.keys[place[i]] = x[i];
+        s.bucket[place[i]] = (unsigned short)bucket[i];
+        if constexpr (HasValues) s.u.positions[place[i]] = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
+      }
+    }
+    __syncthreads();
+    for (int j = tid; j < n; j += NT) {
+      const int64_t o = s.bucket_out[s.bucket[j]] + j;
+      keys_out[o] = s.keys[j];
+      if constexpr (HasValues) values_out[o] = values[begin + s.u.positions[j]];
+    }
+    __syncthreads();  // the tile's shared arrays are read before the next tile's are written
   }
 }
 
 // Job blockIdx.x: the piece at starts[job] of jobs[job]'s length, from temp (flag
 // SAMPLESORT_FINISH_FROM_TEMP) or out, written to the same place of out, sorted (flag
-// SAMPLESORT_FINISH_SORT, at most NT * VT keys) or copied.
+// SAMPLESORT_FINISH_SORT, at most NT * VT keys: consecutive buckets, which sort as one) or
+// copied.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void samplesort_finish_body(const K* temp, const V* temp_values, K* out, V* out_values,
                                                        const int64_t* starts, const int* jobs, int64_t num_jobs,
