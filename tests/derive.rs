@@ -81,6 +81,11 @@ fn check_sort<C: Comparator<Hit>>(comp: C) {
         mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
         assert_same(&gpu.download(&dk).unwrap(), &want_k, &ctx);
         assert_eq!(gpu.download(&di).unwrap(), want_i, "{ctx}: indices");
+        // The sample sort: the same keys and positions.
+        let (mut dk, mut dp) = (gpu.upload(&keys).unwrap(), gpu.upload(&positions).unwrap());
+        mergepath::samplesort::sort_pairs(gpu, &mut dk, &mut dp, comp).unwrap();
+        assert_same(&gpu.download(&dk).unwrap(), &want_k, &format!("{ctx}: samplesort"));
+        assert_eq!(gpu.download(&dp).unwrap(), want_i, "{ctx}: samplesort positions");
     }
 }
 
@@ -209,6 +214,11 @@ fn sort_carelessly<C: Comparator<Careless>>(gpu: &mergepath::Gpu, keys: &[Carele
     assert!(got[n..].iter().all(|k| *k == Careless { x: 0, y: 0 }), "{ctx}: sort_keys_copy wrote past n");
     let (mut dk, mut dv) = (gpu.upload(keys).unwrap(), gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap());
     mergepath::sort_pairs(gpu, &mut dk, &mut dv, comp).unwrap();
+    let mut ds = gpu.upload(keys).unwrap();
+    mergepath::samplesort::sort_keys(gpu, &mut ds, comp).unwrap();
+    let (mut sk, mut sv) = (gpu.upload(keys).unwrap(), gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap());
+    mergepath::samplesort::sort_pairs(gpu, &mut sk, &mut sv, comp).unwrap();
+    gpu.download(&ds).unwrap();
     let offsets = [0, n / 3, n / 3 + 70, n];
     mergepath::sort_segments_pairs(gpu, &mut dk, &mut dv, &offsets[..], comp).unwrap();
     let (a, b) = (gpu.upload(&keys[..n / 2]).unwrap(), gpu.upload(&keys[n / 2..]).unwrap());
@@ -224,7 +234,7 @@ fn sort_carelessly<C: Comparator<Careless>>(gpu: &mergepath::Gpu, keys: &[Carele
 
 /// Comparators that are not strict weak orders give an unspecified order, never an access out
 /// of bounds (run under compute-sanitizer on the GPU machine): keys, pairs, segments, merges,
-/// up to four-way passes.
+/// up to four-way passes, and the sample sort (whose splitters they may leave out of order).
 #[test]
 fn comparators_that_are_not_strict_weak_orders_stay_in_bounds() {
     let Some(gpu) = gpu() else { return };

@@ -317,6 +317,23 @@ impl Gpu {
         Ok(buf)
     }
 
+    /// Copies a small host table (launch parameters, a few KB to a few MB) to a new device
+    /// buffer with one copy in stream order, without the staging pipeline: for tables a host
+    /// plan builds between launches, where the pipeline's setup would cost more than the copy.
+    pub(crate) fn upload_table<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        Ok(self.stream.clone_htod(host)?)
+    }
+
+    /// Copies a small device table into `host` (as long as it) with one copy, waiting for the
+    /// work before it on the stream: the counterpart of [`Gpu::upload_table`].
+    pub(crate) fn download_table<T: DeviceRepr>(&self, buf: &CudaSlice<T>, host: &mut [T]) -> Result<()> {
+        if host.len() != buf.len() {
+            return Err(Error::LengthMismatch { what: "host", expected: buf.len(), got: host.len() });
+        }
+        self.stream.memcpy_dtoh(buf, host)?;
+        self.synchronize()
+    }
+
     /// Copies a device buffer into `host` (its length: [`Error::LengthMismatch`] otherwise),
     /// after the work enqueued on the stream that writes it, through the pinned staging
     /// buffers (directly into page-locked memory). Unlike [`Gpu::download`], it writes memory

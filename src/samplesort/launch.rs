@@ -118,7 +118,7 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
     let chunk_segments = chunk_pieces.iter().map(|&g| i32::try_from(g)).collect::<std::result::Result<Vec<i32>, _>>().map_err(|_| Error::TooLarge { what: "sample sort pieces" })?;
     let num_chunks = chunk_segments.len();
     let num_counts = num_chunks * BUCKETS;
-    let scan_tile = (SAMPLESORT_SCAN_THREADS * SAMPLESORT_SCAN_ITEMS) as usize;
+    let scan_tile = SAMPLESORT_SCAN_THREADS * SAMPLESORT_SCAN_ITEMS;
     let scan_tiles = num_counts.div_ceil(scan_tile);
     let num_states = scan_tiles + 1; // the last: the scan's ticket counter
     // The count kernel zeroes the states, one per thread.
@@ -132,9 +132,9 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let (sorted_samples, counts, offsets, scan_states) = (base + samples_at as u64, base + counts_at as u64, base + offsets_at as u64, base + states_at as u64);
-    let segment_table = gpu.upload(&segments)?;
+    let segment_table = gpu.upload_table(&segments)?;
     let segments_ptr = gpu.input("sample sort pieces", &segment_table, 8)?.ptr;
-    let chunk_table = gpu.upload(&chunk_segments)?;
+    let chunk_table = gpu.upload_table(&chunk_segments)?;
     let chunk_segments_ptr = gpu.input("sample sort chunks", &chunk_table, 4)?.ptr;
     let mut bucket_starts = gpu.alloc_zeros::<i64>(pieces.len() * BUCKETS)?;
     let bucket_starts_ptr = gpu.output("sample sort bucket starts", &mut bucket_starts, 8, pieces.len() * BUCKETS, &[])?.ptr;
@@ -209,7 +209,10 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
             unsafe { gpu.launch(&kernels.function("mergepath_samplesort_scatter_keys")?, cfg, &params) }?;
         }
     }
-    gpu.download(&bucket_starts)
+    // Into memory already written once: a fresh Vec's page faults slow the copy tenfold.
+    let mut starts = vec![0i64; pieces.len() * BUCKETS];
+    gpu.download_table(&bucket_starts, &mut starts)?;
+    Ok(starts)
 }
 
 /// The finishing jobs (start, job word): pieces of at most a blocksort tile sorted or copied
@@ -221,8 +224,8 @@ fn launch_finish<K: Key>(gpu: &Gpu, kernels: &Kernels, temp: Buffers, out: Buffe
     let key_bytes = std::mem::size_of::<K>();
     let starts: Vec<i64> = jobs.iter().map(|j| j.0).collect();
     let words: Vec<i32> = jobs.iter().map(|j| j.1).collect();
-    let start_table = gpu.upload(&starts)?;
-    let word_table = gpu.upload(&words)?;
+    let start_table = gpu.upload_table(&starts)?;
+    let word_table = gpu.upload_table(&words)?;
     let (starts, job_words) = (gpu.input("sample sort jobs", &start_table, 8)?.ptr, gpu.input("sample sort jobs", &word_table, 4)?.ptr);
     let num_jobs = jobs.len() as i64;
     let grid = grid_ctas(jobs.len(), "sample sort grid")?;

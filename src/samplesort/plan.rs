@@ -4,9 +4,9 @@
 use crate::device::contract::{SAMPLESORT_BUCKETS, SAMPLESORT_SPLITTERS};
 
 /// Buckets of one distribution pass (even: open, between two splitters; odd: equal to one).
-pub const BUCKETS: usize = SAMPLESORT_BUCKETS as usize;
+pub const BUCKETS: usize = SAMPLESORT_BUCKETS;
 /// Splitters of one distribution pass.
-pub const SPLITTERS: usize = SAMPLESORT_SPLITTERS as usize;
+pub const SPLITTERS: usize = SAMPLESORT_SPLITTERS;
 /// Distribution passes a piece goes through at most; a bucket still too large after them (or
 /// one that a pass did not make smaller: a comparator that is not a strict weak order) is
 /// sorted by the mergesort.
@@ -16,7 +16,7 @@ pub const MAX_PASSES: usize = 4;
 /// per splitter, fewer where the tile is smaller (at least SPLITTERS + 1, a power of two).
 pub fn sample_count(blocksort_tile: usize) -> usize {
     let per_tile = 1usize << (usize::BITS - 1 - blocksort_tile.max(1).leading_zeros());
-    per_tile.min(8 * (SPLITTERS + 1)).max(SPLITTERS + 1)
+    per_tile.clamp(SPLITTERS + 1, 8 * (SPLITTERS + 1))
 }
 
 /// Position (within its piece of `length` keys) of sample `j` of `samples`: the middle of the
@@ -32,8 +32,9 @@ pub fn splitters_of<K: Copy>(sorted_samples: &[K]) -> Vec<K> {
 }
 
 /// The bucket of `x` among `splitters` (SPLITTERS of them) under `less`: with u the splitters
-/// not above x (an upper bound, searched as the device's unrolled binary search), 2u - 1 if x
-/// equals splitter u - 1, else 2u. Always below BUCKETS.
+/// not above x (an upper bound), 2u - 1 if x
+/// equals splitter u - 1, else 2u (the device's `samplesort_classifier`: the same for sorted
+/// splitters). Always below BUCKETS.
 pub fn bucket_of<K>(splitters: &[K], x: &K, less: impl Fn(&K, &K) -> bool) -> usize {
     let mut u = 0;
     let mut step = SPLITTERS.div_ceil(2);

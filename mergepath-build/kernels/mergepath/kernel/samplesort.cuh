@@ -47,16 +47,58 @@ __device__ __forceinline__ void samplesort_load_splitters(const K* sorted, int64
   for (int i = (int)threadIdx.x; i < SAMPLESORT_SPLITTERS; i += NT) splitters[i] = sorted[g * samples + (i + 1) * every - 1];
 }
 
-// The bucket of x: with u the splitters not above x (an upper bound, by an unrolled binary
-// search), 2u - 1 if x equals splitter u - 1, else 2u. In [0, SAMPLESORT_BUCKETS) whatever the
-// comparator does.
-template <class K, class Comp>
-__device__ __forceinline__ int samplesort_bucket(const K* splitters, const K& x, Comp comp) {
-  int u = 0;
+// The splitters' classifier. With InRegisters (keys up to 8 bytes), every 16th splitter is
+// held in registers, so a key's first four search steps are 15 independent compares instead of
+// four dependent shared loads, and the last four search the 15 splitters between two of those
+// in shared memory (the count kernel: 0.37 ms instead of 0.50 for 2^26 u32 keys on the H100);
+// without, all eight steps search shared memory (the scatter kernel, whose registers hold a
+// tile: the register splitters made it slower, 1.38 ms against 1.07).
+template <class K, bool InRegisters>
+struct samplesort_classifier {
+  static constexpr int GROUP = 16;
+  static constexpr int TOP = InRegisters && sizeof(K) <= 8 ? (SAMPLESORT_SPLITTERS + 1) / GROUP - 1 : 0;
+  const K* splitters;  // shared memory, SAMPLESORT_SPLITTERS sorted keys
+  K top[TOP > 0 ? TOP : 1];
+  __device__ __forceinline__ explicit samplesort_classifier(const K* shared_splitters) : splitters(shared_splitters) {
 #pragma unroll
-  for (int step = (SAMPLESORT_SPLITTERS + 1) / 2; step > 0; step /= 2)
-    if (!comp(x, splitters[u + step - 1])) u += step;
-  return u > 0 && !comp(splitters[u - 1], x) ? 2 * u - 1 : 2 * u;
+    for (int k = 0; k < TOP; ++k) top[k] = splitters[GROUP * k + GROUP - 1];
+  }
+  // The bucket of x: with u the splitters not above x (an upper bound), 2u - 1 if x equals
+  // splitter u - 1, else 2u. In [0, SAMPLESORT_BUCKETS) whatever the comparator does.
+  template <class Comp>
+  __device__ __forceinline__ int bucket(const K& x, Comp comp) const {
+    int u = 0;
+    if constexpr (TOP > 0) {
+#pragma unroll
+      for (int k = 0; k < TOP; ++k) u += !comp(x, top[k]);
+      u *= GROUP;
+#pragma unroll
+      for (int step = GROUP / 2; step > 0; step /= 2)
+        if (!comp(x, splitters[u + step - 1])) u += step;
+    } else {
+#pragma unroll
+      for (int step = (SAMPLESORT_SPLITTERS + 1) / 2; step > 0; step /= 2)
+        if (!comp(x, splitters[u + step - 1])) u += step;
+    }
+    return u > 0 && !comp(splitters[u - 1], x) ? 2 * u - 1 : 2 * u;
+  }
+};
+
+// Bits of a bucket number, the sentinel SAMPLESORT_BUCKETS (items past the end) included.
+constexpr int samplesort_bit_width(int x) { return x ? 1 + samplesort_bit_width(x >> 1) : 0; }
+constexpr int SAMPLESORT_BUCKET_BITS = samplesort_bit_width(SAMPLESORT_BUCKETS);
+
+// The lanes of the warp (all active) whose bucket is this lane's: one ballot per bit of the
+// bucket number (faster than __match_any_sync here: BENCHMARKS.md, sample sort).
+__device__ __forceinline__ unsigned samplesort_peers(int bucket) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int bit = 0; bit < SAMPLESORT_BUCKET_BITS; ++bit) {
+    const bool set = (bucket >> bit) & 1;
+    const unsigned lanes = __ballot_sync(0xffffffffu, set);
+    peers &= set ? lanes : ~lanes;
+  }
+  return peers;
 }
 
 // Where chunk c of a distribution pass lies: its piece, its index in it, the piece's chunks,
@@ -86,8 +128,8 @@ __device__ __forceinline__ int64_t samplesort_count_index(const samplesort_chunk
   return r.piece.first_chunk * SAMPLESORT_BUCKETS + (int64_t)bucket * r.chunks + r.index;
 }
 
-// Chunk blockIdx.x counts its keys per bucket (warp-aggregated shared atomics) and writes the
-// counts; its threads also zero scan_states[blockIdx.x * NT + tid] (below num_scan_states).
+// Chunk blockIdx.x counts its keys per bucket (shared atomics) and writes the counts; its
+// threads also zero scan_states[blockIdx.x * NT + tid] (below num_scan_states).
 template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void samplesort_count_body(const samplesort_count_params<K>& p, Comp comp) {
   __shared__ K splitters[SAMPLESORT_SPLITTERS];
@@ -100,16 +142,18 @@ __device__ __forceinline__ void samplesort_count_body(const samplesort_count_par
   samplesort_load_splitters<NT>(p.sorted_samples, p.samples, r.segment, splitters);
   for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) counts[b] = 0;
   __syncthreads();
-  const unsigned lanes_below = (1u << (tid % WARP_THREADS)) - 1;
+  const samplesort_classifier<K, true> classify(splitters);
 #pragma unroll 1
   for (int64_t at = 0; at < r.count; at += NT * VT) {
+    // All the tile's buckets first, then the counts: the atomics would otherwise order the
+    // searches' shared loads one after another.
+    int bucket[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int64_t j = at + NT * i + tid;
-      const int b = j < r.count ? samplesort_bucket(splitters, p.keys[r.begin + j], comp) : SAMPLESORT_BUCKETS;
-      const unsigned peers = __match_any_sync(0xffffffffu, b);
-      if (b < SAMPLESORT_BUCKETS && (peers & lanes_below) == 0) atomicAdd(&counts[b], (unsigned)__popc(peers));
-    }
+    for (int i = 0; i < VT; ++i)
+      bucket[i] = at + NT * i + tid < r.count ? classify.bucket(p.keys[r.begin + at + NT * i + tid], comp) : -1;
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (bucket[i] >= 0) atomicAdd(&counts[bucket[i]], 1u);
   }
   __syncthreads();
   for (int b = tid; b < SAMPLESORT_BUCKETS; b += NT) p.counts[samplesort_count_index(r, b)] = counts[b];
@@ -149,7 +193,7 @@ __device__ __forceinline__ void samplesort_scan_body(const samplesort_scan_param
 // scanned offset of (bucket, chunk), advanced by each tile's count) + its rank among the tile's
 // keys of that bucket. Ranks follow the input order: warp w takes the tile's items
 // [w * 32 * VT, (w + 1) * 32 * VT), 32 at a time, and counts each bucket in a 16-bit counter
-// of its own (__match_any_sync gives the lanes of a bucket their order and the count to add).
+// of its own (samplesort_peers gives the lanes of a bucket their order and the count to add).
 // The tile is then staged in shared memory in bucket order so the stores of a bucket are
 // consecutive. A piece's first chunk also writes the piece's bucket starts.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
@@ -190,6 +234,8 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
     if (r.index == 0) bucket_starts[r.segment * B + b] = next_out[k];
   }
   const unsigned lanes_below = (1u << lane) - 1;
+  __syncthreads();
+  const samplesort_classifier<K, false> classify(s.splitters);
 #pragma unroll 1
   for (int64_t at = 0; at < r.count; at += NV) {
     const int n = r.count - at < NV ? (int)(r.count - at) : NV;
@@ -201,17 +247,17 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int j = warp * WARP_THREADS * VT + i * WARP_THREADS + lane;
-      int b = B;
-      if (j < n) {
-        x[i] = keys[begin + j];
-        b = samplesort_bucket(s.splitters, x[i], comp);
-      }
-      const unsigned peers = __match_any_sync(0xffffffffu, b);
+      if (j < n) x[i] = keys[begin + j];
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int b = warp * WARP_THREADS * VT + i * WARP_THREADS + lane < n ? classify.bucket(x[i], comp) : B;
+      bucket[i] = b;
+      const unsigned peers = samplesort_peers(b);
       const int base = s.u.warp_counts[warp][b];
       __syncwarp();
       if ((peers & lanes_below) == 0) s.u.warp_counts[warp][b] = (unsigned short)(base + __popc(peers));
       __syncwarp();
-      bucket[i] = b;
       place[i] = base + __popc(peers & lanes_below);
     }
     __syncthreads();
