@@ -234,6 +234,7 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
     if (r.index == 0) bucket_starts[r.segment * B + b] = next_out[k];
   }
   const unsigned lanes_below = (1u << lane) - 1;
+  const int64_t piece_end = r.piece.start + r.piece.length;
   __syncthreads();
   const samplesort_classifier<K, false> classify(s.splitters);
 #pragma unroll 1
@@ -304,7 +305,10 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
     }
     __syncthreads();
     for (int j = tid; j < n; j += NT) {
-      const int64_t o = s.bucket_out[s.bucket[j]] + j;
+      // Inside the piece whatever the counts said: a comparator that is not a strict weak
+      // order (or not deterministic) may put a key in another bucket here than when counted.
+      int64_t o = s.bucket_out[s.bucket[j]] + j;
+      o = o < r.piece.start ? r.piece.start : (o < piece_end ? o : piece_end - 1);
       keys_out[o] = s.keys[j];
       if constexpr (HasValues) values_out[o] = values[begin + s.u.positions[j]];
     }
