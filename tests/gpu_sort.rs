@@ -192,28 +192,7 @@ fn samplesort_keys_copy_leaves_input() {
 #[test]
 fn samplesort_beyond_2_pow_31() {
     let Some(gpu) = gpu() else { return };
-    let n = 2_200_000_011usize;
-    let mut rng = Rng(321);
-    let mut counts = [0usize; 256];
-    let keys: Vec<u8> = (0..n)
-        .map(|_| {
-            let k = (rng.next() >> 56) as u8;
-            counts[k as usize] += 1;
-            k
-        })
-        .collect();
-    let mut d = gpu.upload(&keys).unwrap();
-    drop(keys);
-    mergepath::samplesort::sort_keys(gpu, &mut d, Less).unwrap();
-    let got = gpu.download(&d).unwrap();
-    let mut pos = 0;
-    for (v, &c) in counts.iter().enumerate() {
-        if let Some(i) = got[pos..pos + c].iter().position(|&x| x as usize != v) {
-            panic!("key {v}: wrong value at {}", pos + i);
-        }
-        pos += c;
-    }
-    assert_eq!(pos, n);
+    check_u8_sort_beyond_2_pow_31(gpu, 321, Less, mergepath::samplesort::sort_keys::<u8, Less>);
 }
 
 /// Stability: `sort_indices` on keys with many duplicates must give exactly the positions a
@@ -355,9 +334,15 @@ fn sort_api_errors() {
 #[test]
 fn huge_sort_beyond_2_pow_31() {
     let Some(gpu) = gpu() else { return };
+    check_u8_sort_beyond_2_pow_31(gpu, 123, Greater, mergepath::sort_keys::<u8, Greater>);
+}
+
+/// Sorts 2,200,000,011 random u8 keys by `comp` with `sort` and checks the
+/// result against the counts of each key.
+fn check_u8_sort_beyond_2_pow_31<C: Comparator<u8>>(gpu: &Gpu, seed: u64, comp: C, sort: KeysSort<u8, C>) {
     let n = 2_200_000_011usize;
     assert!(n > 1 << 31);
-    let mut rng = Rng(123);
+    let mut rng = Rng(seed);
     let mut counts = [0usize; 256];
     let keys: Vec<u8> = (0..n)
         .map(|_| {
@@ -368,10 +353,12 @@ fn huge_sort_beyond_2_pow_31() {
         .collect();
     let mut d = gpu.upload(&keys).unwrap();
     drop(keys);
-    mergepath::sort_keys(gpu, &mut d, Greater).unwrap();
+    sort(gpu, &mut d, comp).unwrap();
     let got = gpu.download(&d).unwrap();
+    let mut order: Vec<u8> = (0..=255).collect();
+    order.sort_by(|x, y| common::ordering(&comp, x, y));
     let mut pos = 0;
-    for v in (0..256).rev() {
+    for v in order.into_iter().map(usize::from) {
         if let Some(i) = got[pos..pos + counts[v]].iter().position(|&x| x as usize != v) {
             panic!("key {v}: wrong value at {}", pos + i);
         }
