@@ -137,9 +137,9 @@ macro_rules! samplesort_keys_tests {
 }
 samplesort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i32 false, i64 false, f32 true, f64 false);
 
-/// The sample sort's stability and values: pairs of keys with many duplicates (equality
-/// buckets) and random ones with their input positions (u32 and u64 values) and 16-byte values,
-/// against a stable sort on the CPU; Zipf-like keys (a few very frequent values).
+/// The sample sort's stability and values: u32 keys with many duplicates (equality buckets) or
+/// random ones with their input positions, u64 keys with 16-byte values, against a stable sort
+/// on the CPU; skewed u64 keys (a few very frequent values) with their positions.
 #[test]
 fn samplesort_pairs_are_stable() {
     let Some(gpu) = gpu() else { return };

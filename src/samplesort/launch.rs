@@ -29,8 +29,8 @@ struct Buffers {
     values: Option<u64>,
 }
 
-/// The keys (and values) a sort's caller gave: `n >= 1` keys at `keys_in` sorted into
-/// `keys_out` (which may be `keys_in`), values (in, out, word bytes) following.
+/// The keys (and values) a sort's caller gave: `n` keys at `keys_in` sorted into `keys_out`
+/// (which may be `keys_in`), values (in, out, word bytes) following.
 pub(crate) fn launch_samplesort<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     keys_in: u64,
@@ -39,6 +39,9 @@ pub(crate) fn launch_samplesort<K: Key, C: Comparator<K>>(
     n: usize,
     comp: C,
 ) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let arch = kernels.arch;

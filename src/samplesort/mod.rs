@@ -49,9 +49,6 @@ pub use plan::{bucket_fates, bucket_of, finish_jobs, pass_chunks, sample_count, 
 pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
     let n = keys.len();
     let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
-    if n == 0 {
-        return Ok(());
-    }
     launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
 }
 
@@ -61,9 +58,6 @@ pub fn sort_keys_copy<K: Key, C: Comparator<K>>(gpu: &Gpu, input: &impl DevicePt
     let align = std::mem::align_of::<K>();
     let input = gpu.input("input", input, align)?;
     let output = gpu.output("output", output, align, input.len, &[&input])?;
-    if input.len == 0 {
-        return Ok(());
-    }
     launch_samplesort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
 }
 
@@ -77,9 +71,6 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
 ) -> Result<()> {
     let word = const { value_word::<V>() };
     let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
-    if keys.len == 0 {
-        return Ok(());
-    }
     launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
 }
 
@@ -95,8 +86,5 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     comp: C,
 ) -> Result<()> {
     let (ki, vi, ko, vo, word) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
-    if ki.len == 0 {
-        return Ok(());
-    }
     launch_samplesort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
 }

@@ -1,6 +1,7 @@
 //! The plan of a sample sort, shared by the launch code and the CPU mirror: the samples, the
 //! bucket of a key, the tiles of a distribution pass and what becomes of each bucket.
 
+use crate::cpu::ordering_by;
 use crate::device::contract::{SAMPLESORT_BUCKETS, SAMPLESORT_SPLITTERS};
 
 /// Buckets of one distribution pass (even: open, between two splitters; odd: equal to one).
@@ -32,9 +33,8 @@ pub fn splitters_of<K: Copy>(sorted_samples: &[K]) -> Vec<K> {
 }
 
 /// The bucket of `x` among `splitters` (SPLITTERS of them) under `less`: with u the splitters
-/// not above x (an upper bound), 2u - 1 if x
-/// equals splitter u - 1, else 2u (the device's `samplesort_classifier`: the same for sorted
-/// splitters). Always below BUCKETS.
+/// not above x (an upper bound), 2u - 1 if x equals splitter u - 1, else 2u (the device's
+/// `samplesort_classifier`: the same for sorted splitters). Always below BUCKETS.
 pub fn bucket_of<K>(splitters: &[K], x: &K, less: impl Fn(&K, &K) -> bool) -> usize {
     let mut u = 0;
     let mut step = SPLITTERS.div_ceil(2);
@@ -181,7 +181,7 @@ pub fn finish_jobs(fates: &[(Piece, Fate)], tile: usize) -> Vec<FinishJob> {
 /// pieces): `keys` sorted stably by `less`. `samples` keys per piece, pieces of at most
 /// `finish_tile` keys finished by a sort.
 pub fn samplesort_cpu<K: Copy>(keys: &mut [K], less: impl Fn(&K, &K) -> bool + Copy, samples: usize, finish_tile: usize) {
-    let stable_sort = |s: &mut [K]| s.sort_by(|a, b| if less(a, b) { std::cmp::Ordering::Less } else if less(b, a) { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Equal });
+    let stable_sort = |s: &mut [K]| s.sort_by(|a, b| ordering_by(less, a, b));
     if keys.len() <= finish_tile {
         stable_sort(keys);
         return;

@@ -210,7 +210,7 @@ __device__ __forceinline__ void samplesort_scatter_body(const K* keys, const V* 
     K keys[NV];
     unsigned short bucket[NV];
     union {
-      unsigned short warp_counts[WARPS][B + 1];  // column B: items past the chunk
+      unsigned short warp_counts[WARPS][B + 1];  // column B: items past the tile's end
       int positions[HasValues ? NV : 1];
     } u;
     int bucket_first[B];
