@@ -8,7 +8,12 @@ mod common;
 
 use common::{assert_same, gpu, Rng, TestKey};
 use mergepath::cudarc::driver::CudaSlice;
+use mergepath::testing::{self, Pattern};
 use mergepath::{cpu, tuning, Comparator, Error, Gpu, Greater, Less};
+
+/// The keys these tests sort: built-in keys the tests and the testing kit both make.
+trait SortKey: TestKey + testing::TestKey {}
+impl<K: TestKey + testing::TestKey> SortKey for K {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SortDist {
@@ -18,26 +23,32 @@ enum SortDist {
     Sorted,
     ReverseSorted,
     OrganPipe,
+    /// Ascending runs of one random length (the testing kit's `Pattern::Saw`).
+    Saw,
+    /// A pool of 64 keys drawn with Zipf weights (the testing kit's `Pattern::Zipf`).
+    Zipf,
     /// Ordinary keys mixed with the type's special values (NaN, infinities, signed zeros).
     Specials,
 }
-const SORT_DISTS: [SortDist; 7] = [
+const SORT_DISTS: [SortDist; 9] = [
     SortDist::Uniform,
     SortDist::AllEqual,
     SortDist::TwoDistinct,
     SortDist::Sorted,
     SortDist::ReverseSorted,
     SortDist::OrganPipe,
+    SortDist::Saw,
+    SortDist::Zipf,
     SortDist::Specials,
 ];
 
 /// `n` keys of `dist`; Sorted/ReverseSorted/OrganPipe are in `comp`'s order.
-fn keys_of<K: TestKey, C: Comparator<K>>(n: usize, dist: SortDist, seed: u64, comp: C) -> Vec<K> {
+fn keys_of<K: SortKey, C: Comparator<K>>(n: usize, dist: SortDist, seed: u64, comp: C) -> Vec<K> {
     let mut rng = Rng(seed);
     let pool: Vec<K> = match dist {
         SortDist::AllEqual => vec![K::from_bits(rng.next())],
         SortDist::TwoDistinct => vec![K::from_bits(rng.next()), K::from_bits(rng.next())],
-        SortDist::Specials => K::specials().into_iter().chain((0..8).map(|_| K::from_bits(rng.next()))).collect(),
+        SortDist::Specials => <K as TestKey>::specials().into_iter().chain((0..8).map(|_| K::from_bits(rng.next()))).collect(),
         _ => Vec::new(),
     };
     let mut keys: Vec<K> = (0..n)
@@ -55,13 +66,15 @@ fn keys_of<K: TestKey, C: Comparator<K>>(n: usize, dist: SortDist, seed: u64, co
             let tail: Vec<K> = keys.split_off(n / 2);
             keys.extend(tail.into_iter().rev());
         }
+        SortDist::Saw => keys = Pattern::Saw.arrange(keys, seed, comp),
+        SortDist::Zipf => keys = Pattern::Zipf.arrange(keys, seed, comp),
         _ => {}
     }
     keys
 }
 
 /// The merge passes' tile and the blocksort's block for keys K on this GPU.
-fn tile_of<K: TestKey>(gpu: &Gpu) -> (usize, usize) {
+fn tile_of<K: SortKey>(gpu: &Gpu) -> (usize, usize) {
     let (arch, bytes) = (gpu.compute_capability().unwrap(), std::mem::size_of::<K>());
     (tuning::sort_shape(arch, bytes).tile(), tuning::blocksort_shape(arch, bytes).tile())
 }
@@ -86,11 +99,11 @@ fn lengths((tile, block): (usize, usize), rng: &mut Rng, big: bool) -> Vec<usize
 /// A device sort of keys in place: mergesort's or the sample sort's.
 type KeysSort<K, C> = fn(&Gpu, &mut CudaSlice<K>, C) -> mergepath::Result<()>;
 
-fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
+fn check_sort_keys<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
     check_sort_keys_by::<K, C>(gpu, comp, big, "sort_keys", mergepath::sort_keys::<K, C>);
 }
 
-fn check_sort_keys_by<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool, name: &str, sort: KeysSort<K, C>) {
+fn check_sort_keys_by<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool, name: &str, sort: KeysSort<K, C>) {
     let tile = tile_of::<K>(gpu);
     let mut rng = Rng(0x50f7 ^ tile.0 as u64);
     for n in lengths(tile, &mut rng, big) {
@@ -197,7 +210,7 @@ fn samplesort_beyond_2_pow_31() {
 
 /// Stability: `sort_indices` on keys with many duplicates must give exactly the positions a
 /// stable sort gives, for u32 and u64 indices.
-fn check_sort_indices<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
+fn check_sort_indices<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
     let tile = tile_of::<K>(gpu);
     let mut rng = Rng(0x1d5);
     for n in lengths(tile, &mut rng, false) {
@@ -234,7 +247,7 @@ fn sort_indices_is_stable() {
 /// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were),
 /// with 2-byte keys (two-way passes, per the tuning table) and 8-byte keys (four-way passes
 /// from about 2 M items).
-fn check_sort_pairs<K: TestKey + mergepath::cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, rng: &mut Rng)
+fn check_sort_pairs<K: SortKey + mergepath::cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, rng: &mut Rng)
 where
     Less: Comparator<K>,
     Greater: Comparator<K>,

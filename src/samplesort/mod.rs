@@ -22,6 +22,11 @@
 //! plus per pass 12 bytes per bucket and chunk and the samples.
 //!
 //! [`samplesort_cpu`] runs the same steps on the CPU.
+//!
+//! Speed: [`crate::sort_keys`] (the mergesort) is faster at every measured size but one (u32
+//! pairs at 2^26), and much faster where the second pass leaves buckets just over a tile (2^28
+//! u32 keys: a third pass over ~65,000 small pieces, each with its own bucket counts planned on
+//! the host, takes 9× the mergesort's time). BENCHMARKS.md has the figures.
 
 mod launch;
 mod plan;
