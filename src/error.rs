@@ -64,14 +64,17 @@ pub enum Error {
         what: &'static str,
     },
     /// A call on host slices needs more device memory (its data and the algorithm's
-    /// temporaries) than the device has free: nothing was copied.
+    /// temporaries) than the device has free (or than the [`crate::Gpu::with_memory_limit`]
+    /// cap), and cannot be cut into pieces that fit: nothing was copied.
     TooLargeForDevice {
         /// The bytes of device memory the call needs.
         needed: usize,
-        /// The bytes it could have: the device's free memory and the `Gpu`'s idle pool.
+        /// The bytes it could have: the device's free memory and the `Gpu`'s idle pool, at most
+        /// the cap.
         available: usize,
     },
-    /// Page-locked (pinned) host memory ran out while allocating `bytes`.
+    /// Host memory ran out while allocating `bytes`: page-locked (pinned) memory, or the
+    /// host buffers of the sorted runs of a sort larger than the device. Nothing was changed.
     HostOutOfMemory {
         /// The size of the failed allocation.
         bytes: usize,
@@ -104,7 +107,7 @@ impl fmt::Display for Error {
                 f,
                 "problem too large for the device: it needs {needed} bytes of device memory, {available} are available"
             ),
-            Error::HostOutOfMemory { bytes } => write!(f, "out of page-locked host memory allocating {bytes} bytes"),
+            Error::HostOutOfMemory { bytes } => write!(f, "out of host memory allocating {bytes} bytes (page-locked buffers or sorted runs)"),
             Error::MissingEntryPoint(name) => write!(f, "the module has no kernel entry point named `{name}`"),
         }
     }

@@ -2,8 +2,9 @@
 //! of `mergepath::slices`), against the host backend: sizes 0, 1, around a chunk and many
 //! chunks (small work pieces through `with_work_bytes`, and the default pieces), pageable and
 //! pinned memory, several key types, a derived key, pairs and indices, merges, searches, set
-//! operations, segmented sorts, bad input, two `Gpu`s on different streams at once, and calls
-//! from several threads on one `Gpu`.
+//! operations, segmented sorts, bad input, two `Gpu`s on different streams at once, calls
+//! from several threads on one `Gpu`, and sorts larger than a memory cap (sorted runs merged
+//! from host memory) with their progress.
 
 mod common;
 #[path = "common/hit.rs"]
@@ -342,25 +343,126 @@ fn bad_input_is_an_error_and_leaves_the_data_as_it_was() {
 }
 
 #[test]
-fn sorts_larger_than_the_device_are_an_error_before_any_copy() {
-    let Some(gpu) = gpu() else { return };
-    gpu.context().bind_to_thread().unwrap();
-    let (_free, total) = mergepath::cudarc::driver::result::mem_get_info().unwrap();
-    // Half the device's memory in keys: with the merge buffer the sort needs more than all of
-    // it. `vec!` of zeros leaves the pages untouched (calloc), so the host does not pay for them.
-    let n = total / 8 + 1;
-    let mut keys = vec![0u32; n];
-    let marks = [0, n / 3, n - 1];
-    for (i, &m) in marks.iter().enumerate() {
-        keys[m] = 7 - i as u32;
+fn a_memory_cap_too_small_for_any_run_is_an_error_before_any_copy() {
+    if gpu().is_none() {
+        return;
     }
-    match gpu.sort_keys(&mut keys, Less) {
-        Err(Error::TooLargeForDevice { needed, available }) => assert!(needed > available && needed >= 2 * 4 * n, "{needed} {available}"),
+    let capped = Gpu::new(0).unwrap().with_memory_limit(4096);
+    let mut keys: Vec<u32> = (0..100_000u32).rev().collect();
+    let before = keys.clone();
+    match capped.sort_keys(&mut keys, Less) {
+        Err(Error::TooLargeForDevice { needed, available }) => assert!(needed > available && available <= 4096, "{needed} {available}"),
         other => panic!("want TooLargeForDevice, got {other:?}"),
     }
-    let mut values = vec![0u32; n];
-    assert!(matches!(gpu.sort_pairs(&mut keys, &mut values, Less), Err(Error::TooLargeForDevice { .. })));
-    assert_eq!(marks.map(|m| keys[m]), [7, 6, 5], "keys left as they were");
+    let mut values = vec![0u64; keys.len()];
+    assert!(matches!(capped.sort_pairs(&mut keys, &mut values, Less), Err(Error::TooLargeForDevice { .. })));
+    assert_eq!(keys, before, "keys left as they were");
+}
+
+/// A `Gpu` whose memory cap makes a host-slice sort of `n` keys of `key_bytes` (values of
+/// `word` bytes) cut `runs` runs under work pieces of `work` bytes: the smallest such cap.
+fn capped_gpu(n: usize, key_bytes: usize, word: usize, runs: usize, work: usize) -> Gpu {
+    let runs_under = |cap: usize| with_work_bytes(work, || mergepath::slices::sort_runs(&Gpu::new(0).unwrap().with_memory_limit(cap), n, key_bytes, word));
+    // The smallest cap with at most `runs` runs (runs fall as the cap grows).
+    let (mut lo, mut hi) = (1usize, 64 * n * (key_bytes + word) + (64 << 20));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match runs_under(mid) {
+            Ok(r) if r <= runs => hi = mid,
+            _ => lo = mid,
+        }
+    }
+    assert_eq!(runs_under(hi).unwrap(), runs, "a cap of {hi} bytes for {runs} runs of {n} keys");
+    Gpu::new(0).unwrap().with_memory_limit(hi)
+}
+
+/// Sorts larger than a memory cap: 2, 3 and 17 runs merged from host memory, keys with many
+/// duplicates across runs (stability through positions as values and indices), pairs,
+/// indices, a derived key with its two orders, against the host backend; the progress
+/// callback counts up to its total.
+#[test]
+fn sorts_larger_than_a_memory_cap_merge_sorted_runs_from_host_memory() {
+    if gpu().is_none() {
+        return;
+    }
+    let mut rng = Rng(0xe17);
+    for (runs, work, n) in [(2usize, 1usize << 16, 300_001usize), (3, 4096, 100_003), (17, 4096, 250_000), (3, 0, 3_000_017)] {
+        let ctx = format!("runs={runs} work={work} n={n}");
+        // Keys: few distinct values, so equal keys sit in every run.
+        let keys: Vec<u32> = (0..n).map(|_| rng.below(1000) as u32).collect();
+        let positions: Vec<u64> = (0..n as u64).collect();
+        let (mut want_k, mut want_v) = (keys.clone(), positions.clone());
+        host::sort_pairs(&mut want_k, &mut want_v, Less).unwrap();
+
+        let gpu = capped_gpu(n, 4, 0, runs, work);
+        let mut got = keys.clone();
+        let mut seen: Vec<(u64, u64)> = Vec::new();
+        with_work_bytes(work, || gpu.sort_keys_with_progress(&mut got, Less, |done, total| seen.push((done, total)))).unwrap();
+        assert_eq!(got, want_k, "{ctx} keys");
+        let total = 4 * 4 * n as u64;
+        assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0) && seen.iter().all(|&(_, t)| t == total), "{ctx} progress");
+        assert_eq!(seen.last().copied(), Some((total, total)), "{ctx} progress ends at the total");
+
+        let gpu = capped_gpu(n, 4, 8, runs, work);
+        let (mut k, mut v) = (keys.clone(), positions.clone());
+        with_work_bytes(work, || gpu.sort_pairs(&mut k, &mut v, Less)).unwrap();
+        assert_eq!((&k, &v), (&want_k, &want_v), "{ctx} pairs with positions");
+        let mut k = keys.clone();
+        let mut indices = vec![u64::MAX; n];
+        with_work_bytes(work, || gpu.sort_indices(&mut k, &mut indices, Less)).unwrap();
+        assert_eq!((&k, &indices), (&want_k, &want_v), "{ctx} u64 indices");
+
+        let gpu = capped_gpu(n, 4, 4, runs, work);
+        let mut k = keys.clone();
+        let mut indices = vec![u32::MAX; n];
+        with_work_bytes(work, || gpu.sort_indices(&mut k, &mut indices, Less)).unwrap();
+        assert!(k == want_k && indices.iter().zip(&want_v).all(|(&i, &w)| i as u64 == w), "{ctx} u32 indices");
+
+        let hits_in = hits(n, &mut rng);
+        let hit_bytes = std::mem::size_of::<Hit>();
+        let gpu = capped_gpu(n, hit_bytes, 0, runs, work);
+        for by_x in [false, true] {
+            let (mut want, mut got) = (hits_in.clone(), hits_in.clone());
+            if by_x {
+                host::sort_keys(&mut want, hit::ByX);
+                with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
+            } else {
+                host::sort_keys(&mut want, Less);
+                with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
+            }
+            assert_same(&got, &want, &format!("{ctx} Hit by_x={by_x}"));
+        }
+    }
+}
+
+/// A panic in the progress callback reaches the caller once the sort's work has finished; the
+/// `Gpu` sorts again afterwards.
+#[test]
+fn a_panic_in_the_progress_callback_is_resumed_after_the_work() {
+    if gpu().is_none() {
+        return;
+    }
+    let n = 200_000;
+    let gpu = capped_gpu(n, 4, 0, 3, 4096);
+    let keys: Vec<u32> = (0..n as u32).rev().collect();
+    for panic_at in [1usize, 5, 40] {
+        let mut got = keys.clone();
+        let mut calls = 0;
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_work_bytes(4096, || {
+                gpu.sort_keys_with_progress(&mut got, Less, |_, _| {
+                    calls += 1;
+                    if calls == panic_at {
+                        panic!("progress callback panics");
+                    }
+                })
+            })
+        }));
+        assert!(caught.is_err(), "the panic reaches the caller (panic at call {panic_at})");
+        let mut again = keys.clone();
+        with_work_bytes(4096, || gpu.sort_keys(&mut again, Less)).unwrap();
+        assert!(again.windows(2).all(|w| w[0] <= w[1]), "sorts after the panic");
+    }
 }
 
 #[test]

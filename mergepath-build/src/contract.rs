@@ -445,8 +445,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "iota_params",
         templates: &["V"],
-        doc: "mergepath_iota_{4,8}: out[i] = i.",
-        fields: &[("out", Ptr(VALS_OUT)), ("count", I64)],
+        doc: "mergepath_iota_{4,8}: out[i] = first + i.",
+        fields: &[("out", Ptr(VALS_OUT)), ("first", I64), ("count", I64)],
     },
     Struct {
         name: "segmented_bounds_params",

@@ -47,6 +47,8 @@ pub struct Gpu {
     /// Device buffers of earlier calls, for [`temp::Temp`].
     temp: Mutex<Vec<CudaSlice<u8>>>,
     staging: Mutex<StagingPool>,
+    /// The most device memory one host-slice call plans to use ([`Gpu::with_memory_limit`]).
+    memory_limit: Option<usize>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -81,7 +83,24 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             temp: Mutex::new(Vec::new()),
             staging: Mutex::new(StagingPool::Unmade),
+            memory_limit: None,
         }
+    }
+
+    /// Caps the device memory that each call on host slices ([`crate::slices`]) plans to use
+    /// at `bytes` (its device buffers and temporaries, counted with what it takes from the
+    /// `Gpu`'s pool), below what the device has free. A sort whose keys and temporaries do not
+    /// fit under the cap sorts device-sized runs and merges them from host memory
+    /// ([`Gpu::sort_keys`]), so a GPU can be shared with other work. Device-buffer calls
+    /// ([`crate::sort_keys`], ...) are not capped: their buffers are the caller's.
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
+    /// The cap set by [`Gpu::with_memory_limit`], if any.
+    pub fn memory_limit(&self) -> Option<usize> {
+        self.memory_limit
     }
 
     /// The CUDA context.
@@ -135,12 +154,19 @@ impl Gpu {
         self.temp.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|b| b.len()).sum()
     }
 
-    /// [`Error::TooLargeForDevice`] unless `bytes` of device memory can be had: the device's
-    /// free memory plus what the temp pool holds.
-    pub(crate) fn ensure_device_memory(&self, bytes: usize) -> Result<()> {
+    /// The device memory a host-slice call may plan to use: the device's free memory plus what
+    /// the temp pool holds, at most the [`Gpu::with_memory_limit`] cap.
+    pub(crate) fn device_budget(&self) -> Result<usize> {
         self.ctx.bind_to_thread()?;
         let (free, _total) = cudarc::driver::result::mem_get_info()?;
         let available = free + self.pooled_temp_bytes();
+        Ok(self.memory_limit.map_or(available, |cap| cap.min(available)))
+    }
+
+    /// [`Error::TooLargeForDevice`] unless `bytes` of device memory can be had
+    /// ([`Gpu::device_budget`]).
+    pub(crate) fn ensure_device_memory(&self, bytes: usize) -> Result<()> {
+        let available = self.device_budget()?;
         if bytes > available {
             return Err(Error::TooLargeForDevice { needed: bytes, available });
         }

@@ -30,7 +30,7 @@
 //! # Ok(()) }
 //! ```
 
-mod parallel;
+pub(crate) mod parallel;
 
 use crate::cpu::{ordering_by, set_operation_each, SetSource};
 use crate::error::{Error, Result};

@@ -5,17 +5,25 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{MultiwayMergeKeysParams, MultiwayMergePairsParams, MULTIWAY_MAX_WAYS};
 use crate::device::kernels::Kernels;
 use crate::device::launch::grid_ctas;
-use crate::device::temp::TempLayout;
+use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
-use crate::partition::{launch_multiway_partitions, partition_count, MultiwayTable};
+use crate::partition::{launch_multiway_partitions, multiway_partitions_temp_bytes, partition_count, MultiwayTable};
 use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::LaunchConfig;
 
+/// The temporary device bytes [`launch_multiway`] takes at most for at most
+/// [`MULTIWAY_MAX_WAYS`] inputs of `total` items in all with keys of `key_bytes` (and values
+/// where `pairs`) on a device of `arch`: the tiles' splits and the partitions' boundaries.
+pub(crate) fn multiway_temp_bytes(arch: u32, key_bytes: usize, pairs: bool, total: usize, ways: usize) -> usize {
+    let tile = if pairs { sort_pairs_shape(arch, key_bytes) } else { sort_shape(arch, key_bytes) }.tile();
+    temp_aligned(partition_count(total, tile) * ways * 8) + multiway_partitions_temp_bytes(total, ways, sort_shape(arch, key_bytes).tile())
+}
+
 /// Merges validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`), which
 /// hold their total (not zero).
-pub(super) fn launch_multiway<K: Key>(
+pub(crate) fn launch_multiway<K: Key>(
     gpu: &Gpu,
     kernels: &Kernels,
     keys: &[CheckedBuffer<'_>],

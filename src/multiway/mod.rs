@@ -24,7 +24,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
-use launch::launch_multiway;
+pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
 
 /// Merges `inputs` (each sorted by `comp`; any number, empty ones allowed) into
 /// `out[..total]`, stably: of equal keys, those of a lower input first, each input's in its

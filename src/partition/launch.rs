@@ -9,7 +9,7 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::contract::{MultiwayBoundariesParams, MultiwayPartitionsParams, PartitionsParams, MULTIWAY_MAX_WAYS, MULTIWAY_PARTITION_THREADS, PARTITION_THREADS};
 use crate::device::launch::grid_ctas;
-use crate::device::temp::TempLayout;
+use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::Gpu;
 use crate::types::Tie;
 use cudarc::driver::{CudaSlice, LaunchConfig};
@@ -129,6 +129,13 @@ impl MultiwayTable {
 /// input, so the boundaries' rows (a split of every input each) take at most 2 bytes per item.
 fn boundary_spacing(tile: usize, ways: usize) -> usize {
     (tile / 2).max(4 * ways).max(256)
+}
+
+/// The temporary device bytes [`launch_multiway_partitions`] takes at most for `ways` inputs
+/// of `total` items in all, at the sort tile `tile`: the sample boundaries' rows and ranks.
+pub(crate) fn multiway_partitions_temp_bytes(total: usize, ways: usize, tile: usize) -> usize {
+    let boundaries = total / boundary_spacing(tile, ways);
+    temp_aligned(boundaries * ways * 8) + temp_aligned(boundaries * 8)
 }
 
 /// Enqueues the multiway partition kernels: the sample boundaries, then `count` rows of

@@ -21,8 +21,14 @@
 //!   pairs of sorted runs as soon as both exist, so most of the sort hides under the upload.
 //!   The last merge is cut into output ranges by Merge Path (partitions computed on the
 //!   device), and each range is downloaded as soon as it is merged. The whole input and a
-//!   buffer as large are on the device at once: inputs that do not fit with the sort's
-//!   temporaries are [`Error::TooLargeForDevice`], before anything is copied.
+//!   buffer as large are on the device at once. Inputs that do not fit with the sort's
+//!   temporaries (in the device's free memory, or under [`Gpu::with_memory_limit`]) are
+//!   sorted *externally*: device-sized runs sorted into host buffers of the same size as the
+//!   input, then merged in one pass, batch by batch, by the multiway merge, up to three
+//!   batches in flight. An error before the merge leaves the slices as they were; one
+//!   during the merge (which writes them) leaves them holding the same items, the sorted runs
+//!   copied back, never a mix of merged batches and stale data. The `_with_progress`
+//!   variants report the bytes moved.
 //! - **Merges** ([`Gpu::merge_keys`], [`Gpu::merge_pairs`]) cut the output into ranges by
 //!   Merge Path on the host; each range's inputs are uploaded, merged and downloaded on their
 //!   own, three ranges in flight, so uploads and downloads run at once and the inputs may be
@@ -34,8 +40,10 @@
 //! error inside the pipeline waits for every copy in flight before it returns. Host slices
 //! cannot overlap (Rust's borrows), so [`Error::Overlap`] does not arise here.
 
+mod external;
 mod merge;
 mod plan;
+mod progress;
 mod resident;
 mod sort;
 
@@ -63,32 +71,66 @@ pub fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
     crate::device::transfer::with_work_bytes(bytes, f)
 }
 
+/// The runs a host-slice sort of `n` keys of `key_bytes` (values of `word` bytes) makes on
+/// `gpu` with its budget now (free memory, [`Gpu::with_memory_limit`]) and this thread's
+/// [`with_work_bytes`]: 1 for a sort in core, `Err(TooLargeForDevice)` where no run fits. For
+/// tests that choose a cap by the runs it forces.
+#[doc(hidden)]
+pub fn sort_runs(gpu: &Gpu, n: usize, key_bytes: usize, word: usize) -> Result<usize> {
+    let budget = gpu.device_budget()?;
+    let (chunk, range) = (crate::device::transfer::work_bytes(plan::SORT_CHUNK_BYTES), crate::device::transfer::work_bytes(plan::RANGE_BYTES));
+    if n == 0 || plan::in_core_bytes(n, key_bytes, word, chunk, range) <= budget {
+        return Ok(1);
+    }
+    Ok(external::external_plan(gpu.compute_capability()?, n, key_bytes, word, budget)?.runs)
+}
+
 impl Gpu {
     /// Sorts `keys` (host memory: a `Vec`, an array, a [`PinnedBuffer`]) in place on the GPU
-    /// by `comp`, stably, and returns when they are sorted. As [`crate::sort_keys`], any length;
-    /// [`Error::TooLargeForDevice`] where the keys and the sort's temporaries (about twice the
-    /// keys) do not fit in device memory. See [`crate::slices`] for how it streams.
+    /// by `comp`, stably, and returns when they are sorted. As [`crate::sort_keys`], any length
+    /// that fits in host memory: where the keys and the sort's temporaries (about twice the
+    /// keys) do not fit in device memory, the sort runs externally (sorted runs in a host
+    /// buffer as large as the keys, then one merge pass; [`Error::HostOutOfMemory`] if that
+    /// buffer cannot be had). See [`crate::slices`] for how it streams.
     pub fn sort_keys<K: Key, C: Comparator<K>>(&self, keys: &mut [K], comp: C) -> Result<()> {
-        sort_host::<K, C>(self, keys, Carried::None, comp)
+        sort_host::<K, C>(self, keys, Carried::None, comp, None)
+    }
+
+    /// [`Gpu::sort_keys`] calling `progress(bytes done, bytes total)` on this thread as the
+    /// data moves (the bytes copied to and from the device; an external sort moves each byte
+    /// four times). A panic in `progress` is resumed once the sort's copies and kernels have
+    /// finished, with the keys left as an error would leave them.
+    pub fn sort_keys_with_progress<K: Key, C: Comparator<K>>(&self, keys: &mut [K], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
+        sort_host::<K, C>(self, keys, Carried::None, comp, Some(&mut progress))
     }
 
     /// Sorts `keys` in place on the GPU by `comp`, stably, moving `values` (host memory, the
     /// keys' length: [`Error::LengthMismatch`] otherwise; any [`Value`]) with their keys.
     pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], comp: C) -> Result<()> {
+        self.sort_pairs_with_progress(keys, values, comp, |_, _| {})
+    }
+
+    /// [`Gpu::sort_pairs`] with a `progress` callback as [`Gpu::sort_keys_with_progress`].
+    pub fn sort_pairs_with_progress<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
         let word = const { value_word::<V>() };
         check_values("values", keys.len(), values.len())?;
-        sort_host::<K, C>(self, keys, Carried::Values(bytes_mut(values), word), comp)
+        sort_host::<K, C>(self, keys, Carried::Values(bytes_mut(values), word), comp, Some(&mut progress))
     }
 
     /// Sorts `keys` in place on the GPU by `comp`, stably, and writes to `indices` (the keys'
     /// length) the original position of each sorted key. [`Error::TooLarge`] for `u32` indices
     /// past 2^32 keys.
     pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C) -> Result<()> {
+        self.sort_indices_with_progress(keys, indices, comp, |_, _| {})
+    }
+
+    /// [`Gpu::sort_indices`] with a `progress` callback as [`Gpu::sort_keys_with_progress`].
+    pub fn sort_indices_with_progress<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
         check_values("indices", keys.len(), indices.len())?;
         if keys.len() > I::MAX_COUNT {
             return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
         }
-        sort_host::<K, C>(self, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp)
+        sort_host::<K, C>(self, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp, Some(&mut progress))
     }
 
     /// Merges host slices `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`

@@ -57,6 +57,140 @@ impl SortPlan {
     }
 }
 
+/// Bytes of keys and values per batch of an external sort's merge: batches short enough that
+/// three are in flight and the first download starts soon, long enough that the k-way merge
+/// of a batch fills the GPU.
+pub(super) const BATCH_BYTES: usize = 64 << 20;
+/// Device memory an external sort's merge keeps aside for the small tables a batch's merge
+/// allocates outside the temp pool (input addresses and lengths).
+const TABLE_SLACK: usize = 1 << 20;
+/// Most runs an external sort merges: the inputs one multiway merge takes.
+pub(super) const MAX_RUNS: usize = crate::device::contract::MULTIWAY_MAX_WAYS;
+
+/// The device bytes an in-core host-slice sort of `n` items (keys of `key_bytes`, values of
+/// `word` bytes) takes at most: the data, a buffer as large for the merges (more than one
+/// chunk), the sort temporaries of a full chunk and the last merge's partitions. Never less
+/// for more items, so the largest `n` under a budget can be searched.
+pub(super) fn in_core_bytes(n: usize, key_bytes: usize, word: usize, chunk_bytes: usize, range_bytes: usize) -> usize {
+    let chunk = items_per(chunk_bytes, key_bytes + word);
+    let data = Lanes::bytes(n, key_bytes, word);
+    let merge = if n > chunk { data } else { 0 };
+    let partitions = 8 * (n / items_per(range_bytes, key_bytes + word) + 2);
+    data + merge + crate::sort::sort_temp_bytes(chunk.min(n), key_bytes, word) + temp_aligned(partitions)
+}
+
+/// How an external sort runs: `runs` runs of `run` items (the last one shorter), each sorted
+/// in core and written to host memory, then merged in batches of `batch` items, `slots`
+/// batches on the device at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ExternalPlan {
+    /// Items in all.
+    pub n: usize,
+    /// Items per run.
+    pub run: usize,
+    /// Runs.
+    pub runs: usize,
+    /// Items per merge batch.
+    pub batch: usize,
+    /// Merge batches on the device at once.
+    pub slots: usize,
+}
+
+impl ExternalPlan {
+    /// The plan for `n` items of `key_bytes` keys and `word`-byte values in `budget` bytes of
+    /// device memory: runs as large as an in-core sort fits (`in_core(items)`, its device
+    /// bytes), of equal lengths; merge batches of at most `batch_bytes`, as many as fit with
+    /// `merge_temp(items, runs)` (a batch merge's temporaries) in up to `max_slots` slots.
+    /// `None` where no run fits or more than [`MAX_RUNS`] runs would be needed; `Some` with
+    /// one run where the whole sort fits in core.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        n: usize,
+        key_bytes: usize,
+        word: usize,
+        budget: usize,
+        batch_bytes: usize,
+        max_slots: usize,
+        in_core: impl Fn(usize) -> usize,
+        merge_temp: impl Fn(usize, usize) -> usize,
+    ) -> Option<Self> {
+        // The largest count `fits` (monotone: true up to some count) takes, 0 if none.
+        let largest_fitting = |fits: &dyn Fn(usize) -> bool, most: usize| {
+            // lo fits (0 stands for none), hi does not.
+            let (mut lo, mut hi) = (0usize, most + 1);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let largest_run = largest_fitting(&|r| in_core(r) <= budget, n);
+        if largest_run == 0 {
+            return None;
+        }
+        let runs = n.div_ceil(largest_run);
+        if runs > MAX_RUNS {
+            return None;
+        }
+        // Equal runs (no longer than the largest).
+        let run = n.div_ceil(runs);
+        let batch_items = items_per(batch_bytes, key_bytes + word).min(n);
+        for slots in (1..=max_slots).rev() {
+            let slot_fits = |b: usize| slots * (2 * Lanes::bytes(b, key_bytes, word) + merge_temp(b, runs) + TABLE_SLACK) <= budget;
+            let batch = largest_fitting(&slot_fits, batch_items);
+            // Fewer slots only when a batch would be shorter than half the largest.
+            if batch > 0 && (2 * batch >= batch_items || slots == 1) {
+                return Some(ExternalPlan { n, run, runs, batch, slots });
+            }
+        }
+        None
+    }
+
+    /// The items of run `r`.
+    pub fn run_range(&self, r: usize) -> Range<usize> {
+        (r * self.run).min(self.n)..((r + 1) * self.run).min(self.n)
+    }
+
+    /// Merge batches.
+    pub fn batches(&self) -> usize {
+        self.n.div_ceil(self.batch)
+    }
+}
+
+/// Multiway splits of the runs (lengths `lengths`) at ascending output ranks `ranks` (the
+/// first 0, the last the total), one row per rank, made safe: inside the runs, each row taking
+/// at least what the row before took from every run and exactly its rank in all. The splits of
+/// sorted runs under a strict weak order are left as they are.
+pub(super) fn clamp_multiway_splits(rows: &mut [Vec<usize>], ranks: &[usize], lengths: &[usize]) {
+    let ways = lengths.len();
+    let mut prev = vec![0usize; ways];
+    for (row, &rank) in rows.iter_mut().zip(ranks) {
+        row.resize(ways, 0);
+        for t in 0..ways {
+            row[t] = row[t].clamp(prev[t], lengths[t]);
+        }
+        // Too many: give back from the last runs, not below the row before; too few: take
+        // more from the first runs, up to their lengths. The runs hold every rank, so both
+        // end at exactly `rank` items.
+        let mut sum: usize = row.iter().sum();
+        for t in (0..ways).rev() {
+            let back = (sum.saturating_sub(rank)).min(row[t] - prev[t]);
+            row[t] -= back;
+            sum -= back;
+        }
+        for t in 0..ways {
+            let more = (rank.saturating_sub(sum)).min(lengths[t] - row[t]);
+            row[t] += more;
+            sum += more;
+        }
+        prev.clone_from(row);
+    }
+}
+
 /// A merge path split at each of the ascending `diags` of a merge of `a_len` and `b_len`
 /// items, made safe: each split inside the inputs, and consecutive splits taking at most their
 /// diagonals' difference from A and nothing back from either input. The splits of a real
@@ -208,6 +342,110 @@ mod tests {
                 prop_assert!(a0 <= a1 && a1 <= a_len);
                 prop_assert!(d0 - a0 <= d1 - a1 && d1 - a1 <= b_len);
             }
+        }
+    }
+
+    /// A multiway merge's temporaries for the plan tests: what the real one takes, in shape.
+    fn merge_temp(items: usize, ways: usize) -> usize {
+        8 * ways * (items / 512 + 2) + 8 * (ways + 1) * (items / 256 + 1)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// An external plan's runs fit the budget in core, are equal but the last, cover the
+        /// input once and are few enough to merge; its batches (in their slots, with the merge's
+        /// temporaries) fit the budget too. No plan only where the fewest runs the merge takes
+        /// would not fit, or no batch would.
+        #[test]
+        fn external_plans_fit_the_budget(
+            n in 1usize..50_000_000,
+            key_bytes in prop_oneof![Just(1usize), Just(4), Just(8), Just(16)],
+            word in prop_oneof![Just(0usize), Just(4), Just(8), Just(16)],
+            budget in 1usize..2_000_000_000,
+            batch_bytes in 1usize..(128 << 20),
+            chunk_bytes in 1usize..(64 << 20),
+        ) {
+            let in_core = |items: usize| in_core_bytes(items, key_bytes, word, chunk_bytes, RANGE_BYTES);
+            let lane_bytes = |items: usize| Lanes::bytes(items, key_bytes, word);
+            match ExternalPlan::new(n, key_bytes, word, budget, batch_bytes, MERGE_SLOTS, in_core, merge_temp) {
+                Some(plan) => {
+                    prop_assert!(plan.runs >= 1 && plan.runs <= MAX_RUNS);
+                    prop_assert!(in_core(plan.run) <= budget, "run {} needs {} of {}", plan.run, in_core(plan.run), budget);
+                    prop_assert_eq!(plan.runs, n.div_ceil(plan.run));
+                    let mut next = 0;
+                    for r in 0..plan.runs {
+                        let range = plan.run_range(r);
+                        prop_assert_eq!(range.start, next);
+                        prop_assert!(range.len() == plan.run || r == plan.runs - 1);
+                        next = range.end;
+                    }
+                    prop_assert_eq!(next, n);
+                    prop_assert!(plan.batch >= 1 && plan.batch <= items_per(batch_bytes, key_bytes + word).min(n));
+                    prop_assert!(plan.slots >= 1 && plan.slots <= MERGE_SLOTS);
+                    prop_assert!(plan.slots * (2 * lane_bytes(plan.batch) + merge_temp(plan.batch, plan.runs) + TABLE_SLACK) <= budget);
+                    prop_assert_eq!(plan.batches(), n.div_ceil(plan.batch));
+                }
+                None => {
+                    let fewest = n.div_ceil(MAX_RUNS);
+                    let no_batch = 2 * lane_bytes(1) + merge_temp(1, n.div_ceil(fewest.max(1))) + TABLE_SLACK > budget;
+                    prop_assert!(in_core(fewest) > budget || no_batch || in_core(1) > budget);
+                }
+            }
+        }
+
+        /// The multiway splits of sorted runs at every batch boundary, clamped, are the exact
+        /// splits, and merging the runs batch by batch gives the stable merge of all of them.
+        #[test]
+        fn batches_cut_by_multiway_splits_merge_to_the_whole(
+            runs in proptest::collection::vec(proptest::collection::vec(0u8..16, 0..120), 1..9),
+            batch in 1usize..60,
+        ) {
+            let runs: Vec<Vec<u8>> = runs.into_iter().map(|mut r| { r.sort(); r }).collect();
+            let refs: Vec<&[u8]> = runs.iter().map(|r| &r[..]).collect();
+            let lengths: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+            let n: usize = lengths.iter().sum();
+            let ranks: Vec<usize> = (0..=n.div_ceil(batch)).map(|b| (b * batch).min(n)).collect();
+            let mut rows: Vec<Vec<usize>> = ranks.iter().map(|&r| crate::partition::multiway_split(&refs, r, |x, y| x < y)).collect();
+            let exact = rows.clone();
+            clamp_multiway_splits(&mut rows, &ranks, &lengths);
+            prop_assert_eq!(&rows, &exact);
+            // Stable: equal keys by run, then position; tagged with (run, position) to see it.
+            let mut want: Vec<(u8, usize, usize)> = runs.iter().enumerate().flat_map(|(t, r)| r.iter().enumerate().map(move |(i, &k)| (k, t, i))).collect();
+            want.sort();
+            let mut got = Vec::new();
+            for b in 0..ranks.len() - 1 {
+                let mut piece: Vec<(u8, usize, usize)> = (0..runs.len()).flat_map(|t| (rows[b][t]..rows[b + 1][t]).map(move |i| (t, i))).map(|(t, i)| (runs[t][i], t, i)).collect();
+                prop_assert_eq!(piece.len(), ranks[b + 1] - ranks[b]);
+                piece.sort();
+                got.extend(piece);
+            }
+            prop_assert_eq!(got, want);
+        }
+
+        /// Any splits (unsorted runs, a comparator that is not a strict weak order) are clamped
+        /// into rows inside the runs, never taking back, each taking exactly its rank.
+        #[test]
+        fn clamped_multiway_splits_always_cut_every_item_once(
+            lengths in proptest::collection::vec(0usize..50, 1..8),
+            raw in proptest::collection::vec(proptest::collection::vec(0usize..80, 0..10), 0..12),
+            batch in 1usize..40,
+        ) {
+            let n: usize = lengths.iter().sum();
+            let ranks: Vec<usize> = (0..=n.div_ceil(batch)).map(|b| (b * batch).min(n)).collect();
+            let mut rows: Vec<Vec<usize>> = (0..ranks.len()).map(|b| raw.get(b).cloned().unwrap_or_default()).collect();
+            clamp_multiway_splits(&mut rows, &ranks, &lengths);
+            for (b, row) in rows.iter().enumerate() {
+                prop_assert_eq!(row.len(), lengths.len());
+                prop_assert_eq!(row.iter().sum::<usize>(), ranks[b]);
+                for t in 0..lengths.len() {
+                    prop_assert!(row[t] <= lengths[t]);
+                    if b > 0 {
+                        prop_assert!(row[t] >= rows[b - 1][t]);
+                    }
+                }
+            }
+            prop_assert_eq!(&rows[rows.len() - 1], &lengths);
         }
     }
 

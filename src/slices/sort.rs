@@ -1,15 +1,20 @@
 //! The host-slice sorts: chunks uploaded and sorted as they arrive, runs merged pairwise, the
-//! last merge cut into ranges downloaded as each is merged.
+//! last merge cut into ranges downloaded as each is merged; sorts larger than the device go to
+//! [`super::external`].
 
+use super::external::sort_external;
 use super::merge::merge_lanes;
-use super::plan::{bytes_mut, clamp_splits, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::plan::{bytes_mut, clamp_splits, in_core_bytes, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::progress::Progress;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
-use crate::sort::{launch_iota, launch_sort, sort_temp_bytes};
+use crate::sort::{launch_iota, launch_sort};
 use cudarc::driver::result;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// Values moving with the keys of a host-slice sort.
@@ -22,52 +27,179 @@ pub(super) enum Carried<'a> {
 }
 
 impl Carried<'_> {
-    fn word(&self) -> usize {
+    pub(super) fn word(&self) -> usize {
         match self {
             Carried::None => 0,
             Carried::Values(_, w) | Carried::Indices(_, w) => *w,
         }
     }
+
+    /// The bytes a sort of `n` keys of `key_bytes` moves to the device and back.
+    fn moved_bytes(&self, n: usize, key_bytes: usize) -> usize {
+        let word = self.word();
+        let up = match self {
+            Carried::Values(..) => key_bytes + word,
+            _ => key_bytes,
+        };
+        n * (up + key_bytes + word)
+    }
 }
 
-/// The sort of `keys` (and `carried`) on the GPU: chunks sorted as they arrive, runs merged
-/// pairwise, the last merge downloaded range by range.
-pub(super) fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut carried: Carried<'_>, comp: C) -> Result<()> {
+/// The host memory of one in-core sort of `n` items: keys (and values) read from the inputs
+/// and written sorted to the outputs, which are the inputs for a sort in place. Made from
+/// slices borrowed for `'a`, so the addresses stay valid while it lives.
+pub(super) struct HostItems<'a> {
+    pub(super) n: usize,
+    keys_in: *const u8,
+    keys_out: *mut u8,
+    values: HostValues,
+    _borrow: PhantomData<&'a mut [u8]>,
+}
+
+/// The values of [`HostItems`].
+#[derive(Clone, Copy)]
+enum HostValues {
+    None,
+    /// Read from `input` and written to `output`, words of `word` bytes.
+    Values { input: *const u8, output: *mut u8, word: usize },
+    /// The keys' original positions plus `first`, written to `output` in words of `word` bytes.
+    Indices { output: *mut u8, word: usize, first: usize },
+}
+
+impl<'a> HostItems<'a> {
+    /// The keys of `key_bytes` each (and `carried`) sorted in place.
+    pub(super) fn in_place(keys: &'a mut [u8], key_bytes: usize, carried: Carried<'a>) -> Self {
+        // The inputs are the outputs' addresses (one pointer each, so reads and writes go
+        // through the same borrow).
+        let values = match carried {
+            Carried::None => HostValues::None,
+            Carried::Values(v, word) => {
+                let output = v.as_mut_ptr();
+                HostValues::Values { input: output.cast_const(), output, word }
+            }
+            Carried::Indices(v, word) => HostValues::Indices { output: v.as_mut_ptr(), word, first: 0 },
+        };
+        let keys_out = keys.as_mut_ptr();
+        HostItems { n: keys.len() / key_bytes, keys_in: keys_out.cast_const(), keys_out, values, _borrow: PhantomData }
+    }
+
+    /// `keys_in` (keys of `key_bytes`) sorted into `keys_out` (as long), with values from
+    /// `values_in` into `values_out` (words of `word` bytes), or, without `values_in`, the
+    /// positions `first + i` into `values_out`.
+    pub(super) fn copied(
+        keys_in: &'a [u8],
+        keys_out: &'a mut [MaybeUninit<u8>],
+        key_bytes: usize,
+        values_in: Option<&'a [u8]>,
+        values_out: Option<(&'a mut [MaybeUninit<u8>], usize)>,
+        first: usize,
+    ) -> Self {
+        assert_eq!(keys_in.len(), keys_out.len(), "a sort's host output holds its input");
+        let n = keys_in.len() / key_bytes;
+        let values = match (values_in, values_out) {
+            (_, None) => HostValues::None,
+            (Some(input), Some((output, word))) => {
+                assert!(input.len() == n * word && output.len() == n * word, "values of the keys' length");
+                HostValues::Values { input: input.as_ptr(), output: output.as_mut_ptr().cast(), word }
+            }
+            (None, Some((output, word))) => {
+                assert_eq!(output.len(), n * word, "positions of the keys' length");
+                HostValues::Indices { output: output.as_mut_ptr().cast(), word, first }
+            }
+        };
+        HostItems { n, keys_in: keys_in.as_ptr(), keys_out: keys_out.as_mut_ptr().cast(), values, _borrow: PhantomData }
+    }
+
+    fn word(&self) -> usize {
+        match self.values {
+            HostValues::None => 0,
+            HostValues::Values { word, .. } | HostValues::Indices { word, .. } => word,
+        }
+    }
+
+    /// Enqueues the upload of items `r` into their places in `lanes` (keys of `key_bytes`).
+    fn upload(&self, pipe: &mut Pipeline<'_>, lanes: &Lanes, r: Range<usize>, key_bytes: usize) -> Result<()> {
+        assert!(r.end <= self.n, "items inside the sort");
+        // SAFETY: the range's bytes of the inputs (inside them: checked above; valid while
+        // `self` borrows them), copied into the range's place in the lanes (which hold `n`
+        // items); the pipeline finishes before the sort returns, while `self` lives.
+        unsafe {
+            pipe.upload(lanes.keys(r.clone()).ptr, self.keys_in.add(r.start * key_bytes), r.len() * key_bytes)?;
+            if let HostValues::Values { input, word, .. } = self.values {
+                pipe.upload(lanes.values(r.clone()).ptr, input.add(r.start * word), r.len() * word)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Enqueues the download of items `r` of `lanes` into their places in the outputs.
+    fn download(&self, pipe: &mut Pipeline<'_>, lanes: &Lanes, r: Range<usize>, key_bytes: usize) -> Result<()> {
+        assert!(r.end <= self.n, "items inside the sort");
+        // SAFETY: as in `upload`, the other way: the outputs are valid for writes of the
+        // range's bytes while `self` borrows them, and only the pipeline writes them.
+        unsafe {
+            pipe.download(self.keys_out.add(r.start * key_bytes), lanes.keys(r.clone()).ptr, r.len() * key_bytes)?;
+            match self.values {
+                HostValues::None => {}
+                HostValues::Values { output, word, .. } | HostValues::Indices { output, word, .. } => {
+                    pipe.download(output.add(r.start * word), lanes.values(r.clone()).ptr, r.len() * word)?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The sort of `keys` (and `carried`) on the GPU: in core where the keys and the sort's
+/// temporaries fit the device budget ([`sort_in_core`]), else as sorted runs merged from host
+/// memory ([`sort_external`]). `progress` hears of the bytes moved.
+pub(super) fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carried<'_>, comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
     let n = keys.len();
     if n == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
+    gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), carried.word());
+    let budget = gpu.device_budget()?;
+    if in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)) <= budget {
+        let mut progress = Progress::new(progress, carried.moved_bytes(n, kb));
+        let result = sort_in_core::<K, C>(gpu, HostItems::in_place(bytes_mut(keys), kb, carried), comp, &mut progress);
+        return progress.finish(result);
+    }
+    sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
+}
+
+/// The in-core sort of `items` on the GPU: chunks sorted as they arrive, runs merged
+/// pairwise, the last merge downloaded range by range.
+pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems<'_>, comp: C, progress: &mut Progress<'_>) -> Result<()> {
+    let n = items.n;
+    if n == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let (kb, word) = (std::mem::size_of::<K>(), items.word());
     let plan = SortPlan::new(n, kb + word, work_bytes(SORT_CHUNK_BYTES));
     let data_bytes = Lanes::bytes(n, kb, word);
     let merge_bytes = if plan.chunks > 1 { data_bytes } else { 0 };
-    gpu.ensure_device_memory(data_bytes + merge_bytes + sort_temp_bytes(plan.chunk, kb, word))?;
+    gpu.ensure_device_memory(in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)))?;
     let mut data = gpu.temp(data_bytes)?;
-    let mut merge_buf = if plan.chunks > 1 { Some(gpu.temp(data_bytes)?) } else { None };
+    let mut merge_buf = if merge_bytes > 0 { Some(gpu.temp(data_bytes)?) } else { None };
     let (data_ptr, _data_guard) = data.device_ptr_mut();
     let merge_ptr = merge_buf.as_mut().map(|t| t.device_ptr_mut());
     // Level l's runs are in `bufs[l % 2]`.
     let bufs = [Lanes::at(data_ptr, n, kb, word), Lanes::at(merge_ptr.as_ref().map_or(data_ptr, |(p, _)| *p), n, kb, word)];
-    let key_bytes: &mut [u8] = bytes_mut(keys);
 
     let mut pipe = Pipeline::new(gpu)?;
     // The buffers may be new, or still used by earlier work: both in order on the kernels'
     // stream.
     pipe.order(Stream::Kernels, Stream::Upload)?;
-    if let Carried::Indices(_, w) = carried {
-        launch_iota(gpu, &kernels, &bufs[0].values(0..n), w)?;
+    if let HostValues::Indices { word, first, .. } = items.values {
+        launch_iota(gpu, &kernels, &bufs[0].values(0..n), first, word)?;
     }
     for i in 0..plan.chunks {
         let r = plan.run(0, i);
-        // SAFETY: the chunk's bytes of the caller's slices, copied into the chunk's place in
-        // the data buffer; both stay untouched until the pipeline finishes.
-        unsafe {
-            pipe.upload_slice(bufs[0].keys(r.clone()).ptr, &key_bytes[r.start * kb..r.end * kb])?;
-            if let Carried::Values(v, w) = &carried {
-                pipe.upload_slice(bufs[0].values(r.clone()).ptr, &v[r.start * w..r.end * w])?;
-            }
-        }
+        items.upload(&mut pipe, &bufs[0], r.clone(), kb)?;
+        progress.advance(r.len() * (kb + if matches!(items.values, HostValues::Values { .. }) { word } else { 0 }));
         pipe.order(Stream::Upload, Stream::Kernels)?;
         let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
         pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
@@ -81,15 +213,8 @@ pub(super) fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], mut
     let out = &bufs[levels as usize % 2];
     let mut download = |pipe: &mut Pipeline<'_>, r: Range<usize>| -> Result<()> {
         pipe.order(Stream::Kernels, Stream::Download)?;
-        // SAFETY: the range's bytes of the caller's slices, written from the sorted data; the
-        // slices stay borrowed until the pipeline finishes.
-        unsafe {
-            pipe.download_slice(&mut key_bytes[r.start * kb..r.end * kb], out.keys(r.clone()).ptr)?;
-            match &mut carried {
-                Carried::None => {}
-                Carried::Values(v, w) | Carried::Indices(v, w) => pipe.download_slice(&mut v[r.start * *w..r.end * *w], out.values(r.clone()).ptr)?,
-            }
-        }
+        items.download(pipe, out, r.clone(), kb)?;
+        progress.advance(r.len() * (kb + word));
         Ok(())
     };
     if levels == 0 {

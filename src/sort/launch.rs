@@ -212,11 +212,11 @@ fn enqueue_sort(
     Ok(())
 }
 
-/// Writes 0, 1, ..., len - 1 into `out` (words of 4 or 8 bytes).
-pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &CheckedBuffer<'_>, word: usize) -> Result<()> {
+/// Writes first, first + 1, ..., first + len - 1 into `out` (words of 4 or 8 bytes).
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &CheckedBuffer<'_>, first: usize, word: usize) -> Result<()> {
     let ctas = out.len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = IotaParams { out: out.ptr, count: out.len as i64 };
+    let params = IotaParams { out: out.ptr, first: first as i64, count: out.len as i64 };
     let func = kernels.for_values("mergepath_iota", word)?;
     // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.

@@ -136,7 +136,7 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
     }
     if n > 0 {
         let kernels = gpu.kernels::<K, C>()?;
-        launch_iota(gpu, &kernels, &indices, word)?;
+        launch_iota(gpu, &kernels, &indices, 0, word)?;
     }
     launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((indices.ptr, indices.ptr, word)), n, comp)
 }

@@ -2,12 +2,13 @@
 #pragma once
 #include <stdint.h>
 
-// out[i] = i for i in [0, count): the values of an index sort.
+// out[i] = first + i for i in [0, count): the values of an index sort (first: where a run
+// of the keys starts).
 #define MERGEPATH_IOTA(BYTES, WORD)                                                              \
   extern "C" __global__ void mergepath_iota_##BYTES(const mergepath::iota_params<WORD> p) {                  \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count;                  \
          i += (int64_t)gridDim.x * blockDim.x)                                                   \
-      p.out[i] = (WORD)i;                                                                          \
+      p.out[i] = (WORD)(p.first + i);                                                                          \
   }
 MERGEPATH_IOTA(4, uint32_t)
 MERGEPATH_IOTA(8, uint64_t)
