@@ -1,6 +1,8 @@
-"""Plots the TSV of `examples/host_timeline` (one 2^26 u32 sort of host data, from a Vec and
-from pinned memory) as a timeline: a row per lane (host copy threads, upload DMAs, kernels,
-download DMAs), a bar per span, colored by what ran.
+"""Plots a timeline TSV of host-slice calls as a timeline: a row per lane (host copy threads,
+upload DMAs, kernels, download DMAs), a bar per span, colored by what ran, one panel per case.
+`examples/host_timeline` writes cases `pageable` and `pinned` (one 2^26 u32 sort each);
+`examples/out_of_core --timeline` writes one sort without the case column (its case is the
+file's name).
 
 Run: python3 docs/plot_host_timeline.py TSV PNG   (needs matplotlib)
 """
@@ -14,26 +16,31 @@ import matplotlib.pyplot as plt
 
 lines = open(sys.argv[1]).read().splitlines()
 # Skip what precedes the header (the GPU runner prints the device first).
-lines = lines[next(i for i, l in enumerate(lines) if l.startswith("case\t")):]
+lines = lines[next(i for i, l in enumerate(lines) if l.startswith("case\t") or l.startswith("lane\t")):]
 rows = list(csv.DictReader(lines, delimiter="\t"))
+for r in rows:
+    r.setdefault("case", sys.argv[1].rsplit("/", 1)[-1].rsplit(".", 1)[0])
 lanes = ["host copy", "upload", "kernels", "download"]
 colors = {
     "copy in": "tab:blue", "copy out": "tab:cyan", "staged upload": "tab:green", "direct upload": "tab:green", "pinned upload": "tab:green",
     "sort chunk": "tab:orange", "merge runs": "tab:red", "partitions": "tab:gray", "merge range": "tab:purple",
     "staged download": "tab:olive", "direct download": "tab:olive", "pinned download": "tab:olive",
+    "run buffers": "tab:pink", "multiway splits": "tab:brown", "merge batch": "tab:purple", "restore": "k",
 }
-cases = [c for c in ["pageable", "pinned"] if any(r["case"] == c for r in rows)]
+cases = list(dict.fromkeys(r["case"] for r in rows))
 end = max(float(r["end_ms"]) for r in rows)
 fig, axes = plt.subplots(len(cases), 1, figsize=(12, 2.2 * len(cases) + 0.6), sharex=True, squeeze=False)
 for ax, case in zip(axes[:, 0], cases):
     spans = [r for r in rows if r["case"] == case]
     seen = set()
+    # Thin white edges separate a few spans; with thousands they would hide the bars.
+    edge = 0.3 if len(spans) < 2000 else 0
     for r in spans:
         y = lanes.index(r["lane"])
         s, e = float(r["start_ms"]), float(r["end_ms"])
         label = r["what"] if r["what"] not in seen else None
         seen.add(r["what"])
-        ax.broken_barh([(s, max(e - s, 0.005))], (y - 0.38, 0.76), color=colors.get(r["what"], "k"), label=label, edgecolor="white", linewidth=0.3)
+        ax.broken_barh([(s, max(e - s, 0.005))], (y - 0.38, 0.76), color=colors.get(r["what"], "k"), label=label, edgecolor="white", linewidth=edge)
     last = max(float(r["end_ms"]) for r in spans)
     ax.set_yticks(range(len(lanes)), lanes)
     ax.invert_yaxis()

@@ -92,19 +92,24 @@ fn derived_keys_sort_by_their_orders() {
     let mut rng = Rng(11);
     for work in WORK {
         for n in lengths(work, std::mem::size_of::<Hit>()) {
-            let input = hits(n, &mut rng);
-            for by_x in [false, true] {
-                let (mut want, mut got) = (input.clone(), input.clone());
-                if by_x {
-                    host::sort_keys(&mut want, hit::ByX);
-                    with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
-                } else {
-                    host::sort_keys(&mut want, Less);
-                    with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
-                }
-                assert_same(&got, &want, &format!("Hit by_x={by_x} n={n} work={work}"));
-            }
+            check_hits(gpu, &hits(n, &mut rng), work, &format!("n={n} work={work}"));
         }
+    }
+}
+
+/// `input` sorted on `gpu` by both of `Hit`'s orders (the derived one and `ByX`) under work
+/// pieces of `work` bytes, against the host backend.
+fn check_hits(gpu: &Gpu, input: &[Hit], work: usize, ctx: &str) {
+    for by_x in [false, true] {
+        let (mut want, mut got) = (input.to_vec(), input.to_vec());
+        if by_x {
+            host::sort_keys(&mut want, hit::ByX);
+            with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
+        } else {
+            host::sort_keys(&mut want, Less);
+            with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
+        }
+        assert_same(&got, &want, &format!("Hit by_x={by_x} {ctx}"));
     }
 }
 
@@ -418,20 +423,8 @@ fn sorts_larger_than_a_memory_cap_merge_sorted_runs_from_host_memory() {
         with_work_bytes(work, || gpu.sort_indices(&mut k, &mut indices, Less)).unwrap();
         assert!(k == want_k && indices.iter().zip(&want_v).all(|(&i, &w)| i as u64 == w), "{ctx} u32 indices");
 
-        let hits_in = hits(n, &mut rng);
-        let hit_bytes = std::mem::size_of::<Hit>();
-        let gpu = capped_gpu(n, hit_bytes, 0, runs, work);
-        for by_x in [false, true] {
-            let (mut want, mut got) = (hits_in.clone(), hits_in.clone());
-            if by_x {
-                host::sort_keys(&mut want, hit::ByX);
-                with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
-            } else {
-                host::sort_keys(&mut want, Less);
-                with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
-            }
-            assert_same(&got, &want, &format!("{ctx} Hit by_x={by_x}"));
-        }
+        let gpu = capped_gpu(n, std::mem::size_of::<Hit>(), 0, runs, work);
+        check_hits(&gpu, &hits(n, &mut rng), work, &ctx);
     }
 }
 

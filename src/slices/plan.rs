@@ -61,9 +61,12 @@ impl SortPlan {
 /// three are in flight and the first download starts soon, long enough that the k-way merge
 /// of a batch fills the GPU.
 pub(super) const BATCH_BYTES: usize = 64 << 20;
-/// Device memory an external sort's merge keeps aside for the small tables a batch's merge
-/// allocates outside the temp pool (input addresses and lengths).
-const TABLE_SLACK: usize = 1 << 20;
+/// Device memory an external sort's merge keeps aside for the small tables a batch's merge of
+/// `ways` runs allocates outside the temp pool (four of `ways` words: input addresses and
+/// lengths, value addresses, boundary starts), each rounded up generously.
+fn table_bytes(ways: usize) -> usize {
+    4 * (8 * ways + 4096)
+}
 /// Most runs an external sort merges: the inputs one multiway merge takes.
 pub(super) const MAX_RUNS: usize = crate::device::contract::MULTIWAY_MAX_WAYS;
 
@@ -101,8 +104,9 @@ impl ExternalPlan {
     /// device memory: runs as large as an in-core sort fits (`in_core(items)`, its device
     /// bytes), of equal lengths; merge batches of at most `batch_bytes`, as many as fit with
     /// `merge_temp(items, runs)` (a batch merge's temporaries) in up to `max_slots` slots.
-    /// `None` where no run fits or more than [`MAX_RUNS`] runs would be needed; `Some` with
-    /// one run where the whole sort fits in core.
+    /// `Err(bytes)`, the budget the smallest plan would need, where no run fits, more than
+    /// [`MAX_RUNS`] runs would be needed or no batch fits; one run where the whole sort fits in
+    /// core.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         n: usize,
@@ -113,7 +117,7 @@ impl ExternalPlan {
         max_slots: usize,
         in_core: impl Fn(usize) -> usize,
         merge_temp: impl Fn(usize, usize) -> usize,
-    ) -> Option<Self> {
+    ) -> Result<Self, usize> {
         // The largest count `fits` (monotone: true up to some count) takes, 0 if none.
         let largest_fitting = |fits: &dyn Fn(usize) -> bool, most: usize| {
             // lo fits (0 stands for none), hi does not.
@@ -129,25 +133,23 @@ impl ExternalPlan {
             lo
         };
         let largest_run = largest_fitting(&|r| in_core(r) <= budget, n);
-        if largest_run == 0 {
-            return None;
+        let fewest_runs_need = in_core(n.div_ceil(MAX_RUNS));
+        if largest_run == 0 || n.div_ceil(largest_run) > MAX_RUNS {
+            return Err(fewest_runs_need);
         }
         let runs = n.div_ceil(largest_run);
-        if runs > MAX_RUNS {
-            return None;
-        }
         // Equal runs (no longer than the largest).
         let run = n.div_ceil(runs);
         let batch_items = items_per(batch_bytes, key_bytes + word).min(n);
         for slots in (1..=max_slots).rev() {
-            let slot_fits = |b: usize| slots * (2 * Lanes::bytes(b, key_bytes, word) + merge_temp(b, runs) + TABLE_SLACK) <= budget;
+            let slot_fits = |b: usize| slots * (2 * Lanes::bytes(b, key_bytes, word) + merge_temp(b, runs) + table_bytes(runs)) <= budget;
             let batch = largest_fitting(&slot_fits, batch_items);
             // Fewer slots only when a batch would be shorter than half the largest.
             if batch > 0 && (2 * batch >= batch_items || slots == 1) {
-                return Some(ExternalPlan { n, run, runs, batch, slots });
+                return Ok(ExternalPlan { n, run, runs, batch, slots });
             }
         }
-        None
+        Err(2 * Lanes::bytes(1, key_bytes, word) + merge_temp(1, runs) + table_bytes(runs))
     }
 
     /// The items of run `r`.
@@ -355,8 +357,7 @@ mod tests {
 
         /// An external plan's runs fit the budget in core, are equal but the last, cover the
         /// input once and are few enough to merge; its batches (in their slots, with the merge's
-        /// temporaries) fit the budget too. No plan only where the fewest runs the merge takes
-        /// would not fit, or no batch would.
+        /// temporaries) fit the budget too. No plan only with a need over the budget.
         #[test]
         fn external_plans_fit_the_budget(
             n in 1usize..50_000_000,
@@ -369,7 +370,7 @@ mod tests {
             let in_core = |items: usize| in_core_bytes(items, key_bytes, word, chunk_bytes, RANGE_BYTES);
             let lane_bytes = |items: usize| Lanes::bytes(items, key_bytes, word);
             match ExternalPlan::new(n, key_bytes, word, budget, batch_bytes, MERGE_SLOTS, in_core, merge_temp) {
-                Some(plan) => {
+                Ok(plan) => {
                     prop_assert!(plan.runs >= 1 && plan.runs <= MAX_RUNS);
                     prop_assert!(in_core(plan.run) <= budget, "run {} needs {} of {}", plan.run, in_core(plan.run), budget);
                     prop_assert_eq!(plan.runs, n.div_ceil(plan.run));
@@ -383,14 +384,10 @@ mod tests {
                     prop_assert_eq!(next, n);
                     prop_assert!(plan.batch >= 1 && plan.batch <= items_per(batch_bytes, key_bytes + word).min(n));
                     prop_assert!(plan.slots >= 1 && plan.slots <= MERGE_SLOTS);
-                    prop_assert!(plan.slots * (2 * lane_bytes(plan.batch) + merge_temp(plan.batch, plan.runs) + TABLE_SLACK) <= budget);
+                    prop_assert!(plan.slots * (2 * lane_bytes(plan.batch) + merge_temp(plan.batch, plan.runs) + table_bytes(plan.runs)) <= budget);
                     prop_assert_eq!(plan.batches(), n.div_ceil(plan.batch));
                 }
-                None => {
-                    let fewest = n.div_ceil(MAX_RUNS);
-                    let no_batch = 2 * lane_bytes(1) + merge_temp(1, n.div_ceil(fewest.max(1))) + TABLE_SLACK > budget;
-                    prop_assert!(in_core(fewest) > budget || no_batch || in_core(1) > budget);
-                }
+                Err(needed) => prop_assert!(needed > budget, "needs {} of {}", needed, budget),
             }
         }
 
