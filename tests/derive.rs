@@ -1,5 +1,6 @@
 //! `#[derive(Key)]`: derived comparators on the CPU (here and in CI), and sorts and merges of
-//! derived structs on the GPU against the CPU oracle, stability included.
+//! derived structs on the GPU against the CPU oracle, stability included; array fields and
+//! tuple structs against Rust's own orders.
 
 mod common;
 #[path = "common/hit.rs"]
@@ -38,6 +39,117 @@ struct Small {
     lo: u8,
     hi: i8,
     w: i16,
+}
+
+/// A 16-byte hash key: a tuple struct of one array, ordered as Rust orders `[u8; 16]`.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+struct Uuid([u8; 16]);
+
+/// A fixed-width name descending, then a count; `tag` is carried, never compared.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "name desc, count")]
+struct Named {
+    name: [u8; 10],
+    tag: u16,
+    count: u32,
+}
+
+/// An array whose order covers all 8 bytes: packed into one u64 on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "0 desc")]
+struct Quad([i16; 4]);
+
+/// A newtype with a comparator of its own (CUDA names a tuple struct's fields f0, f1, ...).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(comparator(ByPopcount, cuda = "__popc(a.f0) < __popc(b.f0)", rust = "|a, b| a.0.count_ones() < b.0.count_ones()"))]
+struct Bits(u32);
+
+#[test]
+fn array_fields_and_tuple_structs_on_the_cpu() {
+    let u = |b0: u8, b15: u8| {
+        let mut a = [7u8; 16];
+        a[0] = b0;
+        a[15] = b15;
+        Uuid(a)
+    };
+    assert!(Less.is_less(&u(1, 9), &u(2, 0)) && Less.is_less(&u(1, 0), &u(1, 9)) && !Less.is_less(&u(1, 9), &u(1, 9)));
+    assert!(Greater.is_less(&u(2, 0), &u(1, 9)));
+    let named = |name: &[u8], tag, count| {
+        let mut n = [0u8; 10];
+        n[..name.len()].copy_from_slice(name);
+        Named { name: n, tag, count }
+    };
+    assert!(Less.is_less(&named(b"bob", 0, 5), &named(b"alice", 0, 1)), "name descending");
+    assert!(Less.is_less(&named(b"bob", 9, 1), &named(b"bob", 0, 2)), "then count ascending; tag ignored");
+    assert!(!Less.is_less(&named(b"bob", 9, 1), &named(b"bob", 0, 1)) && !Less.is_less(&named(b"bob", 0, 1), &named(b"bob", 9, 1)));
+    assert!(Less.is_less(&Quad([3, 0, 0, 0]), &Quad([2, 9, 9, 9])) && Less.is_less(&Quad([2, 0, 0, 1]), &Quad([2, 0, 0, 0])));
+    assert_eq!(<Less as Comparator<Quad>>::PACKED_U64, Some(false), "an order over every bit of an 8-byte array");
+    assert_eq!(<Less as Comparator<Uuid>>::PACKED_U64, None);
+    assert!(ByPopcount.is_less(&Bits(0b1000), &Bits(0b11)) && !ByPopcount.is_less(&Bits(0b11), &Bits(0b101)));
+    assert_eq!(<ByPopcount as Comparator<Bits>>::NAME, "ByPopcount");
+}
+
+/// Sorts of array keys and tuple structs on the GPU against Rust's own (stable) sorts: `[u8; 16]`
+/// keys in Rust's order and its reverse, a fixed-width name descending then a count (with a
+/// carried tag), a packed `[i16; 4]`, and a newtype by its popcount (stability shows: keys equal
+/// by popcount stay in input order).
+#[test]
+fn sort_array_keys_and_tuple_structs() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0xa77);
+    for n in [0usize, 1, 1000, 70_001, (1 << 20) + 3] {
+        // Few distinct prefixes, so the later bytes decide often.
+        let uuids: Vec<Uuid> = (0..n)
+            .map(|_| {
+                let (r, s) = (rng.next(), rng.next());
+                let mut a = [0u8; 16];
+                a[..8].copy_from_slice(&(r % 5).to_le_bytes());
+                a[8..].copy_from_slice(&s.to_le_bytes());
+                Uuid(a)
+            })
+            .collect();
+        let mut want = uuids.clone();
+        want.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut d = gpu.upload(&uuids).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Uuid n={n}");
+        want.reverse();
+        let mut d = gpu.upload(&uuids).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Greater).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Uuid Greater n={n}");
+
+        let names: Vec<Named> = (0..n)
+            .map(|i| {
+                let r = rng.next();
+                let mut name = [b'a'; 10];
+                name[(r % 10) as usize] = b'a' + (r >> 8) as u8 % 3;
+                Named { name, tag: i as u16, count: (r >> 16) as u32 % 4 }
+            })
+            .collect();
+        let mut want = names.clone();
+        want.sort_by(|a, b| b.name.cmp(&a.name).then(a.count.cmp(&b.count)));
+        let mut d = gpu.upload(&names).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Named n={n} (stable: tags of equal keys in input order)");
+
+        let quads: Vec<Quad> = (0..n).map(|_| Quad((rng.next() % 4096).to_le_bytes()[..8].chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]]) % 3).collect::<Vec<_>>().try_into().unwrap())).collect();
+        let mut want = quads.clone();
+        want.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut d = gpu.upload(&quads).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Quad n={n}");
+
+        let bits: Vec<Bits> = (0..n).map(|_| Bits(rng.next() as u32)).collect();
+        let mut want = bits.clone();
+        want.sort_by_key(|b| b.0.count_ones());
+        let mut d = gpu.upload(&bits).unwrap();
+        mergepath::sort_keys(gpu, &mut d, ByPopcount).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Bits by popcount n={n}");
+    }
 }
 
 #[test]

@@ -9,11 +9,15 @@
 //! struct Hit { score: f32, id: u32, x: i64 }
 //! ```
 //!
-//! - The struct must be `#[repr(C)]`, without generics, with named fields of the built-in
-//!   numeric types (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`) and no padding (add explicit fields).
+//! - The struct must be `#[repr(C)]`, without generics, with fields of the built-in numeric
+//!   types (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`) or arrays of them (`[u8; 16]`), and no
+//!   padding (add explicit fields), at most 16 bytes in all. Named fields or a tuple struct (`struct ByPopcount(u32)`):
+//!   in `order` a tuple struct's fields are `0`, `1`, ..., in CUDA expressions `f0`, `f1`, ....
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
-//!   the IEEE total order, as the built-in keys. Where the order's fields fit 64 bits the GPU
+//!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0
+//!   first), `desc` reversing the whole array's order. Fields the order leaves out are carried
+//!   with the key, never compared. Where the order's fields fit 64 bits the GPU
 //!   compares one packed integer per key; where they are every field of an 8-byte key, key
 //!   sorts sort the packed integers (as fast as `u64` keys: the first pass packs them as it
 //!   reads them, the last unpacks them as it writes them).
@@ -31,6 +35,9 @@ use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
 use syn::{parse_macro_input, spanned::Spanned, Data, DeriveInput, Error, Fields, Ident, LitStr, Type};
 
+/// The widest key the kernels' tiles take (the largest key size in `tuning.tsv`).
+const MAX_KEY_BYTES: usize = 16;
+
 /// See the crate documentation.
 #[proc_macro_derive(Key, attributes(key))]
 pub fn derive_key(input: TokenStream) -> TokenStream {
@@ -40,13 +47,35 @@ pub fn derive_key(input: TokenStream) -> TokenStream {
 
 /// A field of the key struct and its CUDA twin.
 struct Field {
-    ident: Ident,
-    ty: Type,
+    /// How Rust names it: `score`, or `0` in a tuple struct.
+    member: syn::Member,
+    /// How CUDA and `order` name it: `score`; `f0` (CUDA) and `0` (`order`) in a tuple struct.
+    cuda_name: String,
+    order_name: String,
+    /// The element type: the field's type, or an array field's element type.
+    elem_ty: Type,
     cuda_type: &'static str,
-    /// Size in bytes.
-    size: usize,
+    /// Elements: `Some(n)` for an array `[T; n]`, else a scalar.
+    len: Option<usize>,
+    /// Size in bytes of one element.
+    elem_size: usize,
     /// Byte offset in the repr(C) layout (no padding, so the sum of the sizes before it).
     offset: usize,
+}
+
+impl Field {
+    /// Bytes of the whole field.
+    fn size(&self) -> usize {
+        self.elem_size * self.len.unwrap_or(1)
+    }
+
+    /// The CUDA expressions of its elements in key `k`: `k.x`, or `k.x[0]`, `k.x[1]`, ....
+    fn cuda_elems(&self, k: &str) -> Vec<String> {
+        match self.len {
+            None => vec![format!("{k}.{}", self.cuda_name)],
+            Some(n) => (0..n).map(|j| format!("{k}.{}[{j}]", self.cuda_name)).collect(),
+        }
+    }
 }
 
 /// One comparator to instantiate.
@@ -75,6 +104,24 @@ fn numeric(ty: &Type) -> Option<&'static mergepath_build::BuiltinKey> {
     mergepath_build::builtin_key(&p.path.get_ident()?.to_string())
 }
 
+/// A field type's element type, built-in twin and array length: `u32`, or `[u32; 4]` (the
+/// length an integer literal, at least 1).
+fn field_type(ty: &Type) -> syn::Result<(Type, &'static mergepath_build::BuiltinKey, Option<usize>)> {
+    let unsupported = || Error::new(ty.span(), format!("unsupported key field type: use {}, or an array of them such as [u8; 16]", numeric_names()));
+    if let Type::Array(array) = ty {
+        let key = numeric(&array.elem).ok_or_else(unsupported)?;
+        let len = match &array.len {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => n.base10_parse::<usize>()?,
+            other => return Err(Error::new(other.span(), "an array field's length must be an integer literal")),
+        };
+        if len == 0 {
+            return Err(Error::new(array.len.span(), "an array field needs at least one element"));
+        }
+        return Ok(((*array.elem).clone(), key, Some(len)));
+    }
+    Ok((ty.clone(), numeric(ty).ok_or_else(unsupported)?, None))
+}
+
 /// "u8, u16, ... or f64": the field types `numeric` accepts.
 fn numeric_names() -> String {
     let names: Vec<&str> = mergepath_build::BUILTIN_KEYS.iter().map(|k| k.rust).collect();
@@ -99,25 +146,31 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         return Err(Error::new(name.span(), "#[derive(Key)] needs #[repr(C)], so the CUDA struct has the same layout"));
     }
     let Data::Struct(data) = &input.data else {
-        return Err(Error::new(name.span(), "#[derive(Key)] works on structs with named fields"));
+        return Err(Error::new(name.span(), "#[derive(Key)] works on structs (named fields or a tuple struct)"));
     };
-    let Fields::Named(named) = &data.fields else {
-        return Err(Error::new(name.span(), "#[derive(Key)] works on structs with named fields"));
+    let struct_fields: Vec<&syn::Field> = match &data.fields {
+        Fields::Named(named) => named.named.iter().collect(),
+        Fields::Unnamed(unnamed) => unnamed.unnamed.iter().collect(),
+        Fields::Unit => Vec::new(),
     };
 
     // Fields and the repr(C) layout; padding would be uninitialized bytes in a Pod key.
     let mut fields = Vec::new();
     let (mut offset, mut align) = (0usize, 1usize);
-    for f in &named.named {
-        let ident = f.ident.clone().unwrap();
-        let key = numeric(&f.ty).ok_or_else(|| Error::new(f.ty.span(), format!("unsupported key field type: use {}", numeric_names())))?;
-        let (cuda_type, size) = (key.cuda, key.size);
-        if offset % size != 0 {
-            return Err(Error::new(ident.span(), format!("padding before field `{ident}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
+    for (i, f) in struct_fields.into_iter().enumerate() {
+        let (member, cuda_name, order_name) = match &f.ident {
+            Some(ident) => (syn::Member::Named(ident.clone()), ident.to_string(), ident.to_string()),
+            None => (syn::Member::Unnamed(syn::Index { index: i as u32, span: f.ty.span() }), format!("f{i}"), i.to_string()),
+        };
+        let (elem_ty, key, len) = field_type(&f.ty)?;
+        let (cuda_type, elem_size) = (key.cuda, key.size);
+        if offset % elem_size != 0 {
+            return Err(Error::new(f.span(), format!("padding before field `{order_name}` would leak uninitialized bytes: reorder the fields or add an explicit padding field")));
         }
-        fields.push(Field { ident, ty: f.ty.clone(), cuda_type, size, offset });
-        offset += size;
-        align = align.max(size);
+        let field = Field { member, cuda_name, order_name, elem_ty, cuda_type, len, elem_size, offset };
+        offset += field.size();
+        align = align.max(elem_size);
+        fields.push(field);
     }
     if fields.is_empty() {
         return Err(Error::new(name.span(), "#[derive(Key)] needs at least one field"));
@@ -126,6 +179,12 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         return Err(Error::new(name.span(), format!("{} bytes of padding at the end of `{name}` would leak uninitialized bytes: add an explicit padding field", align - offset % align)));
     }
     let size = offset;
+    if size > MAX_KEY_BYTES {
+        return Err(Error::new(
+            name.span(),
+            format!("`{name}` is {size} bytes: keys of at most {MAX_KEY_BYTES} bytes are supported (the kernels' shared-memory tiles); sort a key of the order's fields with `sort_indices`, then gather the records by the indices"),
+        ));
+    }
 
     // #[key(order = "...")] and #[key(comparator(Name, cuda = "...", rust = "..."))].
     let mut order: Option<(Vec<(usize, bool)>, Span)> = None;
@@ -168,7 +227,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     // bits, each side is packed into one unsigned integer whose `<` is that order (each field
     // as order_bits, complemented where descending, the first field highest), so a comparison
     // is one integer compare; else field by field through order_key.
-    let bits: usize = order.iter().map(|&(i, _)| fields[i].size * 8).sum();
+    let bits: usize = order.iter().map(|&(i, _)| fields[i].size() * 8).sum();
     // The order covers every bit of an 8-byte key: the packing is then a bijection, and sorts
     // sort the packed integers (`Comparator::PACKED_U64`), packing and unpacking once.
     let covered: std::collections::BTreeSet<usize> = order.iter().map(|&(i, _)| i).collect();
@@ -188,13 +247,14 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         let (mut shift, mut parts, mut unpack) = (bits, Vec::new(), String::new());
         for &(i, desc) in &order {
             let f = &fields[i];
-            shift -= f.size * 8;
-            let (t, n) = (f.cuda_type, &f.ident);
+            let t = f.cuda_type;
             let flip = if desc { format!(" ^ mergepath::order_bits<{t}>::ones") } else { String::new() };
-            parts.push(format!("(({word})(mergepath::order_bits<{t}>::get(k.{n}){flip}) << {shift})"));
-            unpack += &format!(
-                "    k.{n} = mergepath::order_bits<{t}>::key((decltype(mergepath::order_bits<{t}>::ones))((p >> {shift}){flip}));\n"
-            );
+            // An array's elements in order, the first highest.
+            for e in f.cuda_elems("k") {
+                shift -= f.elem_size * 8;
+                parts.push(format!("(({word})(mergepath::order_bits<{t}>::get({e}){flip}) << {shift})"));
+                unpack += &format!("    {e} = mergepath::order_bits<{t}>::key((decltype(mergepath::order_bits<{t}>::ones))((p >> {shift}){flip}));\n");
+            }
         }
         packing += &format!(
             "__device__ __forceinline__ {word} {name}_order_bits(const {name}& k) {{\n  return {};\n}}\n",
@@ -217,20 +277,31 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         let f = &fields[i];
         let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
         if bits > 64 {
-            less_body += &format!(
-                "    {{ const auto x = mergepath::order_key<{t}>::get(a.{n}), y = mergepath::order_key<{t}>::get(b.{n});\n      if (x != y) return {x} < {y}; }}\n",
-                t = f.cuda_type,
-                n = f.ident
-            );
-        }
-        let ident = &f.ident;
-        let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
-        rust_less.push(quote! {
-            match ::mergepath::TotalOrd::total_order(&a.#ident, &b.#ident) {
-                ::core::cmp::Ordering::Equal => {}
-                o => return o == #first,
+            let t = f.cuda_type;
+            for (ea, eb) in f.cuda_elems("a").iter().zip(f.cuda_elems("b")) {
+                less_body += &format!("    {{ const auto x = mergepath::order_key<{t}>::get({ea}), y = mergepath::order_key<{t}>::get({eb});\n      if (x != y) return {x} < {y}; }}\n");
             }
-        });
+        }
+        let member = &f.member;
+        let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
+        // Arrays element by element: lexicographic, element 0 first.
+        let compare = match f.len {
+            None => quote! {
+                match ::mergepath::TotalOrd::total_order(&a.#member, &b.#member) {
+                    ::core::cmp::Ordering::Equal => {}
+                    o => return o == #first,
+                }
+            },
+            Some(_) => quote! {
+                for (x, y) in a.#member.iter().zip(b.#member.iter()) {
+                    match ::mergepath::TotalOrd::total_order(x, y) {
+                        ::core::cmp::Ordering::Equal => {}
+                        o => return o == #first,
+                    }
+                }
+            },
+        };
+        rust_less.push(compare);
     }
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Less),
@@ -284,12 +355,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     // The CUDA struct, checked against the Rust layout on both sides.
     let mut decl = format!("struct {name} {{\n");
     let mut checks = format!("static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \"layout of {name}\");\n");
-    for Field { ident, cuda_type, offset, .. } in &fields {
-        decl += &format!("  {cuda_type} {ident};\n");
-        checks += &format!("static_assert(offsetof({name}, {ident}) == {offset}, \"offset of {name}::{ident}\");\n");
+    for Field { cuda_name, cuda_type, len, offset, .. } in &fields {
+        let dims = len.map_or(String::new(), |n| format!("[{n}]"));
+        decl += &format!("  {cuda_type} {cuda_name}{dims};\n");
+        checks += &format!("static_assert(offsetof({name}, {cuda_name}) == {offset}, \"offset of {name}::{cuda_name}\");\n");
     }
     decl += &format!("}};\n{checks}");
-    let offset_checks = fields.iter().map(|Field { ident, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #ident) == #offset); });
+    let offset_checks = fields.iter().map(|Field { member, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #member) == #offset); });
 
     let fatbins = compile(name, &decl, &comparators)?;
     let vis = &input.vis;
@@ -357,20 +429,33 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
 fn test_key_impl(name: &Ident, fields: &[Field]) -> TokenStream2 {
     let kit = quote!(::mergepath::testing);
     // Nested pairs `(f1, (f2, (.., fn)))`: proptest's tuples stop at 12 fields.
+    let vars: Vec<Ident> = (0..fields.len()).map(|i| Ident::new(&format!("field{i}"), Span::call_site())).collect();
     let (mut strategy, mut pattern) = (None::<TokenStream2>, None::<TokenStream2>);
-    for Field { ident, ty, .. } in fields.iter().rev() {
-        let field = quote!(<#ty as #kit::TestKey>::key_strategy());
+    for (f, var) in fields.iter().zip(&vars).rev() {
+        let elem = &f.elem_ty;
+        let element = quote!(<#elem as #kit::TestKey>::key_strategy());
+        let field = match f.len {
+            None => element,
+            Some(n) => quote! {
+                #kit::proptest::strategy::Strategy::prop_map(#kit::proptest::collection::vec(#element, #n), |v| <[#elem; #n]>::try_from(v).expect("n elements"))
+            },
+        };
         (strategy, pattern) = match (strategy, pattern) {
-            (Some(s), Some(p)) => (Some(quote!((#field, #s))), Some(quote!((#ident, #p)))),
-            _ => (Some(field), Some(quote!(#ident))),
+            (Some(s), Some(p)) => (Some(quote!((#field, #s))), Some(quote!((#var, #p)))),
+            _ => (Some(field), Some(quote!(#var))),
         };
     }
-    let idents = fields.iter().map(|f| &f.ident);
-    let specials = fields.iter().map(|Field { ident, ty, .. }| {
+    let members = fields.iter().map(|f| &f.member);
+    let specials = fields.iter().map(|f| {
+        let (member, elem) = (&f.member, &f.elem_ty);
+        let place = match f.len {
+            None => quote!(key.#member),
+            Some(_) => quote!(key.#member[0]),
+        };
         quote! {
-            for special in <#ty as #kit::TestKey>::specials() {
+            for special in <#elem as #kit::TestKey>::specials() {
                 let mut key: #name = #kit::zeroed();
-                key.#ident = special;
+                #place = special;
                 out.push(key);
             }
         }
@@ -379,7 +464,7 @@ fn test_key_impl(name: &Ident, fields: &[Field]) -> TokenStream2 {
         ::mergepath::__testing_items! {
             impl #kit::TestKey for #name {
                 fn key_strategy() -> #kit::proptest::strategy::BoxedStrategy<Self> {
-                    #kit::proptest::strategy::Strategy::boxed(#kit::proptest::strategy::Strategy::prop_map(#strategy, |#pattern| #name { #(#idents),* }))
+                    #kit::proptest::strategy::Strategy::boxed(#kit::proptest::strategy::Strategy::prop_map(#strategy, |#pattern| #name { #(#members: #vars),* }))
                 }
                 fn specials() -> ::std::vec::Vec<Self> {
                     let mut out = ::std::vec::Vec::new();
@@ -405,8 +490,8 @@ fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)
         if words.next().is_some() {
             return Err(Error::new(spec.span(), format!("expected `field [asc|desc]`, found `{part}`")));
         }
-        let i = fields.iter().position(|f| f.ident == field).ok_or_else(|| {
-            let known: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
+        let i = fields.iter().position(|f| f.order_name == field).ok_or_else(|| {
+            let known: Vec<String> = fields.iter().map(|f| f.order_name.clone()).collect();
             Error::new(spec.span(), format!("unknown field `{field}` in order (fields: {})", known.join(", ")))
         })?;
         out.push((i, desc));
