@@ -113,7 +113,7 @@ fn sort_array_keys_and_tuple_structs() {
             })
             .collect();
         let mut want = uuids.clone();
-        want.sort_by(|a, b| a.0.cmp(&b.0));
+        want.sort_by_key(|u| u.0);
         let mut d = gpu.upload(&uuids).unwrap();
         mergepath::sort_keys(gpu, &mut d, Less).unwrap();
         assert_eq!(gpu.download(&d).unwrap(), want, "Uuid n={n}");

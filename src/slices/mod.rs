@@ -56,7 +56,11 @@ use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
 use merge::merge_host;
 use plan::bytes_mut;
-use sort::{sort_host, Carried};
+use crate::device::transfer::work_bytes;
+use external::sort_external;
+use plan::{in_core_bytes, RANGE_BYTES, SORT_CHUNK_BYTES};
+use progress::Progress;
+use sort::{sort_in_core, Carried, HostItems};
 
 pub use crate::device::staging::PinnedBuffer;
 
@@ -83,6 +87,25 @@ pub fn sort_runs(gpu: &Gpu, n: usize, key_bytes: usize, word: usize) -> Result<u
         return Ok(1);
     }
     Ok(external::external_plan(gpu.compute_capability()?, n, key_bytes, word, budget)?.runs)
+}
+
+/// The sort of `keys` (and `carried`) on the GPU: in core where the keys and the sort's
+/// temporaries fit the device budget ([`sort_in_core`]), else as sorted runs merged from host
+/// memory ([`sort_external`]). `progress` hears of the bytes moved.
+fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carried<'_>, comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
+    let n = keys.len();
+    if n == 0 {
+        return Ok(());
+    }
+    gpu.kernels::<K, C>()?;
+    let (kb, word) = (std::mem::size_of::<K>(), carried.word());
+    let budget = gpu.device_budget()?;
+    if in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)) <= budget {
+        let mut progress = Progress::new(progress, carried.moved_bytes(n, kb));
+        let result = sort_in_core::<K, C>(gpu, HostItems::in_place(bytes_mut(keys), kb, carried), comp, &mut progress);
+        return progress.finish(result);
+    }
+    sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
 }
 
 impl Gpu {

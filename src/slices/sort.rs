@@ -1,10 +1,8 @@
 //! The host-slice sorts: chunks uploaded and sorted as they arrive, runs merged pairwise, the
-//! last merge cut into ranges downloaded as each is merged; sorts larger than the device go to
-//! [`super::external`].
+//! last merge cut into ranges downloaded as each is merged.
 
-use super::external::sort_external;
 use super::merge::merge_lanes;
-use super::plan::{bytes_mut, clamp_splits, in_core_bytes, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::plan::{clamp_splits, in_core_bytes, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
 use super::progress::Progress;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
@@ -35,7 +33,7 @@ impl Carried<'_> {
     }
 
     /// The bytes a sort of `n` keys of `key_bytes` moves to the device and back.
-    fn moved_bytes(&self, n: usize, key_bytes: usize) -> usize {
+    pub(super) fn moved_bytes(&self, n: usize, key_bytes: usize) -> usize {
         let word = self.word();
         let up = match self {
             Carried::Values(..) => key_bytes + word,
@@ -148,25 +146,6 @@ impl<'a> HostItems<'a> {
         }
         Ok(())
     }
-}
-
-/// The sort of `keys` (and `carried`) on the GPU: in core where the keys and the sort's
-/// temporaries fit the device budget ([`sort_in_core`]), else as sorted runs merged from host
-/// memory ([`sort_external`]). `progress` hears of the bytes moved.
-pub(super) fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carried<'_>, comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
-    let n = keys.len();
-    if n == 0 {
-        return Ok(());
-    }
-    gpu.kernels::<K, C>()?;
-    let (kb, word) = (std::mem::size_of::<K>(), carried.word());
-    let budget = gpu.device_budget()?;
-    if in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)) <= budget {
-        let mut progress = Progress::new(progress, carried.moved_bytes(n, kb));
-        let result = sort_in_core::<K, C>(gpu, HostItems::in_place(bytes_mut(keys), kb, carried), comp, &mut progress);
-        return progress.finish(result);
-    }
-    sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
 }
 
 /// The in-core sort of `items` on the GPU: chunks sorted as they arrive, runs merged
