@@ -28,12 +28,16 @@ fn multiset_hash(keys: &[u32]) -> u64 {
     keys.par_iter().map(|&k| mix(k as u64)).reduce(|| 0, u64::wrapping_add)
 }
 
+/// A kind of span's count, busy time, first start and last end (ms).
+type SpanStats = (usize, f64, f64, f64);
+
 /// Writes `spans` to `file` as TSV and prints, per (lane, what), the count, the busy time and
 /// the first start to the last end.
 fn write_timeline(file: &str, spans: &[Span]) -> std::io::Result<()> {
     use std::fmt::Write as _;
     let mut tsv = String::from("lane\twhat\tstart_ms\tend_ms\n");
-    let mut kinds: Vec<((&str, &str), (usize, f64, f64, f64))> = Vec::new();
+    // Per (lane, what): count, busy ms, first start, last end.
+    let mut kinds: Vec<((&str, &str), SpanStats)> = Vec::new();
     for s in spans {
         let _ = writeln!(tsv, "{}\t{}\t{:.3}\t{:.3}", s.lane, s.what, s.start_ms, s.end_ms);
         let key = (s.lane, s.what);

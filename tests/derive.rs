@@ -138,7 +138,7 @@ fn sort_array_keys_and_tuple_structs() {
 
         let quads: Vec<Quad> = (0..n).map(|_| Quad((rng.next() % 4096).to_le_bytes()[..8].chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]]) % 3).collect::<Vec<_>>().try_into().unwrap())).collect();
         let mut want = quads.clone();
-        want.sort_by(|a, b| b.0.cmp(&a.0));
+        want.sort_by_key(|q| std::cmp::Reverse(q.0));
         let mut d = gpu.upload(&quads).unwrap();
         mergepath::sort_keys(gpu, &mut d, Less).unwrap();
         assert_eq!(gpu.download(&d).unwrap(), want, "Quad n={n}");

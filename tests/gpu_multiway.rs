@@ -15,10 +15,7 @@ use mergepath::{cpu, Comparator, Error, Gpu, Greater, Less};
 
 /// `k` inputs of `total` keys in all, sorted by `comp`: every fifth input empty, the others of
 /// random lengths, keys from `make` (few distinct values give equal keys across inputs).
-fn inputs_of<K: Copy, C: Comparator<K>>(k: usize, total: usize, rng: &mut Rng, comp: C, mut make: impl FnMut(&mut Rng) -> K) -> Vec<Vec<K>>
-where
-    K: mergepath::Key,
-{
+fn inputs_of<K: mergepath::Key, C: Comparator<K>>(k: usize, total: usize, rng: &mut Rng, comp: C, mut make: impl FnMut(&mut Rng) -> K) -> Vec<Vec<K>> {
     let live: Vec<usize> = (0..k).filter(|t| k < 5 || t % 5 != 4).collect();
     let mut cuts: Vec<usize> = (1..live.len()).map(|_| rng.below(total as u64 + 1) as usize).collect();
     cuts.sort_unstable();

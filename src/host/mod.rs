@@ -480,6 +480,10 @@ pub fn merge_multiway_keys<K: Key, C: Comparator<K>>(inputs: &[&[K]], out: &mut 
     Ok(())
 }
 
+/// One thread's part of [`merge_multiway_pairs`]: its slice of every input (key/value pairs)
+/// and its lanes of the outputs.
+type PairsTask<'a, K, V> = (Vec<&'a [(K, V)]>, (&'a mut [K], &'a mut [V]));
+
 /// [`merge_multiway_keys`] with `values[t]` (one per key input, each its keys' length:
 /// [`Error::LengthMismatch`]) following their keys into `out_values`.
 pub fn merge_multiway_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
@@ -502,7 +506,7 @@ pub fn merge_multiway_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     let is_less = by_key(comp);
     let (bounds, slices) = multiway_spans(plan, &inputs, total, &is_less);
     let tasks: Vec<_> = slices.into_iter().zip(split_lanes(&mut out_keys[..total], &bounds).into_iter().zip(split_lanes(&mut out_values[..total], &bounds))).collect();
-    run(plan.threads, tasks, |(slices, (out_k, out_v)): (Vec<&[(K, V)]>, (&mut [K], &mut [V]))| {
+    run(plan.threads, tasks, |(slices, (out_k, out_v)): PairsTask<'_, K, V>| {
         let mut merged = slices.concat();
         merged.sort_by(|x, y| ordering_by(&is_less, x, y));
         for ((k, v), (ok, ov)) in merged.into_iter().zip(out_k.iter_mut().zip(out_v.iter_mut())) {

@@ -17,7 +17,7 @@
 //! copies the sorted runs back into them before returning, so they hold the same items (in the
 //! runs' order) and never a mix of batches and stale data.
 
-use super::plan::{bytes_mut, clamp_multiway_splits, in_core_bytes, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::plan::{bytes_mut, clamp_multiway_splits, in_core_bytes_now, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS};
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};
 use crate::device::buffers::CheckedBuffer;
@@ -35,8 +35,7 @@ use std::mem::MaybeUninit;
 /// The plan of an external sort of `n` keys of `key_bytes` (values of `word` bytes) on a
 /// device of `arch` in `budget` bytes of device memory, or [`Error::TooLargeForDevice`].
 pub(super) fn external_plan(arch: u32, n: usize, key_bytes: usize, word: usize, budget: usize) -> Result<ExternalPlan> {
-    let (chunk_bytes, range_bytes) = (work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES));
-    let in_core = |items: usize| in_core_bytes(items, key_bytes, word, chunk_bytes, range_bytes);
+    let in_core = |items: usize| in_core_bytes_now(items, key_bytes, word);
     let merge_temp = |items: usize, ways: usize| multiway_temp_bytes(arch, key_bytes, word > 0, items, ways);
     ExternalPlan::new(n, key_bytes, word, budget, work_bytes(BATCH_BYTES), MERGE_SLOTS, in_core, merge_temp).map_err(|needed| Error::TooLargeForDevice { needed, available: budget })
 }
@@ -207,7 +206,7 @@ fn merge_runs<K: Key, C: Comparator<K>>(
 
     let lane_bytes = Lanes::bytes(plan.batch, kb, word);
     let slots = plan.slots;
-    gpu.ensure_device_memory(2 * slots * lane_bytes)?;
+    // The plan fitted the slots to the budget: no second query of free memory.
     let mut temp = gpu.temp(2 * slots * lane_bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
     let slot = |s: usize, part: usize| Lanes::at(base + ((2 * s + part) * lane_bytes) as u64, plan.batch, kb, word);

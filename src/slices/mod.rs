@@ -56,9 +56,8 @@ use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
 use merge::merge_host;
 use plan::bytes_mut;
-use crate::device::transfer::work_bytes;
-use external::sort_external;
-use plan::{in_core_bytes, RANGE_BYTES, SORT_CHUNK_BYTES};
+use external::{external_plan, sort_external};
+use plan::in_core_bytes_now;
 use progress::Progress;
 use sort::{sort_in_core, Carried, HostItems};
 
@@ -82,11 +81,10 @@ pub fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
 #[doc(hidden)]
 pub fn sort_runs(gpu: &Gpu, n: usize, key_bytes: usize, word: usize) -> Result<usize> {
     let budget = gpu.device_budget()?;
-    let (chunk, range) = (crate::device::transfer::work_bytes(plan::SORT_CHUNK_BYTES), crate::device::transfer::work_bytes(plan::RANGE_BYTES));
-    if n == 0 || plan::in_core_bytes(n, key_bytes, word, chunk, range) <= budget {
+    if n == 0 || in_core_bytes_now(n, key_bytes, word) <= budget {
         return Ok(1);
     }
-    Ok(external::external_plan(gpu.compute_capability()?, n, key_bytes, word, budget)?.runs)
+    Ok(external_plan(gpu.compute_capability()?, n, key_bytes, word, budget)?.runs)
 }
 
 /// The sort of `keys` (and `carried`) on the GPU: in core where the keys and the sort's
@@ -100,12 +98,28 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
     gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), carried.word());
     let budget = gpu.device_budget()?;
-    if in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)) <= budget {
+    if in_core_bytes_now(n, kb, word) <= budget {
         let mut progress = Progress::new(progress, carried.moved_bytes(n, kb));
         let result = sort_in_core::<K, C>(gpu, HostItems::in_place(bytes_mut(keys), kb, carried), comp, &mut progress);
         return progress.finish(result);
     }
     sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
+}
+
+/// [`Gpu::sort_pairs`]: the values checked, then [`sort_host`].
+fn sort_pairs_host<K: Key, V: Value, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], values: &mut [V], comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
+    let word = const { value_word::<V>() };
+    check_values("values", keys.len(), values.len())?;
+    sort_host::<K, C>(gpu, keys, Carried::Values(bytes_mut(values), word), comp, progress)
+}
+
+/// [`Gpu::sort_indices`]: the indices checked, then [`sort_host`].
+fn sort_indices_host<K: Key, I: SortIndex, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], indices: &mut [I], comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
+    check_values("indices", keys.len(), indices.len())?;
+    if keys.len() > I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
+    }
+    sort_host::<K, C>(gpu, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp, progress)
 }
 
 impl Gpu {
@@ -130,30 +144,24 @@ impl Gpu {
     /// Sorts `keys` in place on the GPU by `comp`, stably, moving `values` (host memory, the
     /// keys' length: [`Error::LengthMismatch`] otherwise; any [`Value`]) with their keys.
     pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], comp: C) -> Result<()> {
-        self.sort_pairs_with_progress(keys, values, comp, |_, _| {})
+        sort_pairs_host(self, keys, values, comp, None)
     }
 
     /// [`Gpu::sort_pairs`] with a `progress` callback as [`Gpu::sort_keys_with_progress`].
     pub fn sort_pairs_with_progress<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
-        let word = const { value_word::<V>() };
-        check_values("values", keys.len(), values.len())?;
-        sort_host::<K, C>(self, keys, Carried::Values(bytes_mut(values), word), comp, Some(&mut progress))
+        sort_pairs_host(self, keys, values, comp, Some(&mut progress))
     }
 
     /// Sorts `keys` in place on the GPU by `comp`, stably, and writes to `indices` (the keys'
     /// length) the original position of each sorted key. [`Error::TooLarge`] for `u32` indices
     /// past 2^32 keys.
     pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C) -> Result<()> {
-        self.sort_indices_with_progress(keys, indices, comp, |_, _| {})
+        sort_indices_host(self, keys, indices, comp, None)
     }
 
     /// [`Gpu::sort_indices`] with a `progress` callback as [`Gpu::sort_keys_with_progress`].
     pub fn sort_indices_with_progress<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
-        check_values("indices", keys.len(), indices.len())?;
-        if keys.len() > I::MAX_COUNT {
-            return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
-        }
-        sort_host::<K, C>(self, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp, Some(&mut progress))
+        sort_indices_host(self, keys, indices, comp, Some(&mut progress))
     }
 
     /// Merges host slices `a` and `b`, both sorted by `comp`, into `out[..a.len() + b.len()]`

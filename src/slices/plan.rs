@@ -3,6 +3,7 @@
 
 use crate::device::buffers::CheckedBuffer;
 use crate::device::temp::temp_aligned;
+use crate::device::transfer::work_bytes;
 use std::ops::Range;
 
 /// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)
@@ -80,6 +81,12 @@ pub(super) fn in_core_bytes(n: usize, key_bytes: usize, word: usize, chunk_bytes
     let merge = if n > chunk { data } else { 0 };
     let partitions = 8 * (n / items_per(range_bytes, key_bytes + word) + 2);
     data + merge + crate::sort::sort_temp_bytes(chunk.min(n), key_bytes, word) + temp_aligned(partitions)
+}
+
+/// [`in_core_bytes`] at this thread's work sizes ([`work_bytes`]): what the in-core sort of `n`
+/// items takes on the device, the test of whether a host-slice sort runs in core.
+pub(super) fn in_core_bytes_now(n: usize, key_bytes: usize, word: usize) -> usize {
+    in_core_bytes(n, key_bytes, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES))
 }
 
 /// How an external sort runs: `runs` runs of `run` items (the last one shorter), each sorted

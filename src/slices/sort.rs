@@ -2,7 +2,7 @@
 //! last merge cut into ranges downloaded as each is merged.
 
 use super::merge::merge_lanes;
-use super::plan::{clamp_splits, in_core_bytes, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::plan::{clamp_splits, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
 use super::progress::Progress;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
@@ -149,7 +149,8 @@ impl<'a> HostItems<'a> {
 }
 
 /// The in-core sort of `items` on the GPU: chunks sorted as they arrive, runs merged
-/// pairwise, the last merge downloaded range by range.
+/// pairwise, the last merge downloaded range by range. The caller has checked that
+/// [`in_core_bytes_now`](super::plan::in_core_bytes_now) fits the device budget.
 pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems<'_>, comp: C, progress: &mut Progress<'_>) -> Result<()> {
     let n = items.n;
     if n == 0 {
@@ -160,7 +161,6 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
     let plan = SortPlan::new(n, kb + word, work_bytes(SORT_CHUNK_BYTES));
     let data_bytes = Lanes::bytes(n, kb, word);
     let merge_bytes = if plan.chunks > 1 { data_bytes } else { 0 };
-    gpu.ensure_device_memory(in_core_bytes(n, kb, word, work_bytes(SORT_CHUNK_BYTES), work_bytes(RANGE_BYTES)))?;
     let mut data = gpu.temp(data_bytes)?;
     let mut merge_buf = if merge_bytes > 0 { Some(gpu.temp(data_bytes)?) } else { None };
     let (data_ptr, _data_guard) = data.device_ptr_mut();
