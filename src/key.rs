@@ -89,31 +89,63 @@ macro_rules! builtin_keys {
 // `builtin_keys! { u8 => "uint8_t", Ord::cmp; ... }`, from mergepath_build::BUILTIN_KEYS.
 include!(concat!(env!("OUT_DIR"), "/builtin_keys.rs"));
 
-/// A value carried along with its key: any `Pod` type of 4, 8 or 16 bytes.
+/// A value carried along with its key: any `Pod` type.
 ///
-/// Values are moved as opaque 4-, 8- or 16-byte words, so no kernel is compiled per value type;
-/// their device addresses must be multiples of that size (always true for cudarc allocations
-/// and their views; [`Error::Misaligned`](crate::Error::Misaligned) otherwise). Wider
-/// payloads: store them elsewhere and carry a `u32`/`u64` index.
+/// Values of 4, 8 or 16 bytes move through the kernels as opaque words (no kernel is compiled
+/// per value type); their device addresses must be multiples of that size (always true for
+/// cudarc allocations and their views; [`Error::Misaligned`](crate::Error::Misaligned)
+/// otherwise). Values of any other size (a 12-byte payload, a 3-byte tag, a 256-byte row) are
+/// carried by position: sorts, segmented sorts and merges move a 4-byte position with each key
+/// (8 bytes past 2^32 items) and gather the values once at the end (device addresses multiples
+/// of the value's alignment).
 ///
-/// Other sizes are a compile error:
+/// Multiway merges and set operations take 4-, 8- and 16-byte values only; other sizes are a
+/// compile error there (carry a `u32` index and gather):
 ///
 /// ```compile_fail
-/// # use mergepath::{Gpu, Less};
+/// # use mergepath::{Gpu, Less, SetOperation};
 /// # fn main() -> Result<(), mergepath::Error> {
 /// let gpu = Gpu::new(0)?;
 /// let keys = gpu.upload(&[1u32, 2])?;
-/// let values = gpu.upload(&[[0u8; 12]; 2])?; // 12 bytes: not a value size
+/// let values = gpu.upload(&[[0u8; 12]; 2])?; // 12 bytes: not a word the set kernels move
 /// let (mut out_keys, mut out_values) = (gpu.upload(&[0u32; 4])?, gpu.upload(&[[0u8; 12]; 4])?);
-/// mergepath::merge_pairs(&gpu, &keys, &values, &keys, &values, &mut out_keys, &mut out_values, Less)?;
+/// mergepath::set_operation_pairs(&gpu, SetOperation::Union, &keys, &values, &keys, &values, &mut out_keys, &mut out_values, Less)?;
 /// # Ok(()) }
 /// ```
 pub trait Value: Pod + Send + Sync + 'static {}
 impl<V: Pod + Send + Sync + 'static> Value for V {}
 
-/// Which of the value kernels moves `V`; a compile error for unsupported sizes.
+/// How an algorithm carries values of `V`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ValueCarry {
+    /// Through the kernels, as words of this many bytes (4, 8 or 16).
+    Words(usize),
+    /// By position, then one gather of values of this many bytes ([`crate::gather`]).
+    Positions(usize),
+}
+
+/// How `V` is carried: as words where it is one, else by position.
+pub(crate) const fn value_carry<V: Value>() -> ValueCarry {
+    match std::mem::size_of::<V>() {
+        size @ (4 | 8 | 16) => ValueCarry::Words(size),
+        size => ValueCarry::Positions(size),
+    }
+}
+
+/// The alignment the algorithms require of `V`'s device addresses: its word, or its own
+/// alignment where it is carried by position.
+pub(crate) const fn value_align<V: Value>() -> usize {
+    match value_carry::<V>() {
+        ValueCarry::Words(size) => size,
+        ValueCarry::Positions(_) => std::mem::align_of::<V>(),
+    }
+}
+
+/// The word the value kernels move `V` as, for the algorithms that take words only (multiway
+/// merges, set operations); a compile error for other sizes.
 pub(crate) const fn value_word<V: Value>() -> usize {
-    let size = std::mem::size_of::<V>();
-    assert!(size == 4 || size == 8 || size == 16, "mergepath: values must be 4, 8 or 16 bytes");
-    size
+    match value_carry::<V>() {
+        ValueCarry::Words(size) => size,
+        ValueCarry::Positions(_) => panic!("mergepath: multiway merges and set operations take values of 4, 8 or 16 bytes"),
+    }
 }

@@ -20,7 +20,8 @@
 //!
 //! Keys: the built-in integers and floats (`u8` ... `f64`) with [`Less`] or [`Greater`]; floats
 //! use the IEEE total order, so NaN keys have a deterministic place. Values: any
-//! `bytemuck::Pod` type of 4, 8 or 16 bytes. Buffers are cudarc's `CudaSlice`/`CudaView`s;
+//! `bytemuck::Pod` type ([`Value`]: 4, 8 and 16 bytes move as words, other sizes by position
+//! and one gather). Buffers are cudarc's `CudaSlice`/`CudaView`s;
 //! counts are `usize` and may exceed 2^31. Every call validates its buffers (lengths, context,
 //! alignment, overlap) and returns an [`Error`] instead of launching on bad input.
 //!
@@ -40,6 +41,7 @@ mod error;
 mod device;
 pub mod host;
 mod fatbins;
+mod gather;
 mod key;
 pub mod merge;
 pub mod multiway;

@@ -10,7 +10,7 @@ mod common;
 #[path = "common/hit.rs"]
 mod hit;
 
-use common::{assert_same, gpu, inputs, Dist, Rng, TestKey};
+use common::{assert_same, capped_gpu, gpu, inputs, Dist, Rng, TestKey};
 use hit::{hits, Hit};
 use mergepath::slices::with_work_bytes;
 use mergepath::{host, Bound, Comparator, Error, Gpu, Greater, Less, SetOperation};
@@ -362,23 +362,6 @@ fn a_memory_cap_too_small_for_any_run_is_an_error_before_any_copy() {
     let mut values = vec![0u64; keys.len()];
     assert!(matches!(capped.sort_pairs(&mut keys, &mut values, Less), Err(Error::TooLargeForDevice { .. })));
     assert_eq!(keys, before, "keys left as they were");
-}
-
-/// A `Gpu` whose memory cap makes a host-slice sort of `n` keys of `key_bytes` (values of
-/// `word` bytes) cut `runs` runs under work pieces of `work` bytes: the smallest such cap.
-fn capped_gpu(n: usize, key_bytes: usize, word: usize, runs: usize, work: usize) -> Gpu {
-    let runs_under = |cap: usize| with_work_bytes(work, || mergepath::slices::sort_runs(&Gpu::new(0).unwrap().with_memory_limit(cap), n, key_bytes, word));
-    // The smallest cap with at most `runs` runs (runs fall as the cap grows).
-    let (mut lo, mut hi) = (1usize, 64 * n * (key_bytes + word) + (64 << 20));
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        match runs_under(mid) {
-            Ok(r) if r <= runs => hi = mid,
-            _ => lo = mid,
-        }
-    }
-    assert_eq!(runs_under(hi).unwrap(), runs, "a cap of {hi} bytes for {runs} runs of {n} keys");
-    Gpu::new(0).unwrap().with_memory_limit(hi)
 }
 
 /// Sorts larger than a memory cap: 2, 3 and 17 runs merged from host memory, keys with many

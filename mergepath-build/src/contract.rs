@@ -449,6 +449,20 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         fields: &[("out", Ptr(VALS_OUT)), ("first", I64), ("count", I64)],
     },
     Struct {
+        name: "gather_params",
+        templates: &["P"],
+        doc: "mergepath_gather_{1,2,4,8,16}_{4,8} (word bytes, position bytes): item i of out (words words) = item positions[i] of a, or item positions[i] - split of b where positions[i] >= split.",
+        fields: &[
+            ("a", Ptr("const void*")),
+            ("b", Ptr("const void*")),
+            ("positions", Ptr("const P*")),
+            ("out", Ptr("void*")),
+            ("split", I64),
+            ("count", I64),
+            ("words", I64),
+        ],
+    },
+    Struct {
         name: "segmented_bounds_params",
         templates: &[],
         doc: "mergepath_segmented_bounds: the tile starts, the level count and the zeroed progress counters.",

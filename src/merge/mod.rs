@@ -15,7 +15,9 @@ mod plan;
 
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::device::buffers::CheckedBuffer;
+use crate::gather::{carry_positions, ValueSources};
+use crate::key::{value_align, value_carry, Comparator, Key, Value, ValueCarry};
 pub(crate) use launch::launch_merge;
 use launch::launch_ladder;
 #[cfg(any(test, feature = "models"))]
@@ -63,7 +65,8 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
 
 /// Merges key/value pairs: keys as [`merge_keys`], each value following its key.
 ///
-/// Values are any [`Value`] (`Pod` of 4, 8 or 16 bytes). Each value buffer must have its keys'
+/// Values are any [`Value`] (those not of 4, 8 or 16 bytes carried by position and gathered
+/// once). Each value buffer must have its keys'
 /// length ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise); `out_values` must be at least as long as the
 /// result. Returns without waiting for the GPU.
 #[allow(clippy::too_many_arguments)]
@@ -77,11 +80,21 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
     out_values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let word = const { value_word::<V>() };
+    let value_align = const { value_align::<V>() };
     let align = std::mem::align_of::<K>();
-    let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, word)?;
+    let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, value_align)?;
     let total = a.len + b.len;
     let ok = gpu.output("out_keys", out_keys, align, total, &[&a, &b, &av, &bv])?;
-    let ov = gpu.output("out_values", out_values, word, total, &[&a, &b, &av, &bv, &ok])?;
-    launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&av, &bv, &ov, word)), comp)
+    let ov = gpu.output("out_values", out_values, value_align, total, &[&a, &b, &av, &bv, &ok])?;
+    match const { value_carry::<V>() } {
+        ValueCarry::Words(word) => launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&av, &bv, &ov, word)), comp),
+        ValueCarry::Positions(bytes) => {
+            let kernels = gpu.kernels::<K, C>()?;
+            let sources = ValueSources { a: (av.ptr, av.len), b: Some((bv.ptr, bv.len)) };
+            carry_positions(gpu, &kernels, sources, ov.ptr, total, bytes, false, |positions, out, word| {
+                let (pa, pb) = (CheckedBuffer::raw(positions, a.len, word), CheckedBuffer::raw(positions + (a.len * word) as u64, b.len, word));
+                launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&pa, &pb, &CheckedBuffer::raw(out, total, word), word)), comp)
+            })
+        }
+    }
 }

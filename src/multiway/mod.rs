@@ -48,7 +48,8 @@ pub fn merge_multiway_keys<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
 
 /// [`merge_multiway_keys`] of key/value pairs: `values[t]` (the length of `keys[t]`,
 /// [`Error::LengthMismatch`] otherwise; as many value inputs as key inputs) follow their keys
-/// into `out_values`.
+/// into `out_values`. Values of 4, 8 or 16 bytes (other sizes are a compile error here: carry
+/// a `u32` index).
 pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>, SV: DevicePtr<V>>(
     gpu: &Gpu,
     keys: &[&S],

@@ -33,7 +33,8 @@ mod plan;
 
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::gather::sort_values;
+use crate::key::{value_align, Comparator, Key, Value};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use crate::sort::pairs_copy_buffers;
 use launch::launch_samplesort;
@@ -74,9 +75,9 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let word = const { value_word::<V>() };
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
-    launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
 }
 
 /// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
@@ -90,6 +91,7 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     values_out: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (ki, vi, ko, vo, word) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
-    launch_samplesort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+    let (ki, vi, ko, vo) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, vi.ptr, vo.ptr, ki.len, |values| launch_samplesort::<K, C>(gpu, ki.ptr, ko.ptr, values, ki.len, comp))
 }

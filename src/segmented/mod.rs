@@ -45,7 +45,8 @@ mod plan;
 
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::gather::sort_values;
+use crate::key::{value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_segmented;
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
@@ -82,8 +83,10 @@ pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>, O: SegmentOffsets
     offsets: &O,
     comp: C,
 ) -> Result<()> {
-    let word = const { value_word::<V>() };
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
-    launch_segmented::<K, C, O>(gpu, keys.ptr, Some((values.ptr, word)), keys.len, offsets, comp)
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| {
+        launch_segmented::<K, C, O>(gpu, keys.ptr, values.map(|(v, _, word)| (v, word)), keys.len, offsets, comp)
+    })
 }
 

@@ -87,7 +87,8 @@ pub fn set_operation_keys<K: Key, C: Comparator<K>>(
 /// `op` on key/value pairs: keys as [`set_operation_keys`], each output key with its value
 /// (from A's values where the key comes from A, else from B's). Each value buffer must have
 /// its keys' length ([`Error::LengthMismatch`]); the result is truncated to the shorter of
-/// `out_keys` and `out_values`.
+/// `out_keys` and `out_values`. Values of 4, 8 or 16 bytes (other sizes are a compile error
+/// here: carry a `u32` index).
 #[allow(clippy::too_many_arguments)]
 pub fn set_operation_pairs<K: Key, V: Value, C: Comparator<K>>(
     gpu: &Gpu,

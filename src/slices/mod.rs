@@ -43,6 +43,7 @@
 mod external;
 mod merge;
 mod plan;
+mod positions;
 mod progress;
 mod resident;
 mod sort;
@@ -50,7 +51,7 @@ mod sort;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::host::{check_output, check_values};
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::key::{value_carry, value_word, Comparator, Key, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
@@ -106,11 +107,31 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
     sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
 }
 
-/// [`Gpu::sort_pairs`]: the values checked, then [`sort_host`].
+/// [`Gpu::sort_pairs`]: the values checked, then [`sort_host`] with the values, or with their
+/// positions and a gather where they are carried by position.
 fn sort_pairs_host<K: Key, V: Value, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], values: &mut [V], comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
-    let word = const { value_word::<V>() };
     check_values("values", keys.len(), values.len())?;
-    sort_host::<K, C>(gpu, keys, Carried::Values(bytes_mut(values), word), comp, progress)
+    match const { value_carry::<V>() } {
+        ValueCarry::Words(word) => sort_host::<K, C>(gpu, keys, Carried::Values(bytes_mut(values), word), comp, progress),
+        ValueCarry::Positions(_) if keys.len() <= u32::MAX as usize => sort_by_positions::<K, V, u32, C>(gpu, keys, values, comp, progress),
+        ValueCarry::Positions(_) => sort_by_positions::<K, V, u64, C>(gpu, keys, values, comp, progress),
+    }
+}
+
+/// A pair sort carrying the values by position: the keys sorted with their positions as `P`,
+/// then the values gathered on the host. The values change only once the keys are sorted.
+fn sort_by_positions<K: Key, V: Value, P: SortIndex + Into<u64>, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &mut [K],
+    values: &mut [V],
+    comp: C,
+    progress: Option<&mut dyn FnMut(u64, u64)>,
+) -> Result<()> {
+    let mut order: Vec<P> = positions::try_collect(keys.len(), |_| P::zeroed())?;
+    let original = positions::try_copy(values)?;
+    sort_host::<K, C>(gpu, keys, Carried::Indices(bytes_mut(&mut order), std::mem::size_of::<P>()), comp, progress)?;
+    positions::gather(&original, &[], &order, values);
+    Ok(())
 }
 
 /// [`Gpu::sort_indices`]: the indices checked, then [`sort_host`].
@@ -188,14 +209,45 @@ impl Gpu {
         out_values: &mut [V],
         comp: C,
     ) -> Result<()> {
-        let word = const { value_word::<V>() };
         check_values("a_values", a_keys.len(), a_values.len())?;
         check_values("b_values", b_keys.len(), b_values.len())?;
         let total = a_keys.len() + b_keys.len();
         check_output("out_keys", out_keys.len(), total)?;
         check_output("out_values", out_values.len(), total)?;
-        let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values), bytes_mut(&mut out_values[..total]), word);
-        merge_host::<K, C>(self, a_keys, b_keys, &mut out_keys[..total], Some(values), comp)
+        let out_values = &mut out_values[..total];
+        match const { value_carry::<V>() } {
+            ValueCarry::Words(word) => {
+                let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values), bytes_mut(out_values), word);
+                merge_host::<K, C>(self, a_keys, b_keys, &mut out_keys[..total], Some(values), comp)
+            }
+            ValueCarry::Positions(_) if total <= u32::MAX as usize => self.merge_by_positions::<K, V, u32, C>(a_keys, a_values, b_keys, b_values, &mut out_keys[..total], out_values, comp),
+            ValueCarry::Positions(_) => self.merge_by_positions::<K, V, u64, C>(a_keys, a_values, b_keys, b_values, &mut out_keys[..total], out_values, comp),
+        }
+    }
+
+    /// [`Gpu::merge_pairs`] carrying the values by position (A's `0..`, then B's), gathered on
+    /// the host after the merge.
+    #[allow(clippy::too_many_arguments)]
+    fn merge_by_positions<K: Key, V: Value, P: SortIndex + Into<u64> + TryFrom<usize>, C: Comparator<K>>(
+        &self,
+        a_keys: &[K],
+        a_values: &[V],
+        b_keys: &[K],
+        b_values: &[V],
+        out_keys: &mut [K],
+        out_values: &mut [V],
+        comp: C,
+    ) -> Result<()> {
+        let total = out_keys.len();
+        // Below P's range: the caller picks P by the total.
+        let position = |i: usize| P::try_from(i).unwrap_or_else(|_| P::zeroed());
+        let inputs: Vec<P> = positions::try_collect(total, position)?;
+        let mut order: Vec<P> = positions::try_collect(total, |_| P::zeroed())?;
+        let (pa, pb) = inputs.split_at(a_keys.len());
+        let values = (bytemuck::cast_slice(pa), bytemuck::cast_slice(pb), bytes_mut(&mut order), std::mem::size_of::<P>());
+        merge_host::<K, C>(self, a_keys, b_keys, out_keys, Some(values), comp)?;
+        positions::gather(a_values, b_values, &order, out_values);
+        Ok(())
     }
 
     /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack` (host slices, both sorted
@@ -281,10 +333,19 @@ impl Gpu {
     /// [`Gpu::sort_segments_keys`] moving `values` (the keys' length, [`Error::LengthMismatch`]
     /// otherwise) with their keys.
     pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()> {
-        let word = const { value_word::<V>() };
         check_values("values", keys.len(), values.len())?;
         validate_segment_offsets(offsets, keys.len())?;
-        self.segments_host::<K, C>(keys, Some((bytes_mut(values), word)), offsets, comp)
+        match const { value_carry::<V>() } {
+            ValueCarry::Words(word) => self.segments_host::<K, C>(keys, Some((bytes_mut(values), word)), offsets, comp),
+            // Positions as u64 (segmented sorts of more than 2^32 keys are rare; one width).
+            ValueCarry::Positions(_) => {
+                let mut order: Vec<u64> = positions::try_collect(keys.len(), |i| i as u64)?;
+                let original = positions::try_copy(values)?;
+                self.segments_host::<K, C>(keys, Some((bytes_mut(&mut order), 8)), offsets, comp)?;
+                positions::gather(&original, &[], &order, values);
+                Ok(())
+            }
+        }
     }
 
 }

@@ -173,7 +173,7 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
     // stream.
     pipe.order(Stream::Kernels, Stream::Upload)?;
     if let HostValues::Indices { word, first, .. } = items.values {
-        launch_iota(gpu, &kernels, &bufs[0].values(0..n), first, word)?;
+        launch_iota(gpu, &kernels, bufs[0].values(0..n).ptr, n, first, word)?;
     }
     for i in 0..plan.chunks {
         let r = plan.run(0, i);

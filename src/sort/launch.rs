@@ -2,7 +2,6 @@
 
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES};
 use crate::error::{Error, Result};
-use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::contract::{
     BlocksortKeysParams, BlocksortPairsParams, IotaParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
@@ -212,11 +211,11 @@ fn enqueue_sort(
     Ok(())
 }
 
-/// Writes first, first + 1, ..., first + len - 1 into `out` (words of 4 or 8 bytes).
-pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: &CheckedBuffer<'_>, first: usize, word: usize) -> Result<()> {
-    let ctas = out.len.div_ceil(256).min(65_535) as u32;
+/// Writes first, first + 1, ..., first + len - 1 into `out` (`len` words of 4 or 8 bytes).
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, first: usize, word: usize) -> Result<()> {
+    let ctas = len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = IotaParams { out: out.ptr, first: first as i64, count: out.len as i64 };
+    let params = IotaParams { out, first: first as i64, count: len as i64 };
     let func = kernels.for_values("mergepath_iota", word)?;
     // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.

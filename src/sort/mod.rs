@@ -39,7 +39,8 @@ mod plan;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::gather::sort_values;
+use crate::key::{value_align, Comparator, Key, Value};
 pub(crate) use launch::{launch_iota, launch_sort};
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
@@ -70,17 +71,17 @@ pub fn sort_keys_copy<K: Key, C: Comparator<K>>(
     launch_sort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
 }
 
-/// Sorts `keys` in place by `comp`, stably, moving `values` (same length, any [`Value`]) with
-/// their keys. Returns without waiting for the GPU.
+/// Sorts `keys` in place by `comp`, stably, moving `values` (same length, any [`Value`]: of
+/// any size, those not 4, 8 or 16 bytes carried by position and gathered once) with their keys. Returns without waiting for the GPU.
 pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     gpu: &Gpu,
     keys: &mut impl DevicePtrMut<K>,
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let word = const { value_word::<V>() };
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", word)?;
-    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((values.ptr, values.ptr, word)), keys.len, comp)
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
 }
 
 /// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
@@ -93,21 +94,21 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     values_out: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (ki, vi, ko, vo, word) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
-    launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, Some((vi.ptr, vo.ptr, word)), ki.len, comp)
+    let (ki, vi, ko, vo) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, vi.ptr, vo.ptr, ki.len, |values| launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, values, ki.len, comp))
 }
 
-/// The checked buffers of a copying pair sort (keys in, values in, keys out, values out) and
-/// the values' word size: values as long as the keys, outputs long enough and apart from the
-/// inputs and each other.
+/// The checked buffers of a copying pair sort (keys in, values in, keys out, values out):
+/// values as long as the keys, outputs long enough and apart from the inputs and each other.
 pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
     gpu: &'a Gpu,
     keys_in: &'a impl DevicePtr<K>,
     values_in: &'a impl DevicePtr<V>,
     keys_out: &'a mut impl DevicePtrMut<K>,
     values_out: &'a mut impl DevicePtrMut<V>,
-) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, usize)> {
-    let word = const { value_word::<V>() };
+) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>)> {
+    let word = const { value_align::<V>() };
     let align = std::mem::align_of::<K>();
     let ki = gpu.input("keys_in", keys_in, align)?;
     let vi = gpu.input("values_in", values_in, word)?;
@@ -116,7 +117,7 @@ pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
     }
     let ko = gpu.output("keys_out", keys_out, align, ki.len, &[&ki, &vi])?;
     let vo = gpu.output("values_out", values_out, word, ki.len, &[&ki, &vi, &ko])?;
-    Ok((ki, vi, ko, vo, word))
+    Ok((ki, vi, ko, vo))
 }
 
 /// Sorts `keys` in place by `comp`, stably, and writes to `indices` (same length) the original
@@ -136,7 +137,7 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
     }
     if n > 0 {
         let kernels = gpu.kernels::<K, C>()?;
-        launch_iota(gpu, &kernels, &indices, 0, word)?;
+        launch_iota(gpu, &kernels, indices.ptr, n, 0, word)?;
     }
     launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, Some((indices.ptr, indices.ptr, word)), n, comp)
 }

@@ -122,3 +122,20 @@ pub fn assert_same<K: Key + std::fmt::Debug>(got: &[K], want: &[K], context: &st
         panic!("{context}: first difference at {i}: got {:?}, want {:?}", got[i], want[i]);
     }
 }
+
+/// A `Gpu` whose memory cap makes a host-slice sort of `n` keys of `key_bytes` (values of
+/// `word` bytes) cut `runs` runs under work pieces of `work` bytes: the smallest such cap.
+pub fn capped_gpu(n: usize, key_bytes: usize, word: usize, runs: usize, work: usize) -> Gpu {
+    let runs_under = |cap: usize| mergepath::slices::with_work_bytes(work, || mergepath::slices::sort_runs(&Gpu::new(0).unwrap().with_memory_limit(cap), n, key_bytes, word));
+    // The smallest cap with at most `runs` runs (runs fall as the cap grows).
+    let (mut lo, mut hi) = (1usize, 64 * n * (key_bytes + word) + (64 << 20));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match runs_under(mid) {
+            Ok(r) if r <= runs => hi = mid,
+            _ => lo = mid,
+        }
+    }
+    assert_eq!(runs_under(hi).unwrap(), runs, "a cap of {hi} bytes for {runs} runs of {n} keys");
+    Gpu::new(0).unwrap().with_memory_limit(hi)
+}

@@ -1,0 +1,116 @@
+//! Values of any size, carried by position: where a value is not a 4-, 8- or 16-byte word the
+//! kernels move (12-byte payloads, 3-byte tags, 256-byte rows), the algorithm moves each value's
+//! position instead (4 bytes, 8 past 2^32 items) and one gather moves the values once, at the
+//! end. A sort then moves `key + 4` bytes per item in each of its passes, not `key + value`.
+//!
+//! [`carry_positions`] is the pattern every algorithm that takes values of any size follows:
+//! positions `0..n` in a temporary buffer (the value inputs' positions one after another), the
+//! algorithm run with them as 4- or 8-byte values, then [`launch_gather`] from the value inputs
+//! by the positions it wrote.
+
+use crate::device::contract::GatherParams;
+use crate::device::kernels::Kernels;
+use crate::device::temp::TempLayout;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::key::{value_carry, ValueCarry, Value};
+use cudarc::driver::{result, LaunchConfig};
+
+/// Bytes of a position: 4 while `n` items have `u32` positions, else 8.
+pub(crate) fn position_bytes(n: usize) -> usize {
+    if n <= u32::MAX as usize {
+        4
+    } else {
+        8
+    }
+}
+
+/// The value inputs of an algorithm that carries positions, as device addresses and item
+/// counts: one (sorts), or two (merges: A's positions first, then B's).
+pub(crate) struct ValueSources {
+    pub a: (u64, usize),
+    pub b: Option<(u64, usize)>,
+}
+
+/// Runs an algorithm with positions for values: writes positions `0..n` (`n` the sources'
+/// items, A's first) into a temporary buffer and calls `run(positions in, positions out, bytes
+/// of a position)`, where the algorithm reads its value inputs from `positions in` (A's at
+/// index 0, B's at A's count) and writes its output values (`outputs` of them) to `positions
+/// out` (which may be `positions in`: `in_place`); then gathers the values of `value_bytes`
+/// bytes from `sources` into `out` by those positions. `out` may be the only source (in-place
+/// sorts): the source is copied aside first.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn carry_positions(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    sources: ValueSources,
+    out: u64,
+    outputs: usize,
+    value_bytes: usize,
+    in_place: bool,
+    run: impl FnOnce(u64, u64, usize) -> Result<()>,
+) -> Result<()> {
+    let n = sources.a.1 + sources.b.map_or(0, |b| b.1);
+    if n == 0 || outputs == 0 {
+        return run(0, 0, position_bytes(n));
+    }
+    let word = position_bytes(n);
+    let out_is_source = out == sources.a.0 && sources.b.is_none();
+    let mut layout = TempLayout::default();
+    let pos_in_at = layout.region(n * word);
+    let pos_out_at = if in_place { pos_in_at } else { layout.region(outputs * word) };
+    let copy_at = layout.region(if out_is_source { n * value_bytes } else { 0 });
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let (pos_in, pos_out) = (base + pos_in_at as u64, base + pos_out_at as u64);
+    crate::sort::launch_iota(gpu, kernels, pos_in, n, 0, word)?;
+    let (a, b) = match out_is_source {
+        true => {
+            let copy = base + copy_at as u64;
+            // SAFETY: both ranges are n * value_bytes device bytes (the caller's values, the
+            // temp region sized for them), apart, on the Gpu's stream in order with the kernels.
+            unsafe { result::memcpy_dtod_async(copy, sources.a.0, n * value_bytes, gpu.stream().cu_stream()) }?;
+            ((copy, sources.a.1), None)
+        }
+        false => (sources.a, sources.b),
+    };
+    run(pos_in, pos_out, word)?;
+    launch_gather(gpu, kernels, a, b, (pos_out, word), out, outputs, value_bytes)
+}
+
+/// Runs a sort of `n` items whose values of `V` go from `values_in` to `values_out` (the same
+/// address for a sort in place): `sort(values)` with the values as words where they are, else
+/// with positions sorted in place and the values gathered after.
+pub(crate) fn sort_values<V: Value>(gpu: &Gpu, kernels: &Kernels, values_in: u64, values_out: u64, n: usize, sort: impl FnOnce(Option<(u64, u64, usize)>) -> Result<()>) -> Result<()> {
+    match const { value_carry::<V>() } {
+        ValueCarry::Words(word) => sort(Some((values_in, values_out, word))),
+        ValueCarry::Positions(bytes) => {
+            let sources = ValueSources { a: (values_in, n), b: None };
+            carry_positions(gpu, kernels, sources, values_out, n, bytes, true, |positions, _, word| sort(Some((positions, positions, word))))
+        }
+    }
+}
+
+/// Enqueues the gather of `count` items of `item_bytes` into `out`: item i is item
+/// `positions[i]` of `a` (`a.1` items), or item `positions[i] - a.1` of `b`. Positions (of
+/// `positions.1` bytes, 4 or 8) must be below the items of `a` and `b` together.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_gather(gpu: &Gpu, kernels: &Kernels, a: (u64, usize), b: Option<(u64, usize)>, positions: (u64, usize), out: u64, count: usize, item_bytes: usize) -> Result<()> {
+    if count == 0 || item_bytes == 0 {
+        return Ok(());
+    }
+    let b_ptr = b.map_or(0, |b| b.0);
+    // The widest word that divides the items and every address.
+    let word = [16, 8, 4, 2, 1].into_iter().find(|&w| item_bytes % w == 0 && (a.0 | b_ptr | out) % w as u64 == 0).unwrap_or(1);
+    let words = item_bytes / word;
+    let total = count.checked_mul(words).and_then(|t| i64::try_from(t).ok()).ok_or(Error::TooLarge { what: "gather length" })?;
+    let ctas = (total as usize).div_ceil(256).min(1 << 20) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let params = GatherParams { a: a.0, b: b_ptr, positions: positions.0, out, split: a.1 as i64, count: count as i64, words: words as i64 };
+    let func = kernels.function(&format!("mergepath_gather_{word}_{}", positions.1))?;
+    // SAFETY: `GatherParams` is `mergepath_gather_{word}_{position bytes}`'s parameter struct;
+    // `positions` holds `count` positions, each below the items of a and b (the caller's
+    // contract), `out` holds `count` items of `item_bytes`, every address and the item size
+    // are multiples of the word, and the grid-stride loop stays below count * words.
+    unsafe { gpu.launch(&func, cfg, &params) }
+}
