@@ -34,6 +34,87 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// and `_unpack` kernels in [`Comparator::KERNELS`]).
     #[doc(hidden)]
     const PACKED_U64: Option<bool> = None;
+    /// `Some` for the orders of records wider than the kernels' key tiles (`#[derive(Key)]` on
+    /// structs over 16 bytes): the order fields packed into a `u64`, so sorts sort (packed
+    /// order, position) pairs and gather each record once ([`RecordOrder`]). Such a comparator's
+    /// [`Comparator::KERNELS`] are the `u64` ones, and of them a record may use only the
+    /// key-independent kernels.
+    #[doc(hidden)]
+    const RECORD: Option<RecordOrder> = None;
+}
+
+/// One element of a record's packed order: a scalar field or an array element of a built-in
+/// numeric type, its bits (complemented where descending) placed at `shift` in the `u64`.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordField {
+    /// Byte offset in the record.
+    pub offset: u32,
+    /// Size in bytes: 1, 2, 4 or 8.
+    pub bytes: u8,
+    pub signed: bool,
+    pub float: bool,
+    /// Where its bits go in the packed order.
+    pub shift: u8,
+    pub descending: bool,
+}
+
+/// The order of a record wider than the kernels' key tiles: its elements, first (highest bits)
+/// to last, and whether the comparator is the packed integer's descending order (`Greater`).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordOrder {
+    pub fields: &'static [RecordField],
+    pub descending: bool,
+}
+
+impl RecordField {
+    /// The element's word for the `mergepath_record_order` kernels (the contract's `RECORD_`
+    /// constants).
+    pub(crate) fn encoded(&self) -> i64 {
+        use crate::device::contract::{RECORD_FIELD_BITS_SHIFT, RECORD_FIELD_DESCENDING_BIT, RECORD_FIELD_KIND_SHIFT, RECORD_KIND_FLOAT, RECORD_KIND_SIGNED};
+        let kind = self.bytes as usize + if self.signed { RECORD_KIND_SIGNED } else { 0 } + if self.float { RECORD_KIND_FLOAT } else { 0 };
+        (self.offset as i64) | (kind as i64) << RECORD_FIELD_KIND_SHIFT | (self.shift as i64) << RECORD_FIELD_BITS_SHIFT | (self.descending as i64) << RECORD_FIELD_DESCENDING_BIT
+    }
+
+    /// The element's bits in `record` (its bytes), placed: the host twin of the kernels'
+    /// `record_order_element`.
+    pub(crate) fn bits(&self, record: &[u8]) -> u64 {
+        let at = self.offset as usize;
+        let mut raw = [0u8; 8];
+        raw[..self.bytes as usize].copy_from_slice(&record[at..at + self.bytes as usize]);
+        let mut bits = u64::from_le_bytes(raw);
+        let ones = if self.bytes == 8 { u64::MAX } else { (1u64 << (8 * self.bytes)) - 1 };
+        let sign = 1u64 << (8 * self.bytes - 1);
+        if self.float {
+            // The IEEE total order: negative floats' magnitude bits reversed, then the sign
+            // flipped.
+            let magnitude = if bits & sign != 0 { ones >> 1 } else { 0 };
+            bits = bits ^ magnitude ^ sign;
+        } else if self.signed {
+            bits ^= sign;
+        }
+        if self.descending {
+            bits ^= ones;
+        }
+        bits << self.shift
+    }
+}
+
+impl RecordOrder {
+    /// The elements' words for the kernels, padded with zeros (none past `fields.len()`).
+    pub(crate) fn encoded(&self) -> [i64; crate::device::contract::RECORD_MAX_FIELDS] {
+        let mut words = [0; crate::device::contract::RECORD_MAX_FIELDS];
+        for (w, f) in words.iter_mut().zip(self.fields) {
+            *w = f.encoded();
+        }
+        words
+    }
+
+    /// The packed order of `record` (its bytes): ascending in the record's field order.
+    pub fn pack(&self, record: &[u8]) -> u64 {
+        self.fields.iter().fold(0, |order, f| order | f.bits(record))
+    }
 }
 
 /// Ascending order. Floats use the IEEE total order of `f32::total_cmp`:

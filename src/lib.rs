@@ -63,6 +63,8 @@ pub use device::buffers::CheckedBuffer;
 pub use device::kernels::Module;
 pub use device::Gpu;
 pub use key::{Comparator, Greater, Key, Less, TotalOrd, Value};
+#[doc(hidden)]
+pub use key::{RecordField, RecordOrder};
 /// `#[derive(Key)]`: a `#[repr(C)]` struct of numeric fields as a key type, with its
 /// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
 /// See the [`mergepath_derive`] crate.

@@ -62,6 +62,31 @@ struct Named {
 #[key(order = "0 desc")]
 struct Quad([i16; 4]);
 
+/// A 64-byte row by (score desc, id): wider than the key tiles, so a record sorted by its
+/// packed order and gathered; `seq` and `payload` carried.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id")]
+struct Row {
+    score: f32,
+    id: u32,
+    seq: u64,
+    payload: [u8; 48],
+}
+
+/// A 32-byte record whose 64-bit order has a float descending, a signed integer and a signed
+/// array: every kind of element the packing reads.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "c desc, a, b")]
+struct Mixed {
+    a: i16,
+    b: [i8; 2],
+    c: f32,
+    seq: u64,
+    rest: [u64; 2],
+}
+
 /// A newtype with a comparator of its own (CUDA names a tuple struct's fields f0, f1, ...).
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
@@ -436,5 +461,122 @@ fn sort_packed_and_wide_orders() {
                 assert_same(&gpu.download(&ds).unwrap(), &cpu::sort_keys(&small, Less), &ctx("Small"));
             }
         }
+    }
+}
+
+/// Rows with many ties in the order (so stability shows through `seq`), the floats' special
+/// values among the scores.
+fn rows(n: usize, seed: u64) -> Vec<Row> {
+    let mut rng = Rng(seed);
+    let floats = [f32::NAN, -f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1.5, -1.5, 2.25];
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            let mut payload = [0u8; 48];
+            payload[..8].copy_from_slice(&r.to_le_bytes());
+            Row { score: floats[r as usize % floats.len()], id: (r >> 16) as u32 % 50, seq: i as u64, payload }
+        })
+        .collect()
+}
+
+fn mixed(n: usize, seed: u64) -> Vec<Mixed> {
+    let mut rng = Rng(seed);
+    let floats = [f32::NAN, -0.0, 0.0, f32::NEG_INFINITY, -3.5, 7.0];
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            Mixed { a: (r % 9) as i16 - 4, b: [(r >> 8) as i8 % 3, (r >> 16) as i8], c: floats[(r >> 24) as usize % floats.len()], seq: i as u64, rest: [r, !r] }
+        })
+        .collect()
+}
+
+/// The stable sort of `items` by `comp` on the CPU.
+fn stable<K: mergepath::Key, C: Comparator<K>>(items: &[K], comp: C) -> Vec<K> {
+    let mut v = items.to_vec();
+    v.sort_by(|a, b| if comp.is_less(a, b) { std::cmp::Ordering::Less } else if comp.is_less(b, a) { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Equal });
+    v
+}
+
+/// A record's packed order (what its sorts sort) orders as its field order, ties included.
+#[test]
+fn records_pack_their_order_into_a_u64_that_orders_as_the_fields() {
+    fn check<K: mergepath::Key>(items: &[K])
+    where
+        Less: Comparator<K>,
+        Greater: Comparator<K>,
+    {
+        let order = <Less as Comparator<K>>::RECORD.expect("a record");
+        assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.descending), Some(true));
+        for pair in items.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let (pa, pb) = (order.pack(bytemuck::bytes_of(a)), order.pack(bytemuck::bytes_of(b)));
+            assert_eq!(pa < pb, Less.is_less(a, b), "{pa:x} {pb:x}");
+            assert_eq!(pb < pa, Less.is_less(b, a), "{pa:x} {pb:x}");
+        }
+    }
+    check(&rows(20_000, 1));
+    check(&mixed(20_000, 2));
+    assert!(<Less as Comparator<Point>>::RECORD.is_none(), "keys of at most 16 bytes are not records");
+}
+
+/// Records sorted on the GPU (in place, copying, with values of 4 and 12 bytes, with indices;
+/// from device memory and from host slices, in core and larger than a memory cap) against
+/// Rust's stable sort; other algorithms on records are an error.
+#[test]
+fn sort_records_wider_than_the_key_tiles() {
+    let Some(gpu) = gpu() else { return };
+    fn run<K: mergepath::Key + mergepath::cudarc::driver::DeviceRepr + mergepath::cudarc::driver::ValidAsZeroBits + PartialEq + std::fmt::Debug, C: Comparator<K>>(gpu: &mergepath::Gpu, items: &[K], comp: C, ctx: &str) {
+        let n = items.len();
+        let want = stable(items, comp);
+        let mut d = gpu.upload(items).unwrap();
+        mergepath::sort_keys(gpu, &mut d, comp).unwrap();
+        assert_same(&gpu.download(&d).unwrap(), &want, &format!("{ctx} sort_keys"));
+        let input = gpu.upload(items).unwrap();
+        let mut out = gpu.alloc_zeros::<K>(n + 1).unwrap();
+        mergepath::sort_keys_copy(gpu, &input, &mut out, comp).unwrap();
+        assert_same(&gpu.download(&out).unwrap()[..n], &want, &format!("{ctx} sort_keys_copy"));
+        // Values: positions (4 bytes) and 12-byte arrays of them, so each shows where its key was.
+        let positions: Vec<u32> = (0..n as u32).collect();
+        let wide: Vec<[u32; 3]> = positions.iter().map(|&p| [p, !p, p ^ 0x5555]).collect();
+        let (mut dk, mut dv, mut dw) = (gpu.upload(items).unwrap(), gpu.upload(&positions).unwrap(), gpu.upload(&wide).unwrap());
+        mergepath::sort_pairs(gpu, &mut dk, &mut dv, comp).unwrap();
+        let got_positions = gpu.download(&dv).unwrap();
+        assert_same(&gpu.download(&dk).unwrap(), &want, &format!("{ctx} sort_pairs keys"));
+        assert!(got_positions.iter().zip(&want).all(|(&p, w)| items[p as usize] == *w), "{ctx}: values follow their records");
+        let mut dk = gpu.upload(items).unwrap();
+        mergepath::sort_pairs(gpu, &mut dk, &mut dw, comp).unwrap();
+        let want_wide: Vec<[u32; 3]> = got_positions.iter().map(|&p| wide[p as usize]).collect();
+        assert_eq!(gpu.download(&dw).unwrap(), want_wide, "{ctx}: 12-byte values (stable, so the same positions)");
+        let (mut dk, mut di) = (gpu.upload(items).unwrap(), gpu.alloc_zeros::<u64>(n).unwrap());
+        mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
+        assert_eq!(gpu.download(&di).unwrap(), got_positions.iter().map(|&p| p as u64).collect::<Vec<_>>(), "{ctx} sort_indices");
+
+        // Host slices: in core, then under a cap that takes two runs (the packed orders are
+        // 8-byte keys with 4-byte positions).
+        let mut host = items.to_vec();
+        let mut values = positions.clone();
+        gpu.sort_pairs(&mut host, &mut values, comp).unwrap();
+        assert_same(&host, &want, &format!("{ctx} Gpu::sort_pairs"));
+        assert_eq!(values, got_positions, "{ctx} Gpu::sort_pairs values");
+        if n >= 100_000 {
+            let capped = common::capped_gpu(n, 8, 4, 2, 4096);
+            let mut host = items.to_vec();
+            mergepath::slices::with_work_bytes(4096, || capped.sort_keys(&mut host, comp)).unwrap();
+            assert_same(&host, &want, &format!("{ctx} Gpu::sort_keys in 2 runs"));
+        }
+    }
+    for n in [0usize, 1, 1000, 100_003, 1 << 20] {
+        let (r, m) = (rows(n, n as u64), mixed(n, n as u64 + 1));
+        run(gpu, &r, Less, &format!("Row n={n} Less"));
+        run(gpu, &r, Greater, &format!("Row n={n} Greater"));
+        run(gpu, &m, Less, &format!("Mixed n={n} Less"));
+        run(gpu, &m, Greater, &format!("Mixed n={n} Greater"));
+    }
+    // Algorithms other than sorts have no kernels for records: an error, nothing launched.
+    let r = gpu.upload(&stable(&rows(100, 3), Less)).unwrap();
+    let mut out = gpu.alloc_zeros::<Row>(200).unwrap();
+    match mergepath::merge_keys(gpu, &r, &r, &mut out, Less) {
+        Err(mergepath::Error::MissingEntryPoint(what)) => assert!(what.contains("records"), "{what}"),
+        other => panic!("merge of records: want MissingEntryPoint, got {other:?}"),
     }
 }

@@ -11,8 +11,15 @@
 //!
 //! - The struct must be `#[repr(C)]`, without generics, with fields of the built-in numeric
 //!   types (`u8`..`u64`, `i8`..`i64`, `f32`, `f64`) or arrays of them (`[u8; 16]`), and no
-//!   padding (add explicit fields), at most 16 bytes in all. Named fields or a tuple struct (`struct ByPopcount(u32)`):
+//!   padding (add explicit fields). Named fields or a tuple struct (`struct ByPopcount(u32)`):
 //!   in `order` a tuple struct's fields are `0`, `1`, ..., in CUDA expressions `f0`, `f1`, ....
+//! - Keys of at most 16 bytes get kernels of their own and every algorithm. Wider structs are
+//!   *records* (a 64-byte row by `score desc, id`): their `order` must fit 64 bits, no kernels
+//!   are compiled for them, and their sorts (`sort_keys`, `sort_keys_copy`, `sort_pairs`,
+//!   `sort_indices`, the host-slice sorts) sort each record's order packed into a `u64` with its
+//!   position and gather the records once, so a record's bytes move once instead of once per
+//!   merge pass. Other algorithms on records return `Error::MissingEntryPoint`; custom
+//!   comparators on records and orders over 64 bits are compile errors.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0
@@ -179,12 +186,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         return Err(Error::new(name.span(), format!("{} bytes of padding at the end of `{name}` would leak uninitialized bytes: add an explicit padding field", align - offset % align)));
     }
     let size = offset;
-    if size > MAX_KEY_BYTES {
-        return Err(Error::new(
-            name.span(),
-            format!("`{name}` is {size} bytes: keys of at most {MAX_KEY_BYTES} bytes are supported (the kernels' shared-memory tiles); sort a key of the order's fields with `sort_indices`, then gather the records by the indices"),
-        ));
-    }
 
     // #[key(order = "...")] and #[key(comparator(Name, cuda = "...", rust = "..."))].
     let mut order: Option<(Vec<(usize, bool)>, Span)> = None;
@@ -221,6 +222,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         })?;
     }
     let (order, order_span) = order.unwrap_or_else(|| ((0..fields.len()).map(|i| (i, false)).collect(), name.span()));
+    if size > MAX_KEY_BYTES {
+        return record(input, &fields, size, align, &order, order_span, &customs);
+    }
 
     let mut comparators = Vec::new();
     // Field order, lexicographic; floats in the total order. Where the order's fields fit 64
@@ -272,37 +276,17 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         }
         less_body += &format!("    return {name}_order_bits(a) < {name}_order_bits(b);\n");
     }
-    let mut rust_less = Vec::new();
-    for &(i, desc) in &order {
-        let f = &fields[i];
-        let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
-        if bits > 64 {
+    if bits > 64 {
+        for &(i, desc) in &order {
+            let f = &fields[i];
+            let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
             let t = f.cuda_type;
             for (ea, eb) in f.cuda_elems("a").iter().zip(f.cuda_elems("b")) {
                 less_body += &format!("    {{ const auto x = mergepath::order_key<{t}>::get({ea}), y = mergepath::order_key<{t}>::get({eb});\n      if (x != y) return {x} < {y}; }}\n");
             }
         }
-        let member = &f.member;
-        let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
-        // Arrays element by element: lexicographic, element 0 first.
-        let compare = match f.len {
-            None => quote! {
-                match ::mergepath::TotalOrd::total_order(&a.#member, &b.#member) {
-                    ::core::cmp::Ordering::Equal => {}
-                    o => return o == #first,
-                }
-            },
-            Some(_) => quote! {
-                for (x, y) in a.#member.iter().zip(b.#member.iter()) {
-                    match ::mergepath::TotalOrd::total_order(x, y) {
-                        ::core::cmp::Ordering::Equal => {}
-                        o => return o == #first,
-                    }
-                }
-            },
-        };
-        rust_less.push(compare);
     }
+    let rust_less = rust_field_order(&fields, &order);
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
@@ -312,7 +296,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             if bits > 64 { "    return false;\n" } else { "" }
         ),
         cuda_name: format!("mergepath_user::{name}_less"),
-        is_less: quote! { #(#rust_less)* false },
+        is_less: rust_less,
         span: order_span,
         declare: None,
         packed_u64: packed_u64.then_some(false),
@@ -361,11 +345,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         checks += &format!("static_assert(offsetof({name}, {cuda_name}) == {offset}, \"offset of {name}::{cuda_name}\");\n");
     }
     decl += &format!("}};\n{checks}");
-    let offset_checks = fields.iter().map(|Field { member, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #member) == #offset); });
 
     let fatbins = compile(name, &decl, &comparators)?;
     let vis = &input.vis;
-    let cuda_type = format!("mergepath_user::{name}");
     let impls = comparators.iter().zip(&fatbins).map(|(c, fatbin)| {
         let (rust_type, cname, functor, body) = (&c.rust_type, &c.name, &c.cuda_name, &c.is_less);
         let kernels = match fatbin {
@@ -400,8 +382,23 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             }
         }
     });
-    let testing = test_key_impl(name, &fields);
+    let key = key_impls(name, &fields, size, align);
     Ok(quote! {
+        #key
+        // Read here so cargo rebuilds (and this macro recompiles the kernels) when they change.
+        const _: [Option<&str>; 2] = [option_env!("MERGEPATH_CUDA_ARCHS"), option_env!("NVCC")];
+        #(#impls)*
+    })
+}
+
+/// The impls every derived key has: `Key` (its CUDA twin's name), cudarc's `DeviceRepr` and
+/// `ValidAsZeroBits`, the layout checked against the CUDA struct's (size, alignment, field
+/// offsets), and the testing kit's `TestKey`.
+fn key_impls(name: &Ident, fields: &[Field], size: usize, align: usize) -> TokenStream2 {
+    let cuda_type = format!("mergepath_user::{name}");
+    let offset_checks = fields.iter().map(|Field { member, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #member) == #offset); });
+    let testing = test_key_impl(name, fields);
+    quote! {
         #testing
         impl ::mergepath::Key for #name {
             const CUDA_TYPE: &'static str = #cuda_type;
@@ -411,15 +408,96 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         unsafe impl ::mergepath::cudarc::driver::DeviceRepr for #name {}
         // SAFETY: as above.
         unsafe impl ::mergepath::cudarc::driver::ValidAsZeroBits for #name {}
-        // Read here so cargo rebuilds (and this macro recompiles the kernels) when they change.
-        const _: [Option<&str>; 2] = [option_env!("MERGEPATH_CUDA_ARCHS"), option_env!("NVCC")];
         const _: () = {
             assert!(::core::mem::size_of::<#name>() == #size, "mergepath: CUDA layout mismatch");
             assert!(::core::mem::align_of::<#name>() == #align, "mergepath: CUDA layout mismatch");
             #(#offset_checks)*
         };
+    }
+}
+
+/// A record wider than the kernels' key tiles: no kernels of its own; its `order` (at most 64
+/// bits) becomes `Comparator::RECORD` of `Less` and `Greater`, so sorts sort its packed order
+/// with the `u64` kernels and gather the records by position.
+fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, order: &[(usize, bool)], order_span: Span, customs: &[(Ident, LitStr, LitStr)]) -> syn::Result<TokenStream2> {
+    let name = &input.ident;
+    if let Some((ident, _, _)) = customs.first() {
+        return Err(Error::new(
+            ident.span(),
+            format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): it sorts by its `order` (with `Less` and `Greater`); custom comparators need keys of at most {MAX_KEY_BYTES} bytes"),
+        ));
+    }
+    let bits: usize = order.iter().map(|&(i, _)| fields[i].size() * 8).sum();
+    if bits > 64 {
+        return Err(Error::new(
+            order_span,
+            format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): such records sort by their `order` packed into 64 bits, and this order takes {bits} bits; order by fewer fields, or sort a key of at most {MAX_KEY_BYTES} bytes with `sort_indices` and gather the records"),
+        ));
+    }
+    // Each element's bits, the first highest, as the packing of keys of at most 64 bits.
+    let mut shift = bits;
+    let mut elements = Vec::new();
+    for &(i, desc) in order {
+        let f = &fields[i];
+        for e in 0..f.len.unwrap_or(1) {
+            shift -= f.elem_size * 8;
+            let offset = (f.offset + e * f.elem_size) as u32;
+            let (bytes, sh) = (f.elem_size as u8, shift as u8);
+            let signed = f.cuda_type.starts_with("int");
+            let float = matches!(f.cuda_type, "float" | "double");
+            elements.push(quote! {
+                ::mergepath::RecordField { offset: #offset, bytes: #bytes, signed: #signed, float: #float, shift: #sh, descending: #desc }
+            });
+        }
+    }
+    let rust_less = rust_field_order(fields, order);
+    let key = key_impls(name, fields, size, align);
+    let impls = [(quote!(::mergepath::Less), "less", false), (quote!(::mergepath::Greater), "greater", true)].map(|(rust_type, cname, descending)| {
+        let body = if descending { quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) } } else { quote! { #rust_less } };
+        quote! {
+            impl ::mergepath::Comparator<#name> for #rust_type {
+                const NAME: &'static str = #cname;
+                // No kernels are compiled for a record: its sorts run the u64 ones.
+                const CUDA_FUNCTOR: &'static str = "";
+                const KERNELS: &'static [u8] = <::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS;
+                const RECORD: ::core::option::Option<::mergepath::RecordOrder> =
+                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#elements),*], descending: #descending });
+                fn is_less(&self, a: &#name, b: &#name) -> bool {
+                    #body
+                }
+            }
+        }
+    });
+    Ok(quote! {
+        #key
         #(#impls)*
     })
+}
+
+/// The body of the field order's `is_less(a, b)` in Rust: field by field in `order`, floats in
+/// the total order, arrays lexicographically (element 0 first), `desc` reversing a field.
+fn rust_field_order(fields: &[Field], order: &[(usize, bool)]) -> TokenStream2 {
+    let compares = order.iter().map(|&(i, desc)| {
+        let member = &fields[i].member;
+        let first = if desc { quote!(::core::cmp::Ordering::Greater) } else { quote!(::core::cmp::Ordering::Less) };
+        match fields[i].len {
+            None => quote! {
+                match ::mergepath::TotalOrd::total_order(&a.#member, &b.#member) {
+                    ::core::cmp::Ordering::Equal => {}
+                    o => return o == #first,
+                }
+            },
+            Some(_) => quote! {
+                for (x, y) in a.#member.iter().zip(b.#member.iter()) {
+                    match ::mergepath::TotalOrd::total_order(x, y) {
+                        ::core::cmp::Ordering::Equal => {}
+                        o => return o == #first,
+                    }
+                }
+            },
+        }
+    });
+    quote! { #(#compares)* false }
 }
 
 /// `mergepath::testing::TestKey` for the key, field by field: its strategy draws each field from

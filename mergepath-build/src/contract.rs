@@ -20,6 +20,9 @@ pub struct Constant {
 /// Merge levels the segmented sort's progress counters have room for (two phases each).
 const SEGMENTED_MAX_LEVELS: usize = 64;
 
+/// Elements a record's packed order holds (each at least 8 of its 64 bits).
+const RECORD_MAX_FIELDS: usize = 8;
+
 /// The constants of the contract.
 pub const CONSTANTS: &[Constant] = &[
     Constant { name: "PARTITION_THREADS", value: 128, doc: "Threads per CTA of the partition kernels: one thread per partition." },
@@ -60,6 +63,16 @@ pub const CONSTANTS: &[Constant] = &[
     Constant { name: "SAMPLESORT_SCAN_ITEMS", value: 16, doc: "Counts per thread of the sample sort's scan." },
     Constant { name: "SAMPLESORT_FINISH_SORT", value: 1 << 30, doc: "Flag of a sample sort finishing job (in its length word): sort the piece (else copy it)." },
     Constant { name: "SAMPLESORT_FINISH_FROM_TEMP", value: 1 << 29, doc: "Flag of a sample sort finishing job: the piece is in the temporary buffer (else already in the output)." },
+    Constant {
+        name: "RECORD_MAX_FIELDS",
+        value: RECORD_MAX_FIELDS as i64,
+        doc: "Elements of a record's packed order (each at least 8 bits of the 64): the order fields of a record wider than the key tiles, packed into one u64.",
+    },
+    Constant { name: "RECORD_FIELD_KIND_SHIFT", value: 32, doc: "A record order element's word: its byte offset in bits 0..32, its kind from this bit." },
+    Constant { name: "RECORD_FIELD_BITS_SHIFT", value: 40, doc: "A record order element's word: where its bits go in the packed order (a shift) from this bit." },
+    Constant { name: "RECORD_FIELD_DESCENDING_BIT", value: 48, doc: "A record order element's word: this bit set where the element is descending (its bits complemented)." },
+    Constant { name: "RECORD_KIND_SIGNED", value: 16, doc: "A record order element's kind: its size in bytes (1, 2, 4, 8), plus this for signed integers." },
+    Constant { name: "RECORD_KIND_FLOAT", value: 32, doc: "A record order element's kind: plus this for floats (IEEE total order)." },
     Constant {
         name: "TEMP_ALIGN",
         value: 256,
@@ -460,6 +473,20 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("split", I64),
             ("count", I64),
             ("words", I64),
+        ],
+    },
+    Struct {
+        name: "record_order_params",
+        templates: &["P"],
+        doc: "mergepath_record_order_{4,8} (position bytes): order[i] = record i's order fields packed into a u64 (num_fields elements, each a word of offset, kind, shift and direction: the RECORD_ constants), positions[i] = i.",
+        fields: &[
+            ("records", Ptr("const unsigned char*")),
+            ("record_bytes", I64),
+            ("count", I64),
+            ("fields", Field::Array("int64_t", RECORD_MAX_FIELDS)),
+            ("num_fields", I64),
+            ("order", Ptr("uint64_t*")),
+            ("positions", Ptr("P*")),
         ],
     },
     Struct {

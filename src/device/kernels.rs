@@ -91,26 +91,45 @@ pub(crate) struct Kernels {
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
+    /// Only the key-independent entry points may be looked up: the module is another key's
+    /// (the `u64` kernels a record wider than the key tiles sorts with, `Comparator::RECORD`),
+    /// so its algorithms' kernels would misread this key's items.
+    key_independent_only: bool,
 }
+
+/// The entry points that do not read keys (prefixes): the ones a record's kernels may use.
+const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mergepath_record_order_"];
 
 impl Kernels {
     /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.
-    pub(crate) fn load(ctx: &Arc<CudaContext>, fatbin: &[u8]) -> Result<Self> {
+    /// With `key_independent_only`, only the key-independent entry points can be looked up
+    /// (a record's kernels).
+    pub(crate) fn load(ctx: &Arc<CudaContext>, fatbin: &[u8], key_independent_only: bool) -> Result<Self> {
         if fatbin.is_empty() {
             return Err(Error::KernelsNotBuilt);
         }
         let module = Module::load(ctx, fatbin)?;
         let arch = module.arch("mergepath_merge_keys")?;
-        Ok(Kernels { module, arch })
+        Ok(Kernels { module, arch, key_independent_only })
     }
 
-    /// The entry point `name`.
+    /// The entry point `name`; [`Error::MissingEntryPoint`] for an algorithm's kernel where
+    /// only the key-independent ones may be used.
     pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.check(name)?;
         self.module.function(name)
+    }
+
+    fn check(&self, name: &str) -> Result<()> {
+        if self.key_independent_only && !KEY_INDEPENDENT.iter().any(|p| name.starts_with(p)) {
+            return Err(Error::MissingEntryPoint(format!("{name} (records wider than 16 bytes have sorts only: sort_keys, sort_keys_copy, sort_pairs, sort_indices)")));
+        }
+        Ok(())
     }
 
     /// The entry point `name`, with `setup` run on its first lookup ([`Module::function_with`]).
     pub(crate) fn function_with(&self, name: &str, setup: impl FnOnce(&CudaFunction) -> Result<()>) -> Result<CudaFunction> {
+        self.check(name)?;
         self.module.function_with(name, setup)
     }
 

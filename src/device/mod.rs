@@ -136,7 +136,7 @@ impl Gpu {
         if let Some(k) = modules.get(&id) {
             return Ok(k.clone());
         }
-        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS)?);
+        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS, C::RECORD.is_some())?);
         modules.insert(id, kernels.clone());
         Ok(kernels)
     }

@@ -8,7 +8,7 @@
 //! algorithm run with them as 4- or 8-byte values, then [`launch_gather`] from the value inputs
 //! by the positions it wrote.
 
-use crate::device::contract::GatherParams;
+use crate::device::contract::{GatherParams, IotaParams};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
@@ -63,7 +63,7 @@ pub(crate) fn carry_positions(
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let (pos_in, pos_out) = (base + pos_in_at as u64, base + pos_out_at as u64);
-    crate::sort::launch_iota(gpu, kernels, pos_in, n, 0, word)?;
+    launch_iota(gpu, kernels, pos_in, n, 0, word)?;
     let (a, b) = match out_is_source {
         true => {
             let copy = base + copy_at as u64;
@@ -112,5 +112,16 @@ pub(crate) fn launch_gather(gpu: &Gpu, kernels: &Kernels, a: (u64, usize), b: Op
     // `positions` holds `count` positions, each below the items of a and b (the caller's
     // contract), `out` holds `count` items of `item_bytes`, every address and the item size
     // are multiples of the word, and the grid-stride loop stays below count * words.
+    unsafe { gpu.launch(&func, cfg, &params) }
+}
+
+/// Writes first, first + 1, ..., first + len - 1 into `out` (`len` words of 4 or 8 bytes).
+pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, first: usize, word: usize) -> Result<()> {
+    let ctas = len.div_ceil(256).min(65_535) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let params = IotaParams { out, first: first as i64, count: len as i64 };
+    let func = kernels.for_values("mergepath_iota", word)?;
+    // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
+    // kernel's grid-stride loop stays below len.
     unsafe { gpu.launch(&func, cfg, &params) }
 }

@@ -51,7 +51,7 @@ mod sort;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::host::{check_output, check_values};
-use crate::key::{value_carry, value_word, Comparator, Key, Value, ValueCarry};
+use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
@@ -97,6 +97,12 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
         return Ok(());
     }
     gpu.kernels::<K, C>()?;
+    if let Some(order) = &C::RECORD {
+        return match order.descending {
+            false => sort_records_host(gpu, keys, carried, order, Less, progress),
+            true => sort_records_host(gpu, keys, carried, order, Greater, progress),
+        };
+    }
     let (kb, word) = (std::mem::size_of::<K>(), carried.word());
     let budget = gpu.device_budget()?;
     if in_core_bytes_now(n, kb, word) <= budget {
@@ -105,6 +111,65 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
         return progress.finish(result);
     }
     sort_external::<K, C>(gpu, keys, carried, comp, budget, progress)
+}
+
+/// The sort of records wider than the kernels' key tiles ([`Comparator::RECORD`]) in host
+/// memory: their packed orders computed on host threads, sorted on the GPU as `u64` keys by
+/// `U` (the packed order's direction) with the records' positions (in core or externally, as
+/// any sort), then the records and their values gathered on host threads. The caller's data
+/// changes only once the sort has succeeded.
+fn sort_records_host<K: Key, U: Comparator<u64>>(
+    gpu: &Gpu,
+    keys: &mut [K],
+    carried: Carried<'_>,
+    order: &crate::key::RecordOrder,
+    direction: U,
+    progress: Option<&mut dyn FnMut(u64, u64)>,
+) -> Result<()> {
+    let n = keys.len();
+    let mut packed: Vec<u64> = positions::try_collect(n, |_| 0)?;
+    {
+        let threads = crate::host::parallel::threads();
+        let chunk = n.div_ceil(threads).max(1 << 16);
+        let tasks: Vec<_> = packed.chunks_mut(chunk).zip(keys.chunks(chunk)).collect();
+        crate::host::parallel::run(threads, tasks, |(out, records)| {
+            for (o, r) in out.iter_mut().zip(records) {
+                *o = order.pack(bytemuck::bytes_of(r));
+            }
+        });
+    }
+    let original = positions::try_copy(keys)?;
+    // Positions: the caller's indices where it asked for them, else our own (u64 storage, so
+    // the bytes are aligned for either width).
+    let word = if n <= u32::MAX as usize { 4 } else { 8 };
+    let (mut own, values) = match carried {
+        Carried::Indices(out, w) => {
+            sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *out, w), direction, progress)?;
+            positions_gather_records(&original, out, w, keys);
+            return Ok(());
+        }
+        Carried::None => (positions::try_collect((n * word).div_ceil(8), |_| 0u64)?, None),
+        Carried::Values(v, w) => (positions::try_collect((n * word).div_ceil(8), |_| 0u64)?, Some((v, w))),
+    };
+    let original_values = match &values {
+        Some((v, _)) => Some(positions::try_copy(v)?),
+        None => None,
+    };
+    let own = &mut bytes_mut(&mut own)[..n * word];
+    sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *own, word), direction, progress)?;
+    positions_gather_records(&original, own, word, keys);
+    if let (Some((v, w)), Some(src)) = (values, original_values) {
+        positions::gather_words(&src, own, word, v, w);
+    }
+    Ok(())
+}
+
+/// `keys[i] = original[position i]`, the positions `word`-byte integers held as bytes.
+fn positions_gather_records<K: Key>(original: &[K], positions: &[u8], word: usize, keys: &mut [K]) {
+    match word {
+        4 => positions::gather(original, &[], bytemuck::cast_slice::<u8, u32>(positions), keys),
+        _ => positions::gather(original, &[], bytemuck::cast_slice::<u8, u64>(positions), keys),
+    }
 }
 
 /// [`Gpu::sort_pairs`]: the values checked, then [`sort_host`] with the values, or with their

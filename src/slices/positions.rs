@@ -36,3 +36,20 @@ pub(super) fn gather<V: Copy + Send + Sync, P: Copy + Into<u64> + Sync>(a: &[V],
         }
     });
 }
+
+/// [`gather`] of items of `word` bytes (4, 8 or 16: the words the kernels move) held as bytes,
+/// by positions of `position_word` bytes (4 or 8) held as bytes.
+pub(super) fn gather_words(src: &[u8], positions: &[u8], position_word: usize, out: &mut [u8], word: usize) {
+    fn by<P: bytemuck::Pod + Into<u64> + Sync>(src: &[u8], positions: &[P], out: &mut [u8], word: usize) {
+        match word {
+            4 => gather::<[u8; 4], P>(bytemuck::cast_slice(src), &[], positions, bytemuck::cast_slice_mut(out)),
+            8 => gather::<[u8; 8], P>(bytemuck::cast_slice(src), &[], positions, bytemuck::cast_slice_mut(out)),
+            _ => gather::<[u8; 16], P>(bytemuck::cast_slice(src), &[], positions, bytemuck::cast_slice_mut(out)),
+        }
+    }
+    // The positions were typed `u32`/`u64` slices (aligned), or this module's own vectors.
+    match position_word {
+        4 => by::<u32>(src, bytemuck::cast_slice(positions), out, word),
+        _ => by::<u64>(src, bytemuck::cast_slice(positions), out, word),
+    }
+}

@@ -4,9 +4,10 @@ use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, Merg
 use crate::error::{Error, Result};
 use crate::device::kernels::Kernels;
 use crate::device::contract::{
-    BlocksortKeysParams, BlocksortPairsParams, IotaParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
+    BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
 };
 use crate::device::launch::grid_ctas;
+use super::records::sort_records;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::key::{Comparator, Greater, Key, Less};
@@ -35,6 +36,11 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
 ) -> Result<()> {
     if n == 0 {
         return Ok(());
+    }
+    if let Some(order) = &C::RECORD {
+        // The packed orders sorted as u64 keys with the positions as values.
+        let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, None, packed, packed, Some((positions, positions, word)), n, 8);
+        return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);
     }
     let kernels = gpu.kernels::<K, C>()?;
     if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out) % 8 == 0) {
@@ -209,15 +215,4 @@ fn enqueue_sort(
         }
     }
     Ok(())
-}
-
-/// Writes first, first + 1, ..., first + len - 1 into `out` (`len` words of 4 or 8 bytes).
-pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, first: usize, word: usize) -> Result<()> {
-    let ctas = len.div_ceil(256).min(65_535) as u32;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = IotaParams { out, first: first as i64, count: len as i64 };
-    let func = kernels.for_values("mergepath_iota", word)?;
-    // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
-    // kernel's grid-stride loop stays below len.
-    unsafe { gpu.launch(&func, cfg, &params) }
 }

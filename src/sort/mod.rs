@@ -35,13 +35,14 @@ mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
 mod plan;
+mod records;
 
 use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gather::sort_values;
+use crate::gather::{launch_iota, sort_values};
 use crate::key::{value_align, Comparator, Key, Value};
-pub(crate) use launch::{launch_iota, launch_sort};
+pub(crate) use launch::launch_sort;
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
 pub(crate) use plan::sort_temp_bytes;

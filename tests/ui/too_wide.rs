@@ -1,10 +1,10 @@
 #[derive(Clone, Copy, mergepath::Key)]
 #[repr(C)]
-#[key(order = "score desc, id")]
+#[key(order = "name, id")]
 struct Row {
-    score: f32,
+    name: [u8; 12],
     id: u32,
-    payload: [u8; 24],
+    payload: [u8; 16],
 }
 
 fn main() {}

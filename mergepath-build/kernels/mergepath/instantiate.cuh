@@ -50,6 +50,7 @@ extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 #include "entry/sets.cuh"
 #include "entry/iota.cuh"
 #include "entry/gather.cuh"
+#include "entry/record.cuh"
 #include "entry/multiway.cuh"
 #include "entry/samplesort.cuh"
 #include "entry/compare.cuh"

@@ -1,0 +1,83 @@
+//! Records and values wider than the kernels' words, against `benches/cub/records.cu` (CUB with
+//! the functors a user writes) in the same device call: 64-byte rows by (score desc, id) (a
+//! record: sorted by its packed order and gathered), 16-byte keys ordered as `[u8; 16]` (a
+//! derived key moved whole), and u32 keys with values of 12, 16, 24 and 100 bytes (16 moves as
+//! words, the others by position and one gather). Copy variants, timed with CUDA events. Prints
+//! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
+//! gkeys_s gbytes_s (bytes: items read and written once).
+//!
+//! Run: `cargo bench --bench records` (on the GPU machine: `.gpu/run bench records`).
+//! `MERGEPATH_BENCH_LOG2=24,26` sets the records' and the pairs' sizes.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mergepath::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use mergepath::{Comparator, Gpu, Key, Less, Value};
+use std::time::Duration;
+
+mod support;
+use support::{bench_gpu, event_median_ms, gpu_time, Rng};
+
+/// The 64-byte row of the anchors: by score descending, then id.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id")]
+struct Row {
+    score: f32,
+    id: u32,
+    seq: u64,
+    payload: [u8; 48],
+}
+
+/// A 16-byte key ordered as Rust orders `[u8; 16]` (UUIDs, hashes).
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+struct Uuid([u8; 16]);
+
+/// The sizes: records, pairs.
+fn sizes() -> (usize, usize) {
+    let logs: Vec<u32> = std::env::var("MERGEPATH_BENCH_LOG2").ok().map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect()).unwrap_or_default();
+    (1 << logs.first().copied().unwrap_or(24), 1 << logs.get(1).copied().unwrap_or(26))
+}
+
+fn report(c: &mut Criterion, gpu: &Gpu, op: &str, ty: &str, n: usize, bytes: usize, mut run: impl FnMut()) {
+    let mut group = c.benchmark_group(format!("{op}_{ty}"));
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function(BenchmarkId::new("copy", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run)));
+    group.finish();
+    let ms = event_median_ms(gpu, 10, &mut run);
+    println!("{op}\tmergepath\t{ty}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+}
+
+fn keys<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, make: impl Fn(usize, u64) -> K)
+where
+    Less: Comparator<K>,
+{
+    let mut rng = Rng(42);
+    let input = gpu.upload(&(0..n).map(|i| make(i, rng.next())).collect::<Vec<K>>()).unwrap();
+    let mut out = gpu.alloc_zeros::<K>(n).unwrap();
+    report(c, gpu, "sort_keys", ty, n, 2 * n * std::mem::size_of::<K>(), || mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap());
+}
+
+fn pairs<V: Value + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, n: usize) {
+    let mut rng = Rng(11);
+    let keys = gpu.upload(&(0..n).map(|_| rng.next() as u32).collect::<Vec<u32>>()).unwrap();
+    let values = gpu.upload(&vec![V::zeroed(); n]).unwrap();
+    let (mut ko, mut vo) = (gpu.alloc_zeros::<u32>(n).unwrap(), gpu.alloc_zeros::<V>(n).unwrap());
+    let ty = format!("u32_v{}", std::mem::size_of::<V>());
+    report(c, gpu, "sort_pairs", &ty, n, 2 * n * (4 + std::mem::size_of::<V>()), || mergepath::sort_pairs_copy(gpu, &keys, &values, &mut ko, &mut vo, Less).unwrap());
+}
+
+fn benches(c: &mut Criterion) {
+    let Some(gpu) = bench_gpu() else { return };
+    let (records, pairs_n) = sizes();
+    keys(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
+    keys(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
+    pairs::<[u8; 12]>(c, &gpu, pairs_n);
+    pairs::<[u32; 4]>(c, &gpu, pairs_n);
+    pairs::<[u8; 24]>(c, &gpu, pairs_n);
+    pairs::<[u8; 100]>(c, &gpu, pairs_n);
+}
+
+criterion_group!(group, benches);
+criterion_main!(group);

@@ -1,0 +1,51 @@
+// Entry layer: the `extern "C"` kernels that pack records' orders, for sorts of records wider
+// than the key tiles (`Comparator::RECORD`): the sort then sorts (packed order, position) pairs
+// as u64 keys and gathers the records by position. Key-independent (the records are bytes and
+// the order's layout a parameter). Included by ../instantiate.cuh.
+#pragma once
+#include <stdint.h>
+
+namespace mergepath {
+// The bits of one order element of `record` (element word `field`: the RECORD_ constants),
+// as an unsigned integer of its size whose `<` is its order, complemented where descending,
+// shifted to its place in the packed order.
+__device__ __forceinline__ uint64_t record_order_element(const unsigned char* record, int64_t field) {
+  const int64_t offset = field & 0xffffffffll;
+  const int kind = (int)((field >> RECORD_FIELD_KIND_SHIFT) & 0xff);
+  const int shift = (int)((field >> RECORD_FIELD_BITS_SHIFT) & 0xff);
+  const int bytes = kind & 15;
+  const unsigned char* at = record + offset;
+  uint64_t bits;
+  switch (bytes) {
+    case 1: bits = *at; break;
+    case 2: bits = *reinterpret_cast<const uint16_t*>(at); break;
+    case 4: bits = *reinterpret_cast<const uint32_t*>(at); break;
+    default: bits = *reinterpret_cast<const uint64_t*>(at); break;
+  }
+  const uint64_t ones = bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+  const uint64_t sign = 1ull << (8 * bytes - 1);
+  if (kind & RECORD_KIND_FLOAT) {
+    // total_order_bits: negative floats' magnitude bits reversed; then the sign flipped.
+    const uint64_t magnitude = bits & sign ? (ones >> 1) : 0;
+    bits = (bits ^ magnitude) ^ sign;
+  } else if (kind & RECORD_KIND_SIGNED) {
+    bits ^= sign;
+  }
+  if ((field >> RECORD_FIELD_DESCENDING_BIT) & 1) bits ^= ones;
+  return bits << shift;
+}
+}  // namespace mergepath
+
+#define MERGEPATH_RECORD_ORDER(PBYTES, P)                                                              \
+  extern "C" __global__ void mergepath_record_order_##PBYTES(const mergepath::record_order_params<P> p) { \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += (int64_t)gridDim.x * blockDim.x) { \
+      const unsigned char* record = p.records + i * p.record_bytes;                                    \
+      uint64_t order = 0;                                                                              \
+      for (int f = 0; f < p.num_fields; ++f) order |= mergepath::record_order_element(record, p.fields[f]); \
+      p.order[i] = order;                                                                              \
+      p.positions[i] = (P)i;                                                                           \
+    }                                                                                                  \
+  }
+MERGEPATH_RECORD_ORDER(4, uint32_t)
+MERGEPATH_RECORD_ORDER(8, uint64_t)
+#undef MERGEPATH_RECORD_ORDER
