@@ -1,8 +1,8 @@
 //! Records and values wider than the kernels' words, against `benches/cub/records.cu` (CUB with
 //! the functors a user writes) in the same device call: 64-byte rows by (score desc, id) (a
 //! record: sorted by its packed order and gathered), 16-byte keys ordered as `[u8; 16]` (a
-//! derived key moved whole), and u32 keys with values of 12, 16, 24 and 100 bytes (16 moves as
-//! words, the others by position and one gather). Copy variants, timed with CUDA events. Prints
+//! derived key moved whole), and u32 keys with values of 4, 8, 12, 16, 24 and 100 bytes (4, 8
+//! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA events. Prints
 //! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
 //! gkeys_s gbytes_s (bytes: items read and written once).
 //!
@@ -73,6 +73,8 @@ fn benches(c: &mut Criterion) {
     let (records, pairs_n) = sizes();
     keys(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
     keys(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
+    pairs::<u32>(c, &gpu, pairs_n);
+    pairs::<u64>(c, &gpu, pairs_n);
     pairs::<[u8; 12]>(c, &gpu, pairs_n);
     pairs::<[u32; 4]>(c, &gpu, pairs_n);
     pairs::<[u8; 24]>(c, &gpu, pairs_n);

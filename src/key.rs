@@ -172,13 +172,14 @@ include!(concat!(env!("OUT_DIR"), "/builtin_keys.rs"));
 
 /// A value carried along with its key: any `Pod` type.
 ///
-/// Values of 4, 8 or 16 bytes move through the kernels as opaque words (no kernel is compiled
-/// per value type); their device addresses must be multiples of that size (always true for
-/// cudarc allocations and their views; [`Error::Misaligned`](crate::Error::Misaligned)
-/// otherwise). Values of any other size (a 12-byte payload, a 3-byte tag, a 256-byte row) are
-/// carried by position: sorts, segmented sorts and merges move a 4-byte position with each key
-/// (8 bytes past 2^32 items) and gather the values once at the end (device addresses multiples
-/// of the value's alignment).
+/// Merges move values of 4, 8 or 16 bytes through the kernels as opaque words, and sorts
+/// those of 4 or 8 bytes (no kernel is compiled per value type); their device addresses must be
+/// multiples of that size (always true for cudarc allocations and their views;
+/// [`Error::Misaligned`](crate::Error::Misaligned) otherwise). Values of any other size (a
+/// 12-byte payload, a 3-byte tag, a 256-byte row; 16 bytes in sorts, where that measured
+/// faster) are carried by position: sorts, segmented sorts and merges move a 4-byte position
+/// with each key (8 bytes past 2^32 items) and gather the values once at the end (device
+/// addresses multiples of the value's alignment).
 ///
 /// Multiway merges and set operations take 4-, 8- and 16-byte values only; other sizes are a
 /// compile error there (carry a `u32` index and gather):
@@ -213,10 +214,34 @@ pub(crate) const fn value_carry<V: Value>() -> ValueCarry {
     }
 }
 
+/// Widest value a sort (many passes) moves as words: wider ones go by position, a 4-byte
+/// position per item in every pass and one gather of the values. Measured on the H100 (u32
+/// keys, 2^26, `benches/records.rs`): 16-byte values as words 15.29 ms, 12- and 24-byte values
+/// by position 9.45 and 9.85 ms. Single-pass algorithms (merges) move values of 4, 8 and 16
+/// bytes as words.
+pub(crate) const SORT_VALUE_WORD_MAX: usize = 8;
+
+/// How a sort carries values of `V`: as words up to [`SORT_VALUE_WORD_MAX`] bytes, else by
+/// position.
+pub(crate) const fn sort_value_carry<V: Value>() -> ValueCarry {
+    match value_carry::<V>() {
+        ValueCarry::Words(size) if size > SORT_VALUE_WORD_MAX => ValueCarry::Positions(size),
+        carry => carry,
+    }
+}
+
 /// The alignment the algorithms require of `V`'s device addresses: its word, or its own
 /// alignment where it is carried by position.
 pub(crate) const fn value_align<V: Value>() -> usize {
     match value_carry::<V>() {
+        ValueCarry::Words(size) => size,
+        ValueCarry::Positions(_) => std::mem::align_of::<V>(),
+    }
+}
+
+/// [`value_align`] for a sort ([`sort_value_carry`]).
+pub(crate) const fn sort_value_align<V: Value>() -> usize {
+    match sort_value_carry::<V>() {
         ValueCarry::Words(size) => size,
         ValueCarry::Positions(_) => std::mem::align_of::<V>(),
     }

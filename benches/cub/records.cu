@@ -8,6 +8,7 @@
 // a warm-up, temp storage outside the timed region, bytes: items read and written once).
 #include <cub/cub.cuh>
 #include <thrust/device_vector.h>
+#include <thrust/sort.h>
 #include <cstdio>
 #include <cstdint>
 #include <vector>

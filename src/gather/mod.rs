@@ -13,7 +13,7 @@ use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{value_carry, ValueCarry, Value};
+use crate::key::{sort_value_carry, ValueCarry, Value};
 use cudarc::driver::{result, LaunchConfig};
 
 /// Bytes of a position: 4 while `n` items have `u32` positions, else 8.
@@ -79,10 +79,11 @@ pub(crate) fn carry_positions(
 }
 
 /// Runs a sort of `n` items whose values of `V` go from `values_in` to `values_out` (the same
-/// address for a sort in place): `sort(values)` with the values as words where they are, else
-/// with positions sorted in place and the values gathered after.
+/// address for a sort in place): `sort(values)` with the values as words where a sort moves
+/// them so ([`sort_value_carry`]), else with positions sorted in place and the values gathered
+/// after.
 pub(crate) fn sort_values<V: Value>(gpu: &Gpu, kernels: &Kernels, values_in: u64, values_out: u64, n: usize, sort: impl FnOnce(Option<(u64, u64, usize)>) -> Result<()>) -> Result<()> {
-    match const { value_carry::<V>() } {
+    match const { sort_value_carry::<V>() } {
         ValueCarry::Words(word) => sort(Some((values_in, values_out, word))),
         ValueCarry::Positions(bytes) => {
             let sources = ValueSources { a: (values_in, n), b: None };

@@ -34,7 +34,7 @@ mod plan;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::sort_values;
-use crate::key::{value_align, Comparator, Key, Value};
+use crate::key::{sort_value_align, Comparator, Key, Value};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use crate::sort::pairs_copy_buffers;
 use launch::launch_samplesort;
@@ -75,7 +75,7 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
     let kernels = gpu.kernels::<K, C>()?;
     sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
 }

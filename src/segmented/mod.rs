@@ -46,7 +46,7 @@ mod plan;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::sort_values;
-use crate::key::{value_align, Comparator, Key, Value};
+use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_segmented;
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
@@ -83,7 +83,7 @@ pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>, O: SegmentOffsets
     offsets: &O,
     comp: C,
 ) -> Result<()> {
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
     let kernels = gpu.kernels::<K, C>()?;
     sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| {
         launch_segmented::<K, C, O>(gpu, keys.ptr, values.map(|(v, _, word)| (v, word)), keys.len, offsets, comp)

@@ -41,7 +41,7 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::gather::{launch_iota, sort_values};
-use crate::key::{value_align, Comparator, Key, Value};
+use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_sort;
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
@@ -80,7 +80,7 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { value_align::<V>() })?;
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
     let kernels = gpu.kernels::<K, C>()?;
     sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
 }
@@ -109,7 +109,7 @@ pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
     keys_out: &'a mut impl DevicePtrMut<K>,
     values_out: &'a mut impl DevicePtrMut<V>,
 ) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>)> {
-    let word = const { value_align::<V>() };
+    let word = const { sort_value_align::<V>() };
     let align = std::mem::align_of::<K>();
     let ki = gpu.input("keys_in", keys_in, align)?;
     let vi = gpu.input("values_in", values_in, word)?;
