@@ -10,6 +10,12 @@ use std::cmp::Ordering;
 pub trait Key: Pod + Send + Sync + 'static {
     /// The CUDA C++ type the kernels see (`uint32_t`, `float`, a generated struct, ...).
     const CUDA_TYPE: &'static str;
+    /// The alignment of the CUDA type, which device addresses of keys must have
+    /// ([`Error::Misaligned`](crate::Error::Misaligned) otherwise; views of cudarc allocations
+    /// always have it): Rust's for the built-in types; for derived keys the largest power of two
+    /// dividing their size, at most 16, so a `[u8; 16]` key loads as one 16-byte word rather
+    /// than sixteen bytes.
+    const DEVICE_ALIGN: usize = std::mem::align_of::<Self>();
 }
 
 /// A strict weak order on `K` with kernels compiled for it.

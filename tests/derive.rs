@@ -20,7 +20,7 @@ struct Point {
     id: i32,
 }
 
-/// An order wider than 64 bits (packed into a 128-bit integer on the GPU).
+/// An order wider than 64 bits (compared field by field on the GPU).
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
 #[key(order = "a desc, b, c desc")]
@@ -426,7 +426,7 @@ fn minimal_failure<C: Comparator<Careless>>(backend: Backend<'_>, comp: C, want:
     }
 }
 
-/// Orders packed into one integer of 32, 64 or 128 bits, against
+/// Orders packed into one integer (up to 64 bits) and compared field by field (wider), against
 /// the field-by-field oracle, with NaNs, signed zeros, negative integers and many ties.
 #[test]
 fn sort_packed_and_wide_orders() {

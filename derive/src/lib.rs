@@ -24,8 +24,8 @@
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0
 //!   first), `desc` reversing the whole array's order. Fields the order leaves out are carried
-//!   with the key, never compared. The GPU compares one packed integer per key (32, 64 or 128
-//!   bits, whatever the order's fields take); where they are every field of an 8-byte key, key
+//!   with the key, never compared. Where the order's fields fit 64 bits the GPU
+//!   compares one packed integer per key; where they are every field of an 8-byte key, key
 //!   sorts sort the packed integers (as fast as `u64` keys: the first pass packs them as it
 //!   reads them, the last unpacks them as it writes them).
 //! - Each `comparator(Name, cuda = "...", rust = "...")` defines a comparator type `Name`: a CUDA
@@ -227,10 +227,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     }
 
     let mut comparators = Vec::new();
-    // Field order, lexicographic; floats in the total order. Each side is packed into one
-    // unsigned integer (32, 64 or 128 bits: a key is at most 16 bytes) whose `<` is that order
-    // (each field as order_bits, complemented where descending, the first field highest), so a
-    // comparison is one integer compare, not a branch per field.
+    // Field order, lexicographic; floats in the total order. Where the order's fields fit 64
+    // bits, each side is packed into one unsigned integer whose `<` is that order (each field
+    // as order_bits, complemented where descending, the first field highest), so a comparison
+    // is one integer compare; else field by field through order_key.
     let bits: usize = order.iter().map(|&(i, _)| fields[i].size() * 8).sum();
     // The order covers every bit of an 8-byte key: the packing is then a bijection, and sorts
     // sort the packed integers (`Comparator::PACKED_U64`), packing and unpacking once.
@@ -246,12 +246,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     };
     let mut less_body = String::new();
     let mut packing = String::new();
-    {
-        let word = match bits {
-            0..=32 => "uint32_t",
-            33..=64 => "uint64_t",
-            _ => "unsigned __int128",
-        };
+    if bits <= 64 {
+        let word = if bits <= 32 { "uint32_t" } else { "uint64_t" };
         let (mut shift, mut parts, mut unpack) = (bits, Vec::new(), String::new());
         for &(i, desc) in &order {
             let f = &fields[i];
@@ -280,13 +276,24 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         }
         less_body += &format!("    return {name}_order_bits(a) < {name}_order_bits(b);\n");
     }
+    if bits > 64 {
+        for &(i, desc) in &order {
+            let f = &fields[i];
+            let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
+            let t = f.cuda_type;
+            for (ea, eb) in f.cuda_elems("a").iter().zip(f.cuda_elems("b")) {
+                less_body += &format!("    {{ const auto x = mergepath::order_key<{t}>::get({ea}), y = mergepath::order_key<{t}>::get({eb});\n      if (x != y) return {x} < {y}; }}\n");
+            }
+        }
+    }
     let rust_less = rust_field_order(&fields, &order);
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Less),
         name: "less".into(),
         cuda_def: format!(
-            "{packing}struct {name}_less {{\n{}  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}  }}\n}};\n",
+            "{packing}struct {name}_less {{\n{}  __device__ __forceinline__ bool operator()(const {name}& a, const {name}& b) const {{\n{less_body}{}  }}\n}};\n",
             packed_types("less_t"),
+            if bits > 64 { "    return false;\n" } else { "" }
         ),
         cuda_name: format!("mergepath_user::{name}_less"),
         is_less: rust_less,
@@ -330,8 +337,11 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     }
 
     // The CUDA struct, checked against the Rust layout on both sides.
-    let mut decl = format!("struct {name} {{\n");
-    let mut checks = format!("static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \"layout of {name}\");\n");
+    // Aligned beyond the fields' alignment where the size allows (the largest power of two
+    // dividing it, at most 16): the kernels then load and store a key in whole words.
+    let device_align = device_align(size);
+    let mut decl = format!("struct __align__({device_align}) {name} {{\n");
+    let mut checks = format!("static_assert(sizeof({name}) == {size} && alignof({name}) == {device_align}, \"layout of {name}\");\n");
     for Field { cuda_name, cuda_type, len, offset, .. } in &fields {
         let dims = len.map_or(String::new(), |n| format!("[{n}]"));
         decl += &format!("  {cuda_type} {cuda_name}{dims};\n");
@@ -384,17 +394,25 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     })
 }
 
+/// The alignment of a derived key's CUDA struct (`Key::DEVICE_ALIGN`): the largest power of
+/// two dividing its size, at most 16 (at least its fields' alignment, which divides the size).
+fn device_align(size: usize) -> usize {
+    1 << size.trailing_zeros().min(4)
+}
+
 /// The impls every derived key has: `Key` (its CUDA twin's name), cudarc's `DeviceRepr` and
 /// `ValidAsZeroBits`, the layout checked against the CUDA struct's (size, alignment, field
 /// offsets), and the testing kit's `TestKey`.
 fn key_impls(name: &Ident, fields: &[Field], size: usize, align: usize) -> TokenStream2 {
     let cuda_type = format!("mergepath_user::{name}");
+    let device_align = device_align(size);
     let offset_checks = fields.iter().map(|Field { member, offset, .. }| quote! { assert!(::core::mem::offset_of!(#name, #member) == #offset); });
     let testing = test_key_impl(name, fields);
     quote! {
         #testing
         impl ::mergepath::Key for #name {
             const CUDA_TYPE: &'static str = #cuda_type;
+            const DEVICE_ALIGN: usize = #device_align;
         }
         // SAFETY: the struct is repr(C) plain old data (numeric fields, no padding: checked
         // above), so its bytes are the device value and all-zero bytes are a valid value.

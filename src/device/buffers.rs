@@ -86,7 +86,7 @@ impl Gpu {
 
     /// Validates keys and the values (`what`, in `word`-byte words) that move with them in
     /// place: the same length, not overlapping.
-    pub(crate) fn inplace_pairs<'a, K, V>(
+    pub(crate) fn inplace_pairs<'a, K: crate::key::Key, V>(
         &'a self,
         keys: &'a mut impl DevicePtrMut<K>,
         values: &'a mut impl DevicePtrMut<V>,
@@ -97,14 +97,14 @@ impl Gpu {
         if values.len() != n {
             return Err(Error::LengthMismatch { what, expected: n, got: values.len() });
         }
-        let keys = self.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+        let keys = self.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
         let values = self.output(what, values, word, n, &[&keys])?;
         Ok((keys, values))
     }
 
     /// Validates the keys and values of two inputs (`a_keys`, `a_values`, `b_keys`, `b_values`,
     /// in that order): values in `word`-byte words, each value buffer its keys' length.
-    pub(crate) fn pair_inputs<'a, K, V>(
+    pub(crate) fn pair_inputs<'a, K: crate::key::Key, V>(
         &'a self,
         a_keys: &'a impl DevicePtr<K>,
         a_values: &'a impl DevicePtr<V>,
@@ -112,7 +112,7 @@ impl Gpu {
         b_values: &'a impl DevicePtr<V>,
         word: usize,
     ) -> Result<[CheckedBuffer<'a>; 4]> {
-        let align = std::mem::align_of::<K>();
+        let align = K::DEVICE_ALIGN;
         let a = self.input("a_keys", a_keys, align)?;
         let b = self.input("b_keys", b_keys, align)?;
         let av = self.input("a_values", a_values, word)?;

@@ -52,7 +52,7 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
     comp: C,
     strategy: MergeStrategy,
 ) -> Result<()> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
@@ -81,7 +81,7 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
     comp: C,
 ) -> Result<()> {
     let value_align = const { value_align::<V>() };
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, value_align)?;
     let total = a.len + b.len;
     let ok = gpu.output("out_keys", out_keys, align, total, &[&a, &b, &av, &bv])?;

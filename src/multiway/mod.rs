@@ -35,10 +35,10 @@ pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
 /// without waiting for the GPU.
 pub fn merge_multiway_keys<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu, inputs: &[&S], out: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
     let _ = comp;
-    let keys = checked_inputs(gpu, "inputs", inputs, std::mem::align_of::<K>())?;
+    let keys = checked_inputs(gpu, "inputs", inputs, K::DEVICE_ALIGN)?;
     let total = keys.iter().map(|b| b.len).sum();
     let refs: Vec<&CheckedBuffer<'_>> = keys.iter().collect();
-    let out = gpu.output("out", out, std::mem::align_of::<K>(), total, &refs)?;
+    let out = gpu.output("out", out, K::DEVICE_ALIGN, total, &refs)?;
     if total == 0 {
         return Ok(());
     }
@@ -63,7 +63,7 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
     if values.len() != keys.len() {
         return Err(Error::LengthMismatch { what: "values (inputs)", expected: keys.len(), got: values.len() });
     }
-    let k = checked_inputs(gpu, "keys", keys, std::mem::align_of::<K>())?;
+    let k = checked_inputs(gpu, "keys", keys, K::DEVICE_ALIGN)?;
     let v = checked_inputs(gpu, "values", values, word)?;
     for (kb, vb) in k.iter().zip(&v) {
         if kb.len != vb.len {
@@ -72,7 +72,7 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
     }
     let total = k.iter().map(|b| b.len).sum();
     let refs: Vec<&CheckedBuffer<'_>> = k.iter().chain(&v).collect();
-    let ok = gpu.output("out_keys", out_keys, std::mem::align_of::<K>(), total, &refs)?;
+    let ok = gpu.output("out_keys", out_keys, K::DEVICE_ALIGN, total, &refs)?;
     let refs: Vec<&CheckedBuffer<'_>> = k.iter().chain(&v).chain(std::iter::once(&ok)).collect();
     let ov = gpu.output("out_values", out_values, word, total, &refs)?;
     if total == 0 {

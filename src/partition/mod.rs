@@ -95,7 +95,7 @@ pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
     let _ = comp;
     let count = checked_partition_count(a.len() + b.len(), spacing)?;
     let kernels = gpu.kernels::<K, C>()?;
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("partitions", out, 8, count, &[&a, &b])?;
@@ -122,7 +122,7 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
     let _ = comp;
     let total: usize = inputs.iter().map(|s| s.len()).sum();
     let count = checked_partition_count(total, spacing)?;
-    let checked = inputs.iter().map(|s| gpu.input("inputs", *s, std::mem::align_of::<K>())).collect::<Result<Vec<_>>>()?;
+    let checked = inputs.iter().map(|s| gpu.input("inputs", *s, K::DEVICE_ALIGN)).collect::<Result<Vec<_>>>()?;
     let table = MultiwayTable::upload::<K>(gpu, &checked)?;
     if inputs.is_empty() {
         return gpu.upload(&[]);

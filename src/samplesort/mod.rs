@@ -54,14 +54,14 @@ pub use plan::{bucket_fates, bucket_of, finish_jobs, pass_chunks, sample_count, 
 /// ```
 pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
     let n = keys.len();
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
     launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
 }
 
 /// Sorts `input` into `output[..input.len()]` by `comp`, stably, by sample sort, leaving `input`
 /// as it is. `output` may be longer (the rest is left as it is) and must not overlap `input`.
 pub fn sort_keys_copy<K: Key, C: Comparator<K>>(gpu: &Gpu, input: &impl DevicePtr<K>, output: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let input = gpu.input("input", input, align)?;
     let output = gpu.output("output", output, align, input.len, &[&input])?;
     launch_samplesort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)

@@ -100,7 +100,7 @@ fn search_inputs<'a, K: Key, I: SortIndex>(
     needles: &'a impl DevicePtr<K>,
     haystack: &'a impl DevicePtr<K>,
 ) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>)> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let needles = gpu.input("needles", needles, align)?;
     let haystack = gpu.input("haystack", haystack, align)?;
     check_search::<I>(needles.len, haystack.len, &[])?;

@@ -71,7 +71,7 @@ pub fn sort_segments_keys<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     comp: C,
 ) -> Result<()> {
     let n = keys.len();
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
     launch_segmented::<K, C, O>(gpu, keys.ptr, None, n, offsets, comp)
 }
 

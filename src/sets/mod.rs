@@ -76,7 +76,7 @@ pub fn set_operation_keys<K: Key, C: Comparator<K>>(
     out: &mut impl DevicePtrMut<K>,
     _comp: C,
 ) -> Result<SetLen> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, 0, &[&a, &b])?;
@@ -102,7 +102,7 @@ pub fn set_operation_pairs<K: Key, V: Value, C: Comparator<K>>(
     _comp: C,
 ) -> Result<SetLen> {
     let word = const { value_word::<V>() };
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, word)?;
     let ok = gpu.output("out_keys", out_keys, align, 0, &[&a, &b, &av, &bv])?;
     let ov = gpu.output("out_values", out_values, word, 0, &[&a, &b, &av, &bv, &ok])?;
@@ -120,7 +120,7 @@ pub fn set_operation_len<K: Key, C: Comparator<K>>(
     b: &impl DevicePtr<K>,
     _comp: C,
 ) -> Result<SetLen> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let kernels = gpu.kernels::<K, C>()?;

@@ -54,7 +54,7 @@ use cudarc::driver::{DevicePtr, DevicePtrMut};
 /// Returns without waiting for the GPU.
 pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
     let n = keys.len();
-    let keys = gpu.output("keys", keys, std::mem::align_of::<K>(), n, &[])?;
+    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
     launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
 }
 
@@ -66,7 +66,7 @@ pub fn sort_keys_copy<K: Key, C: Comparator<K>>(
     output: &mut impl DevicePtrMut<K>,
     comp: C,
 ) -> Result<()> {
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let input = gpu.input("input", input, align)?;
     let output = gpu.output("output", output, align, input.len, &[&input])?;
     launch_sort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
@@ -110,7 +110,7 @@ pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
     values_out: &'a mut impl DevicePtrMut<V>,
 ) -> Result<(CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>, CheckedBuffer<'a>)> {
     let word = const { sort_value_align::<V>() };
-    let align = std::mem::align_of::<K>();
+    let align = K::DEVICE_ALIGN;
     let ki = gpu.input("keys_in", keys_in, align)?;
     let vi = gpu.input("values_in", values_in, word)?;
     if vi.len != ki.len {

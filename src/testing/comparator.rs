@@ -95,7 +95,7 @@ fn compare_all<K: TestKey, C: Comparator<K>>(gpu: &Gpu, keys: &[K]) -> crate::Re
     let func = kernels.function("mergepath_compare_all")?;
     let dkeys = gpu.upload(keys)?;
     let mut out = gpu.alloc_zeros::<u8>(n * n)?;
-    let keys_buf = gpu.input("keys", &dkeys, std::mem::align_of::<K>())?;
+    let keys_buf = gpu.input("keys", &dkeys, K::DEVICE_ALIGN)?;
     let out_ptr = gpu.output("out", &mut out, 1, n * n, &[&keys_buf])?.ptr;
     let params = CompareAllParams { keys: keys_buf.ptr, count: n as i64, out: out_ptr };
     let pairs = (n * n) as u32; // at most MAX_COMPARATOR_KEYS^2
