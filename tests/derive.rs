@@ -56,6 +56,15 @@ struct Named {
     count: u32,
 }
 
+/// A signed byte array descending, then a count: compared four bytes at a time on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "s desc, t")]
+struct Signed {
+    s: [i8; 12],
+    t: u32,
+}
+
 /// An array whose order covers all 8 bytes: packed into one u64 on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
@@ -146,6 +155,21 @@ fn sort_array_keys_and_tuple_structs() {
         let mut d = gpu.upload(&uuids).unwrap();
         mergepath::sort_keys(gpu, &mut d, Greater).unwrap();
         assert_eq!(gpu.download(&d).unwrap(), want, "Uuid Greater n={n}");
+
+        // Few distinct bytes, negative ones among them, so every word decides sometimes.
+        let signed: Vec<Signed> = (0..n)
+            .map(|_| {
+                let r = rng.next();
+                let mut s = [0i8; 12];
+                s[(r % 12) as usize] = ((r >> 8) % 5) as i8 - 2;
+                Signed { s, t: (r >> 16) as u32 % 3 }
+            })
+            .collect();
+        let mut want = signed.clone();
+        want.sort_by_key(|k| (std::cmp::Reverse(k.s), k.t));
+        let mut d = gpu.upload(&signed).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want, "Signed n={n}");
 
         let names: Vec<Named> = (0..n)
             .map(|i| {

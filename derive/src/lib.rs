@@ -277,11 +277,21 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         less_body += &format!("    return {name}_order_bits(a) < {name}_order_bits(b);\n");
     }
     if bits > 64 {
+        // Byte arrays at 4-byte aligned places compare four elements at a time: each 32-bit
+        // word byte-reversed (element 0 highest), sign bits flipped for i8, so a key stays in
+        // whole-word registers instead of one register per byte.
+        let aligned4 = device_align(size) >= 4;
         for &(i, desc) in &order {
             let f = &fields[i];
             let (x, y) = if desc { ("y", "x") } else { ("x", "y") };
             let t = f.cuda_type;
-            for (ea, eb) in f.cuda_elems("a").iter().zip(f.cuda_elems("b")) {
+            let words = if f.elem_size == 1 && aligned4 && f.offset % 4 == 0 { f.len.unwrap_or(0) / 4 } else { 0 };
+            let flip = if t == "int8_t" { " ^ 0x80808080u" } else { "" };
+            for w in 0..words {
+                let word = |k: &str| format!("(__byte_perm(reinterpret_cast<const uint32_t*>({k}.{})[{w}], 0, 0x0123){flip})", f.cuda_name);
+                less_body += &format!("    {{ const uint32_t x = {}, y = {};\n      if (x != y) return {x} < {y}; }}\n", word("a"), word("b"));
+            }
+            for (ea, eb) in f.cuda_elems("a").iter().zip(f.cuda_elems("b")).skip(4 * words) {
                 less_body += &format!("    {{ const auto x = mergepath::order_key<{t}>::get({ea}), y = mergepath::order_key<{t}>::get({eb});\n      if (x != y) return {x} < {y}; }}\n");
             }
         }
