@@ -239,15 +239,17 @@ pub(crate) const fn sort_value_carry<V: Value>() -> ValueCarry {
 /// The alignment the algorithms require of `V`'s device addresses: its word, or its own
 /// alignment where it is carried by position.
 pub(crate) const fn value_align<V: Value>() -> usize {
-    match value_carry::<V>() {
-        ValueCarry::Words(size) => size,
-        ValueCarry::Positions(_) => std::mem::align_of::<V>(),
-    }
+    carried_align::<V>(value_carry::<V>())
 }
 
 /// [`value_align`] for a sort ([`sort_value_carry`]).
 pub(crate) const fn sort_value_align<V: Value>() -> usize {
-    match sort_value_carry::<V>() {
+    carried_align::<V>(sort_value_carry::<V>())
+}
+
+/// The alignment `V` needs carried as `carry`: its word, or its own alignment by position.
+const fn carried_align<V: Value>(carry: ValueCarry) -> usize {
+    match carry {
         ValueCarry::Words(size) => size,
         ValueCarry::Positions(_) => std::mem::align_of::<V>(),
     }

@@ -35,30 +35,27 @@ pub(crate) struct ValueSources {
 /// Runs an algorithm with positions for values: writes positions `0..n` (`n` the sources'
 /// items, A's first) into a temporary buffer and calls `run(positions in, positions out, bytes
 /// of a position)`, where the algorithm reads its value inputs from `positions in` (A's at
-/// index 0, B's at A's count) and writes its output values (`outputs` of them) to `positions
-/// out` (which may be `positions in`: `in_place`); then gathers the values of `value_bytes`
-/// bytes from `sources` into `out` by those positions. `out` may be the only source (in-place
-/// sorts): the source is copied aside first.
-#[allow(clippy::too_many_arguments)]
+/// index 0, B's at A's count) and writes its n output values to `positions out`: the same
+/// buffer for one source (a sort, in place), another for two (a merge). Then gathers the values
+/// of `value_bytes` bytes from `sources` into `out` by those positions. `out` may be the only
+/// source (in-place sorts): the source is copied aside first.
 pub(crate) fn carry_positions(
     gpu: &Gpu,
     kernels: &Kernels,
     sources: ValueSources,
     out: u64,
-    outputs: usize,
     value_bytes: usize,
-    in_place: bool,
     run: impl FnOnce(u64, u64, usize) -> Result<()>,
 ) -> Result<()> {
     let n = sources.a.1 + sources.b.map_or(0, |b| b.1);
-    if n == 0 || outputs == 0 {
-        return run(0, 0, position_bytes(n));
-    }
     let word = position_bytes(n);
+    if n == 0 {
+        return run(0, 0, word);
+    }
     let out_is_source = out == sources.a.0 && sources.b.is_none();
     let mut layout = TempLayout::default();
     let pos_in_at = layout.region(n * word);
-    let pos_out_at = if in_place { pos_in_at } else { layout.region(outputs * word) };
+    let pos_out_at = if sources.b.is_none() { pos_in_at } else { layout.region(n * word) };
     let copy_at = layout.region(if out_is_source { n * value_bytes } else { 0 });
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
@@ -67,15 +64,22 @@ pub(crate) fn carry_positions(
     let (a, b) = match out_is_source {
         true => {
             let copy = base + copy_at as u64;
-            // SAFETY: both ranges are n * value_bytes device bytes (the caller's values, the
-            // temp region sized for them), apart, on the Gpu's stream in order with the kernels.
-            unsafe { result::memcpy_dtod_async(copy, sources.a.0, n * value_bytes, gpu.stream().cu_stream()) }?;
+            copy_device(gpu, copy, sources.a.0, n * value_bytes)?;
             ((copy, sources.a.1), None)
         }
         false => (sources.a, sources.b),
     };
     run(pos_in, pos_out, word)?;
-    launch_gather(gpu, kernels, a, b, (pos_out, word), out, outputs, value_bytes)
+    launch_gather(gpu, kernels, a, b, (pos_out, word), out, n, value_bytes)
+}
+
+/// Enqueues a copy of `bytes` device bytes from `from` to `to` on the Gpu's stream: the inputs
+/// an in-place gather overwrites, set aside first.
+pub(crate) fn copy_device(gpu: &Gpu, to: u64, from: u64, bytes: usize) -> Result<()> {
+    // SAFETY: the callers pass two ranges of `bytes` device bytes that do not overlap (the
+    // caller's items and a temp region sized for them), in order with the kernels on the stream.
+    unsafe { result::memcpy_dtod_async(to, from, bytes, gpu.stream().cu_stream()) }?;
+    Ok(())
 }
 
 /// Runs a sort of `n` items whose values of `V` go from `values_in` to `values_out` (the same
@@ -87,7 +91,7 @@ pub(crate) fn sort_values<V: Value>(gpu: &Gpu, kernels: &Kernels, values_in: u64
         ValueCarry::Words(word) => sort(Some((values_in, values_out, word))),
         ValueCarry::Positions(bytes) => {
             let sources = ValueSources { a: (values_in, n), b: None };
-            carry_positions(gpu, kernels, sources, values_out, n, bytes, true, |positions, _, word| sort(Some((positions, positions, word))))
+            carry_positions(gpu, kernels, sources, values_out, bytes, |positions, _, word| sort(Some((positions, positions, word))))
         }
     }
 }

@@ -91,7 +91,7 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
         ValueCarry::Positions(bytes) => {
             let kernels = gpu.kernels::<K, C>()?;
             let sources = ValueSources { a: (av.ptr, av.len), b: Some((bv.ptr, bv.len)) };
-            carry_positions(gpu, &kernels, sources, ov.ptr, total, bytes, false, |positions, out, word| {
+            carry_positions(gpu, &kernels, sources, ov.ptr, bytes, |positions, out, word| {
                 let (pa, pb) = (CheckedBuffer::raw(positions, a.len, word), CheckedBuffer::raw(positions + (a.len * word) as u64, b.len, word));
                 launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&pa, &pb, &CheckedBuffer::raw(out, total, word), word)), comp)
             })

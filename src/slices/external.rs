@@ -18,6 +18,7 @@
 //! runs' order) and never a mix of batches and stale data.
 
 use super::plan::{bytes_mut, clamp_multiway_splits, in_core_bytes_now, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS};
+use super::positions::try_with_capacity;
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};
 use crate::device::buffers::CheckedBuffer;
@@ -47,8 +48,7 @@ pub(super) fn external_plan(arch: u32, n: usize, key_bytes: usize, word: usize, 
 /// copying out (3 GB/s into fresh memory, 35 GB/s into resident memory), and faulting in
 /// 16 GiB ran at 21 GB/s on 16 threads with 4 KiB pages, 47 GB/s with huge pages.
 fn run_buffer<T>(len: usize) -> Result<Vec<MaybeUninit<T>>> {
-    let mut v: Vec<MaybeUninit<T>> = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::HostOutOfMemory { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
+    let mut v: Vec<MaybeUninit<T>> = try_with_capacity(len)?;
     // SAFETY: the capacity holds `len` items, and `MaybeUninit` needs no initialisation.
     unsafe { v.set_len(len) };
     let bytes = as_uninit_bytes(&mut v);

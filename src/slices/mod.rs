@@ -96,13 +96,14 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
     if n == 0 {
         return Ok(());
     }
-    gpu.kernels::<K, C>()?;
+    // A record has no kernels of its own: its sort is the u64 sort of its packed orders.
     if let Some(order) = &C::RECORD {
         return match order.descending {
             false => sort_records_host(gpu, keys, carried, order, Less, progress),
             true => sort_records_host(gpu, keys, carried, order, Greater, progress),
         };
     }
+    gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), carried.word());
     let budget = gpu.device_budget()?;
     if in_core_bytes_now(n, kb, word) <= budget {
@@ -128,16 +129,7 @@ fn sort_records_host<K: Key, U: Comparator<u64>>(
 ) -> Result<()> {
     let n = keys.len();
     let mut packed: Vec<u64> = positions::try_collect(n, |_| 0)?;
-    {
-        let threads = crate::host::parallel::threads();
-        let chunk = n.div_ceil(threads).max(1 << 16);
-        let tasks: Vec<_> = packed.chunks_mut(chunk).zip(keys.chunks(chunk)).collect();
-        crate::host::parallel::run(threads, tasks, |(out, records)| {
-            for (o, r) in out.iter_mut().zip(records) {
-                *o = order.pack(bytemuck::bytes_of(r));
-            }
-        });
-    }
+    positions::par_zip(&mut packed, keys, |o, r| *o = order.pack(bytemuck::bytes_of(r)));
     let original = positions::try_copy(keys)?;
     // Positions: the caller's indices where it asked for them, else our own (u64 storage, so
     // the bytes are aligned for either width).

@@ -5,35 +5,43 @@
 use crate::error::{Error, Result};
 use crate::host::parallel;
 
-/// A host vector of `len` items from `item(i)`, or [`Error::HostOutOfMemory`].
-pub(super) fn try_collect<T>(len: usize, item: impl Fn(usize) -> T) -> Result<Vec<T>> {
+/// An empty host vector with room for `len` items, or [`Error::HostOutOfMemory`].
+pub(super) fn try_with_capacity<T>(len: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| Error::HostOutOfMemory { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
+    Ok(v)
+}
+
+/// A host vector of `len` items from `item(i)`, or [`Error::HostOutOfMemory`].
+pub(super) fn try_collect<T>(len: usize, item: impl Fn(usize) -> T) -> Result<Vec<T>> {
+    let mut v = try_with_capacity(len)?;
     v.extend((0..len).map(item));
     Ok(v)
 }
 
 /// A host copy of `values`, or [`Error::HostOutOfMemory`].
 pub(super) fn try_copy<V: Copy>(values: &[V]) -> Result<Vec<V>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(values.len()).map_err(|_| Error::HostOutOfMemory { bytes: std::mem::size_of_val(values) })?;
+    let mut v = try_with_capacity(values.len())?;
     v.extend_from_slice(values);
     Ok(v)
+}
+
+/// `f(&mut out[i], &inputs[i])` for every i, on host threads.
+pub(super) fn par_zip<T: Send, S: Sync>(out: &mut [T], inputs: &[S], f: impl Fn(&mut T, &S) + Sync) {
+    const GRAIN: usize = 1 << 16;
+    let threads = parallel::threads();
+    let chunk = out.len().div_ceil(threads).max(GRAIN);
+    let tasks: Vec<_> = out.chunks_mut(chunk).zip(inputs.chunks(chunk)).collect();
+    parallel::run(threads, tasks, |(out, inputs)| out.iter_mut().zip(inputs).for_each(|(o, i)| f(o, i)));
 }
 
 /// `out[i]` = item `positions[i]` of `a`, or item `positions[i] - a.len()` of `b`, on host
 /// threads. Every position is below `a.len() + b.len()` (they come from the GPU's sort or merge
 /// of `0..a.len() + b.len()`).
 pub(super) fn gather<V: Copy + Send + Sync, P: Copy + Into<u64> + Sync>(a: &[V], b: &[V], positions: &[P], out: &mut [V]) {
-    const GRAIN: usize = 1 << 16;
-    let threads = parallel::threads();
-    let chunk = out.len().div_ceil(threads).max(GRAIN);
-    let tasks: Vec<_> = out.chunks_mut(chunk).zip(positions.chunks(chunk)).collect();
-    parallel::run(threads, tasks, |(out, positions)| {
-        for (o, &p) in out.iter_mut().zip(positions) {
-            let p = p.into() as usize;
-            *o = if p < a.len() { a[p] } else { b[p - a.len()] };
-        }
+    par_zip(out, positions, |o, &p| {
+        let p = p.into() as usize;
+        *o = if p < a.len() { a[p] } else { b[p - a.len()] };
     });
 }
 

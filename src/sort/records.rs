@@ -8,9 +8,9 @@ use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::gather::{launch_gather, position_bytes};
+use crate::gather::{copy_device, launch_gather, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
-use cudarc::driver::{result, LaunchConfig};
+use cudarc::driver::LaunchConfig;
 use std::sync::Arc;
 
 /// The kernels a record's sort runs: the packed order's `u64` ones.
@@ -51,13 +51,10 @@ pub(crate) fn sort_records<K: Key>(
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let (packed, positions) = (base + order_at as u64, base + positions_at as u64);
-    let stream = gpu.stream().cu_stream();
     // The sources of the gathers: set aside where the sort is in place.
     let set_aside = |from: u64, at: usize, bytes: usize| -> Result<u64> {
         let to = base + at as u64;
-        // SAFETY: `bytes` device bytes at `from` (the caller's n items) and at `to` (the temp
-        // region sized for them), apart, in order on the Gpu's stream.
-        unsafe { result::memcpy_dtod_async(to, from, bytes, stream) }?;
+        copy_device(gpu, to, from, bytes)?;
         Ok(to)
     };
     let records_src = if keys_in == keys_out { set_aside(keys_in, records_at, n * record_bytes)? } else { keys_in };
