@@ -7,10 +7,12 @@
 
 namespace mergepath {
 
-// Probes per round of the partitions' global-memory search (see `merge_path`). Plain binary
-// search measured fastest on the H100 (1, 3 and 7 probes, and a 32-lane warp search, with
-// benches/tune/merge_shapes.cu and partition_latency.cu): the searches are bound by random DRAM accesses, not latency.
-constexpr int PARTITION_PROBES = 1;
+// Probes per round of the partitions' global-memory search (see `merge_path`): 0, the aligned
+// binary search. The searches are bound by the DRAM sectors they fetch, not latency: 3 and 7
+// probes and a 32-lane warp search were slower than binary search (benches/tune/merge_shapes.cu,
+// partition_latency.cu), and the aligned search, whose top levels share A's sectors through L2,
+// faster (benches/tune/partition_aligned.cu, BENCHMARKS.md).
+constexpr int PARTITION_PROBES = 0;
 
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
 // p in [0, num_partitions). A and B are pointers or anything indexable (counting_iterator).

@@ -35,7 +35,7 @@ __device__ __forceinline__ void set_partitions_body(const K* a, int64_t a_count,
   const int64_t total = a_count + b_count;
   const int64_t diag = p * spacing < total ? p * spacing : total;
   set_split s;
-  balanced_path(a, a_count, b, b_count, diag, s.a, s.b, comp);
+  balanced_path<PARTITION_PROBES>(a, a_count, b, b_count, diag, s.a, s.b, comp);
   splits[p] = s;
   tile_states[p] = 0;
 }

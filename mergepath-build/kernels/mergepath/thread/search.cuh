@@ -28,37 +28,65 @@ __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {
   else return comp(a_key, b_key);
 }
 
+// Binary search of one cross-diagonal that decides the crossing's bits from the highest down:
+// every probe of A is at a position whose lower bits are those of a power of two minus one,
+// the same for all diagonals until their crossings part, so the many searches of a partition
+// kernel share their top levels' A loads through L2 instead of each fetching DRAM sectors of
+// its own (only B's probes are their own). Probes outside [max(0, diag - b_count),
+// min(diag, a_count)) are decided without a load. Same result as binary search on sorted
+// inputs; on unsorted ones, some crossing inside that range.
+template <tie Tie = tie::a_first, class Index, class KeysA, class KeysB, class Comp>
+__device__ __forceinline__ Index merge_path_aligned(KeysA a, Index a_count, KeysB b, Index b_count, Index diag,
+                                                    Comp comp) {
+  const Index lo = diag > b_count ? diag - b_count : 0;
+  const Index hi = diag < a_count ? diag : a_count;
+  if (hi <= 0) return 0;
+  // The largest x <= hi with x <= lo or A[x - 1] going before B[diag - x]: the crossing.
+  Index x = 0;
+  const int top = sizeof(Index) == 8 ? 63 - __clzll((long long)hi) : 31 - __clz((int)hi);
+  for (Index bit = Index(1) << top; bit > 0; bit >>= 1) {
+    const Index next = x + bit;
+    if (next <= hi && (next <= lo || a_goes_first<Tie>(a[next - 1], b[diag - next], comp))) x = next;
+  }
+  return x;
+}
+
 // Search of one cross-diagonal by one thread. Each round probes PROBES evenly spaced points of
 // the remaining range at once (independent loads, in flight together) and keeps the gap that
 // holds the crossing: PROBES = 1 is binary search; PROBES = 3 resolves two levels per round for
 // three times the loads. Fewer rounds help only where latency, not traffic, bounds the search;
-// for the library's partitions over global memory it is traffic (BENCHMARKS.md), so they use 1.
+// for the library's partitions over global memory it is traffic (BENCHMARKS.md), so they use
+// PROBES = 0, merge_path_aligned, whose probes share DRAM sectors across searches.
 template <int PROBES = 1, tie Tie = tie::a_first, class Index, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ Index merge_path(KeysA a, Index a_count, KeysB b, Index b_count,
                                             Index diag, Comp comp) {
-  Index begin = diag > b_count ? diag - b_count : 0;
-  Index end = diag < a_count ? diag : a_count;
-  while (begin < end) {
-    const Index len = end - begin;
-    Index mid[PROBES];
-    bool take_a[PROBES];
+  if constexpr (PROBES == 0) {
+    return merge_path_aligned<Tie>(a, a_count, b, b_count, diag, comp);
+  } else {
+    Index begin = diag > b_count ? diag - b_count : 0;
+    Index end = diag < a_count ? diag : a_count;
+    while (begin < end) {
+      const Index len = end - begin;
+      Index mid[PROBES];
+      bool take_a[PROBES];
 #pragma unroll
-    for (int j = 0; j < PROBES; ++j) {
-      // begin + floor(len * (j + 1) / (PROBES + 1)), split so it cannot overflow; < end.
-      mid[j] = begin + (len / (PROBES + 1)) * (j + 1) + ((len % (PROBES + 1)) * (j + 1)) / (PROBES + 1);
-      take_a[j] = a_goes_first<Tie>(a[mid[j]], b[diag - 1 - mid[j]], comp);
-    }
-    // take_a is monotone in the probe position: true for a prefix of the probes.
-    Index new_begin = begin, new_end = end;
+      for (int j = 0; j < PROBES; ++j) {
+        // begin + floor(len * (j + 1) / (PROBES + 1)), split so it cannot overflow; < end.
+        mid[j] = begin + (len / (PROBES + 1)) * (j + 1) + ((len % (PROBES + 1)) * (j + 1)) / (PROBES + 1);
+        take_a[j] = a_goes_first<Tie>(a[mid[j]], b[diag - 1 - mid[j]], comp);
+      }
+      // take_a is monotone in the probe position: true for a prefix of the probes.
+      Index new_begin = begin, new_end = end;
 #pragma unroll
-    for (int j = 0; j < PROBES; ++j) {
-      if (take_a[j]) new_begin = mid[j] + 1;
-      else if (new_end == end) new_end = mid[j];
+      for (int j = 0; j < PROBES; ++j) {
+        if (take_a[j]) new_begin = mid[j] + 1;
+        else if (new_end == end) new_end = mid[j];
+      }
+      begin = new_begin;
+      end = new_end;
     }
-    begin = new_begin;
-    end = new_end;
+    return begin;
   }
-  return begin;
 }
 
 // How many of the sorted keys0[0..count0), and of keys1[0..count1), go before `key` in a stable
@@ -134,10 +162,11 @@ __device__ __forceinline__ Index equal_run_end(Keys keys, Index begin, Index end
 // where that crossing is inside a run of equal keys x spanning both inputs, by rebalancing the
 // run's t taken items between A (i keys equal to x) and B (j keys): A takes
 // max(t - j, min(i, ceil(t / 2))), B max(t - i, min(j, ceil(t / 2))).
-template <class Index, class Keys, class Comp>
+// PROBES: the merge path search's (merge_path).
+template <int PROBES = 1, class Index, class Keys, class Comp>
 __device__ __forceinline__ void balanced_path(Keys a, Index a_count, Keys b, Index b_count, Index diag,
                                               Index& a_split, Index& b_split, Comp comp) {
-  const Index ai = merge_path(a, a_count, b, b_count, diag, comp);
+  const Index ai = merge_path<PROBES>(a, a_count, b, b_count, diag, comp);
   const Index bi = diag - ai;
   a_split = ai;
   b_split = bi;
