@@ -5,7 +5,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/sets_shapes.cu -o /tmp/sets_shapes && /tmp/sets_shapes [log2_n]
 // Inputs: the anchors' (two sorted halves of n random u32 keys). Prints TSV:
 // variant op nt vt ms pct_of_copy(read n + write result) partition_ms ok. Variants: `ticket`
-// (the library's kernel: tiles in ticket order, decoupled look-back) and `count` (length only).
+// (the library's kernel: tiles in ticket order, decoupled look-back), `ticket_min_blocks_N`
+// (the same asking for N resident CTAs per SM) and `count` (length only).
 // The variants that took tiles by blockIdx.x and placed them without look-back (BENCHMARKS.md,
 // "Multiset operations") are in this file at commit bf81afe.
 #include <mergepath/kernel/sets.cuh>
@@ -31,6 +32,16 @@ template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 ticket(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int emit, uint64_t* states, K* out,
        uint64_t* count) {
+  mergepath::set_op_tile<NT, VT, false, K, K>(a, nullptr, b, nullptr, s, tiles, emit, states, out, nullptr, INT64_MAX,
+                                              count, Comp());
+}
+
+// The library's kernel with a minimum of MinBlocks resident CTAs per SM asked of the compiler
+// (fewer registers, more CTAs to hide the look-back's waits).
+template <int NT, int VT, int MinBlocks>
+__global__ void __launch_bounds__(NT, MinBlocks)
+ticket_min_blocks(const K* a, const K* b, const mergepath::set_split* s, int64_t tiles, int emit, uint64_t* states,
+                  K* out, uint64_t* count) {
   mergepath::set_op_tile<NT, VT, false, K, K>(a, nullptr, b, nullptr, s, tiles, emit, states, out, nullptr, INT64_MAX,
                                               count, Comp());
 }
@@ -100,6 +111,11 @@ struct Bench {
         fflush(stdout);
       };
       report("ticket", median_ms([&] { part(); ticket<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+      if constexpr (NT == 128 && VT == 23) {
+        report("ticket_min_blocks_8", median_ms([&] { part(); ticket_min_blocks<NT, VT, 8><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+        report("ticket_min_blocks_10", median_ms([&] { part(); ticket_min_blocks<NT, VT, 10><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+        report("ticket_min_blocks_12", median_ms([&] { part(); ticket_min_blocks<NT, VT, 12><<<(unsigned)tiles, NT>>>(a, b, splits, tiles, emit, states, out, count); }), 2);
+      }
       report("count", median_ms([&] { part(); CK(cudaMemsetAsync(count, 0, 8)); count_only<NT, VT><<<(unsigned)tiles, NT>>>(a, b, splits, emit, (unsigned long long*)count); }), 1);
     }
   }

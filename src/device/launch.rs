@@ -3,7 +3,7 @@
 use super::contract::KernelParams;
 use super::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use cudarc::driver::{sys, CudaFunction, LaunchConfig, PushKernelArg};
 
 impl Gpu {
     /// Enqueues `func` on the stream with `params`, its one argument (a generated parameter
@@ -17,6 +17,48 @@ impl Gpu {
         builder.arg(params);
         // SAFETY: forwarded from this function's contract.
         unsafe { builder.launch(cfg) }?;
+        Ok(())
+    }
+
+    /// [`Gpu::launch`] as a programmatic dependent of the kernel enqueued just before it (CUDA's
+    /// programmatic stream serialization, sm_90 and later; an ordinary launch on older
+    /// architectures, `arch` being the loaded kernels'): its CTAs may be scheduled while that
+    /// kernel's last ones run, and wait in `wait_for_previous_kernel` (device code) until it has
+    /// finished and its writes are visible. Hides the launch gap between a partition kernel and
+    /// the tiles that read its partitions.
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`]; and `func` must call `wait_for_previous_kernel` before it reads
+    /// anything the previous kernel on the stream writes.
+    pub(crate) unsafe fn launch_dependent<P: KernelParams>(&self, func: &CudaFunction, cfg: LaunchConfig, params: &P, arch: u32) -> Result<()> {
+        if arch < 90 {
+            // SAFETY: forwarded from this function's contract.
+            return unsafe { self.launch(func, cfg, params) };
+        }
+        self.stream.context().bind_to_thread()?;
+        let mut serialization = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue { programmaticStreamSerializationAllowed: 1 },
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut serialization,
+            numAttrs: 1,
+        };
+        // The kernel's one argument, by address, as cuLaunchKernel takes its arguments.
+        let mut args = [params as *const P as *mut std::ffi::c_void];
+        // SAFETY: `config` and `serialization` outlive the call, `args` holds the address of the
+        // one parameter struct `func` takes (this function's contract), on this `Gpu`'s stream
+        // and context (bound above).
+        unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()?;
         Ok(())
     }
 }

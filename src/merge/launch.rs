@@ -40,8 +40,9 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
             let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr };
             let func = kernels.function("mergepath_merge_keys")?;
             // SAFETY: `MergeKeysParams` is `mergepath_merge_keys`'s parameter struct; the kernel's tile is `shape` (same table row on both sides), the grid covers
-            // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total.
-            unsafe { gpu.launch(&func, cfg, &params) }
+            // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total;
+            // the partition kernel is the launch before it, and merge_tile waits for it.
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
         }
         Some((av, bv, ov, word)) => {
             let params = MergePairsParams {
@@ -58,7 +59,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
             let func = kernels.for_values("mergepath_merge_pairs", word)?;
             // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}` (`MergePairsParams`); value buffers have their
             // keys' lengths and are aligned to the word size the kernel moves them in.
-            unsafe { gpu.launch(&func, cfg, &params) }
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
         }
     }
 }

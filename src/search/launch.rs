@@ -72,7 +72,8 @@ impl SearchGrid {
         // merge order is `bound`'s; its tile is the search shape (same table row), the grid
         // covers ceil(total / tile) tiles, the partitions (tiles + 1) were just computed over
         // (A, B) in that order, `out` holds needles.len outputs of the entry's width and so
-        // does `upper` for the range entries, which alone write it (validated by the caller).
-        unsafe { gpu.launch(func, cfg, &params) }
+        // does `upper` for the range entries, which alone write it (validated by the caller);
+        // the partition kernel is the launch before it, and sorted_search_tile waits for it.
+        unsafe { gpu.launch_dependent(func, cfg, &params, kernels.arch) }
     }
 }

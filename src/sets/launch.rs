@@ -62,6 +62,8 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
     // states of 8 bytes (its layout), and the grid covers num_splits threads.
     unsafe { gpu.launch(&func, partition_launch_config(num_splits)?, &params) }?;
 
+    // The set kernels are launched as programmatic dependents of the partitions, the launch
+    // just before; set_op_tile and set_count_tile wait for them before reading the splits.
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (emit, num_tiles) = (op.emit(), i64::from(tiles));
     let capacity = i64::try_from(capacity).unwrap_or(i64::MAX);
@@ -72,7 +74,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
             // SAFETY: `SetCountParams` is `mergepath_set_count`'s parameter struct; the kernel's tile is `shape`
             // (same table row), the grid has one CTA per tile, the splits (tiles + 1) were just
             // computed with that spacing, and `len` is one zeroed u64 the tiles add to.
-            unsafe { gpu.launch(&func, cfg, &params) }?;
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
         }
         Output::Keys(out) => {
             let params = SetKeysParams { a: a.ptr, b: b.ptr, splits, num_tiles, emit, tile_states: states, out: out.ptr, capacity, out_count: len_ptr };
@@ -80,7 +82,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
             // SAFETY: as above for `mergepath_set_keys` (`SetKeysParams`); the tile states (tiles + 1, zeroed by
             // the partition kernel) hold the scan and the ticket counter, and the kernel writes
             // only the first `capacity` (out's length) outputs.
-            unsafe { gpu.launch(&func, cfg, &params) }?;
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
         }
         Output::Pairs { keys, a_values, b_values, values, word } => {
             let params = SetPairsParams {
@@ -100,7 +102,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
             let func = kernels.for_values("mergepath_set_pairs", word)?;
             // SAFETY: as above for `mergepath_set_pairs_{4,8,16}` (`SetPairsParams`); the value buffers have
             // their keys' lengths and the word alignment, and `capacity` is the shorter output.
-            unsafe { gpu.launch(&func, cfg, &params) }?;
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
         }
     }
     drop(_len_guard);

@@ -14,6 +14,25 @@ namespace mergepath {
 // faster (benches/tune/partition_aligned.cu, BENCHMARKS.md).
 constexpr int PARTITION_PROBES = 0;
 
+// A partition kernel and the tiles that read its partitions run back to back; the host launches
+// the tiles as a programmatic dependent of the partitions (Gpu::launch_dependent), so their
+// CTAs are scheduled while the partitions finish instead of after a launch gap.
+// let_dependents_start (in the partition kernel) lets the dependent grid be scheduled at once;
+// wait_for_previous_kernel (in the tiles, before any read of what the partitions write)
+// returns when the partition kernel has finished and its writes are visible. Both are no-ops in
+// a kernel launched the ordinary way, and before sm_90.
+__device__ __forceinline__ void let_dependents_start() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
 // p in [0, num_partitions). A and B are pointers or anything indexable (counting_iterator).
 // `Tie` as in merge_path, the same as the tiles' merges; `Probes` is the search's probes per
@@ -23,6 +42,7 @@ __device__ __forceinline__ void merge_path_partitions_body(KeysA a, int64_t a_co
                                                            int64_t b_count, int64_t spacing,
                                                            int64_t num_partitions,
                                                            int64_t* partitions, Comp comp) {
+  let_dependents_start();
   int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= num_partitions) return;
   int64_t total = a_count + b_count;
@@ -57,13 +77,15 @@ __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_val
   }
 }
 
-// Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions.
+// Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions (which may
+// still be being written by the kernel before: see wait_for_previous_kernel).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
                                            const K* b_keys, const V* b_vals, int64_t b_count,
                                            const int64_t* partitions, K* out_keys, V* out_vals,
                                            Comp comp) {
   constexpr int NV = NT * VT;
+  wait_for_previous_kernel();
   const int64_t tile = blockIdx.x;
   const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
   merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,

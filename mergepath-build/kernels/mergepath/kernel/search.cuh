@@ -15,8 +15,9 @@ namespace mergepath {
 // haystack items (upper - lower); or whether there is one (upper != lower). All but `bound` are
 // one pass of the lower-bound merge: a needle's equal items are the run of haystack items
 // after its lower bound, found in the tile (equal_run_end over shared memory) and, where the
-// run reaches the tile's end, finished in the global haystack (equal_run_end from the tile's
-// end: only the run is read).
+// run goes on past the tile's end (the haystack's next item, loaded with the tile, equals the
+// needle), finished in the global haystack (equal_run_end from the tile's end: only the run is
+// read).
 enum class search_output { bound, range, equal_count, contains };
 
 // out[j] (and upper[j] for `range`) = what `Output` says for needles[j], for the needles of
@@ -30,8 +31,11 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
   constexpr bool equal_run = Output != search_output::bound;
   static_assert(!(Upper && equal_run), "equal ranges, counts and flags come from the lower-bound merge");
   // A needle's slot holds its tile-local lower bound and, for equal runs, the run's length
-  // (both at most NV) in the high half.
+  // in the tile (both at most NV) in the high half and, in bit RUN_GOES_ON, whether the run
+  // goes on past the tile.
   static_assert(!equal_run || NV < (1 << 15), "a search tile packs two tile positions into an int");
+  constexpr unsigned RUN_GOES_ON = 1u << 15, POSITION_MASK = RUN_GOES_ON - 1;
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
   const K* a = Upper ? haystack : needles;
   const K* b = Upper ? needles : haystack;
   const int64_t a_count = Upper ? haystack_count : needle_count;
@@ -41,18 +45,28 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
   const int a_n = r.a_count(), count = r.count();
   const int needles_in_tile = Upper ? count - a_n : a_n;
   const int haystack_in_tile = count - needles_in_tile;
+  // The haystack's item after the tile's, if any: a run of items equal to a needle that
+  // reaches the tile's end goes on past it only if this one equals the needle too. Loaded
+  // with the tile, so the common case (it does not) reads no more of the haystack later.
+  K next_haystack{};
+  const bool has_next = equal_run && r.b_end < haystack_count;
+  if (has_next) next_haystack = haystack[r.b_end];
   K results[VT];
   int indices[VT];
   cta_load_merge<NT, VT>(a, b, r, shared.keys, results, indices, comp);
   // Needle k of the tile, merged at tile position p, has p - k haystack items of the tile
   // before it; for equal runs, those equal to it start there (ties go to the needles), and
-  // run[i] is their number in the tile.
-  int run[VT];
+  // run[i] holds their number in the tile and the RUN_GOES_ON bit.
+  unsigned run[VT];
   if constexpr (equal_run) {
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const int p = VT * (int)threadIdx.x + i, k = indices[i];
-      if (p < count && k < a_n) run[i] = equal_run_end(shared.keys + a_n, p - k, haystack_in_tile, results[i], comp) - (p - k);
+      if (p < count && k < a_n) {
+        const int run_end = equal_run_end(shared.keys + a_n, p - k, haystack_in_tile, results[i], comp);
+        const bool goes_on = run_end == haystack_in_tile && has_next && !comp(results[i], next_haystack);
+        run[i] = (unsigned)(run_end - (p - k)) << 16 | (goes_on ? RUN_GOES_ON : 0u);
+      }
     }
   }
   __syncthreads();  // every thread is done with the keys: shared.indices is free
@@ -62,7 +76,7 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
     const int s = indices[i];
     if (p < count && (Upper ? s >= a_n : s < a_n)) {
       const int k = Upper ? s - a_n : s;
-      if constexpr (equal_run) shared.indices[k] = (p - k) | (run[i] << 16);
+      if constexpr (equal_run) shared.indices[k] = (int)((unsigned)(p - k) | run[i]);
       else shared.indices[k] = p - k;
     }
   }
@@ -76,17 +90,15 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
       // Clamped to the tile's haystack items: on unsorted inputs (unspecified results, but
       // in range) the in-tile merge can skip a needle, leaving its slot unwritten.
       const unsigned packed = (unsigned)shared.indices[k];
-      const int before = equal_run ? min((int)(packed & 0xffff), haystack_in_tile)
+      const int before = equal_run ? min((int)(packed & POSITION_MASK), haystack_in_tile)
                                    : min(max((int)packed, 0), haystack_in_tile);
       const int64_t j = needle_begin + k, lower = haystack_begin + before;
       if constexpr (!equal_run) {
         out[j] = (O)lower;
       } else {
         const int in_tile_end = min(before + (int)(packed >> 16), haystack_in_tile);
-        // A run that reaches the tile's end may go on in the haystack beyond it.
-        const int64_t end = in_tile_end < haystack_in_tile
-                                ? haystack_begin + in_tile_end
-                                : equal_run_end(haystack, r.b_end, haystack_count, needles[j], comp);
+        const int64_t end = packed & RUN_GOES_ON ? equal_run_end(haystack, r.b_end, haystack_count, needles[j], comp)
+                                                 : haystack_begin + in_tile_end;
         if constexpr (Output == search_output::range) {
           out[j] = (O)lower;
           upper[j] = (O)end;

@@ -30,6 +30,7 @@ template <class K, class Comp>
 __device__ __forceinline__ void set_partitions_body(const K* a, int64_t a_count, const K* b, int64_t b_count,
                                                     int64_t spacing, int64_t num_splits, set_split* splits,
                                                     uint64_t* tile_states, Comp comp) {
+  let_dependents_start();
   const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= num_splits) return;
   const int64_t total = a_count + b_count;
@@ -90,6 +91,7 @@ __device__ __forceinline__ void set_op_tile(const K* a_keys, const V* a_vals, co
                                             uint64_t* tile_states, K* out_keys, V* out_vals, int64_t capacity,
                                             uint64_t* out_count, Comp comp) {
   __shared__ set_shared<NT, VT, K> shared;
+  wait_for_previous_kernel();  // the splits and zeroed tile states (see merge.cuh)
   if (threadIdx.x == 0) shared.tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
   __syncthreads();
   const int64_t tile = shared.tile;
@@ -133,6 +135,7 @@ template <int NT, int VT, class K, class Comp>
 __device__ __forceinline__ void set_count_tile(const K* a_keys, const K* b_keys, const set_split* splits,
                                                int emit, unsigned long long* out_count, Comp comp) {
   __shared__ set_shared<NT, VT, K> shared;
+  wait_for_previous_kernel();  // the splits (see merge.cuh)
   const int64_t tile = blockIdx.x;
   K results[VT];
   int indices[VT];
