@@ -29,12 +29,12 @@ __device__ __forceinline__ bool a_goes_first(K a_key, K b_key, Comp comp) {
 }
 
 // Binary search of one cross-diagonal that decides the crossing's bits from the highest down:
-// every probe of A is at a position whose lower bits are those of a power of two minus one,
-// the same for all diagonals until their crossings part, so the many searches of a partition
-// kernel share their top levels' A loads through L2 instead of each fetching DRAM sectors of
-// its own (only B's probes are their own). Probes outside [max(0, diag - b_count),
-// min(diag, a_count)) are decided without a load. Same result as binary search on sorted
-// inputs; on unsorted ones, some crossing inside that range.
+// the probe for bit 2^k reads A at x + 2^k - 1, x a multiple of 2^(k+1), so every search of a
+// partition kernel probes the same few A positions in its top levels (until the crossings
+// part) and shares their loads through L2 instead of fetching a DRAM sector of its own per
+// probe (B's probes stay its own). Probes outside [max(0, diag - b_count), min(diag, a_count))
+// are decided without a load. Same result as binary search on sorted inputs; on unsorted ones,
+// some crossing inside that range.
 template <tie Tie = tie::a_first, class Index, class KeysA, class KeysB, class Comp>
 __device__ __forceinline__ Index merge_path_aligned(KeysA a, Index a_count, KeysB b, Index b_count, Index diag,
                                                     Comp comp) {
