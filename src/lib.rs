@@ -44,6 +44,7 @@ mod fatbins;
 mod gather;
 mod key;
 pub mod merge;
+pub mod multi;
 pub mod multiway;
 pub mod partition;
 pub mod search;
