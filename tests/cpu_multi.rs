@@ -59,4 +59,7 @@ fn sharded_sort_edges() {
     check(vec![(0..1000).map(|i| ((i * 7 % 256) as u8, i)).collect(), vec![], vec![]], |a, b| a.0 < b.0);
     check((0..5).map(|s| (0..100).map(|i| (9, s << 16 | i)).collect()).collect(), |a, b| a.0 < b.0);
     check(vec![vec![(1, 0)], vec![], vec![], vec![], vec![]], |a, b| a.0 < b.0);
+    // No ranks at all: no parts.
+    assert!(sort_shards_cpu(Vec::<Vec<Item>>::new(), |a: &Item, b: &Item| a.0 < b.0).is_empty());
+    assert_eq!(part_bounds(10, 0), [0]);
 }

@@ -24,9 +24,9 @@ pub(crate) trait Group {
 pub const SPLIT_ROUNDS: usize = 200;
 
 /// The global ranks where the ranks' parts start: rank r's part is `[bounds[r], bounds[r + 1])`
-/// of the `total` items, parts of equal size ±1.
+/// of the `total` items, parts of equal size ±1 (`[0]` for no ranks).
 pub fn part_bounds(total: usize, ranks: usize) -> Vec<usize> {
-    (0..=ranks).map(|r| (total as u128 * r as u128 / ranks as u128) as usize).collect()
+    (0..=ranks).map(|r| (total as u128 * r as u128 / ranks.max(1) as u128) as usize).collect()
 }
 
 /// A rank's candidate in one round of the selection for one boundary: the middle item of its
