@@ -39,7 +39,7 @@ struct Candidate<T> {
 }
 
 /// This rank's splits of its sorted `shard` at each global rank of `ranks`: how many of its items
-/// are among the first `ranks[b]` items of the merge of all ranks' shards (ties: lower ranks'
+/// are among the first `ranks[b]` items of the merge of all ranks' shards (`total` items) (ties: lower ranks'
 /// items first, then by index, so the merge is the stable sort of the shards' concatenation).
 /// Collective: every rank calls it with the same `ranks` and its own shard. Each round gathers
 /// every rank's candidate for every unfinished boundary, takes their weighted median (in the
@@ -47,14 +47,12 @@ struct Candidate<T> {
 /// gathers the counts, which moves every rank's range for that boundary past or before the
 /// pivot (the distributed form of `partition::multiway_split`). The splits never decrease
 /// along `ranks` and stay within the shard.
-pub(crate) fn global_splits<T, G>(group: &G, shard: &[T], ranks: &[usize], is_less: &impl Fn(&T, &T) -> bool) -> Vec<usize>
+pub(crate) fn global_splits<T, G>(group: &G, shard: &[T], total: usize, ranks: &[usize], is_less: &impl Fn(&T, &T) -> bool) -> Vec<usize>
 where
     T: Clone + Send + 'static,
     G: Group,
 {
     let me = group.rank();
-    let lengths = group.all_gather(shard.len());
-    let total: usize = lengths.iter().sum();
     let n = shard.len();
     let mut lo: Vec<usize> = ranks.iter().map(|&r| r.min(total).saturating_sub(total - n)).collect();
     let mut hi: Vec<usize> = ranks.iter().map(|&r| n.min(r)).collect();
@@ -110,13 +108,13 @@ fn weighted_median<T: Clone>(all: &[Vec<Option<Candidate<T>>>], b: usize, is_les
 }
 
 /// The items of rank `me`'s sorted `shard` that go before the pivot (rank `owner`'s item at
-/// `pivot.index`) in the merge: equal keys of lower ranks go first, of higher ranks after.
+/// `pivot.index`) in the merge: the pivot's index in its own shard, else the multiway merge's
+/// rule (equal keys of lower ranks first).
 fn items_before<T>(shard: &[T], me: usize, owner: usize, pivot: &Candidate<T>, is_less: &impl Fn(&T, &T) -> bool) -> usize {
-    use std::cmp::Ordering;
-    match me.cmp(&owner) {
-        Ordering::Equal => pivot.index,
-        Ordering::Less => shard.partition_point(|x| !is_less(&pivot.key, x)),
-        Ordering::Greater => shard.partition_point(|x| is_less(x, &pivot.key)),
+    if me == owner {
+        pivot.index
+    } else {
+        crate::partition::items_before(shard, me, &pivot.key, owner, is_less)
     }
 }
 
@@ -132,28 +130,16 @@ where
     let total: usize = group.all_gather(sorted_shard.len()).iter().sum();
     let bounds = part_bounds(total, group.size());
     let mut splits = vec![0];
-    splits.extend(global_splits(group, sorted_shard, &bounds[1..bounds.len() - 1], is_less));
+    splits.extend(global_splits(group, sorted_shard, total, &bounds[1..bounds.len() - 1], is_less));
     splits.push(sorted_shard.len());
     let parts = splits.windows(2).map(|w| sorted_shard[w[0]..w[1]].to_vec()).collect();
     merge_runs(group.all_to_all(parts), is_less)
 }
 
-/// The stable merge of sorted runs, equal keys in run order.
-fn merge_runs<T: Clone>(runs: Vec<Vec<T>>, is_less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
-    let total = runs.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(total);
-    let mut next = vec![0usize; runs.len()];
-    loop {
-        // The first run whose head no earlier run's head ties or goes before.
-        let mut best: Option<usize> = None;
-        for (i, run) in runs.iter().enumerate() {
-            if next[i] < run.len() && best.is_none_or(|b| is_less(&run[next[i]], &runs[b][next[b]])) {
-                best = Some(i);
-            }
-        }
-        let Some(b) = best else { break };
-        out.push(runs[b][next[b]].clone());
-        next[b] += 1;
-    }
+/// The stable merge of sorted runs, equal keys in run order: the stable sort of their
+/// concatenation (as the CPU oracle of the multiway merge, `cpu::merge_multiway_keys`).
+fn merge_runs<T>(runs: Vec<Vec<T>>, is_less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut out: Vec<T> = runs.into_iter().flatten().collect();
+    out.sort_by(|a, b| crate::cpu::ordering_by(is_less, a, b));
     out
 }

@@ -79,7 +79,7 @@ pub fn multiway_split<T>(inputs: &[&[T]], rank: usize, is_less: impl Fn(&T, &T) 
 
 /// Items of `items` (a sorted part of input `input`) that go before `x` of input `x_input` (not
 /// `input`) in the stable merge: equal items of a lower input go first, of a higher one after.
-fn items_before<T>(items: &[T], input: usize, x: &T, x_input: usize, is_less: impl Fn(&T, &T) -> bool) -> usize {
+pub(crate) fn items_before<T>(items: &[T], input: usize, x: &T, x_input: usize, is_less: impl Fn(&T, &T) -> bool) -> usize {
     if input < x_input {
         items.partition_point(|y| !is_less(x, y))
     } else {
