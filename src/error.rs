@@ -81,6 +81,22 @@ pub enum Error {
     },
     /// A loaded module has no kernel entry point of this name (as `extern "C"` spells it).
     MissingEntryPoint(String),
+    /// The NCCL library could not be loaded (it is loaded as `libnccl.so`; NCCL's packages
+    /// ship `libnccl.so.2`: put a link named `libnccl.so` to it on the loader's path).
+    NoNccl,
+    /// An NCCL call failed.
+    Nccl {
+        /// The call (`ncclCommInitAll`, `ncclSend`, ...).
+        call: &'static str,
+        /// NCCL's result code.
+        result: String,
+    },
+    /// Another rank of a group failed a step that all ranks take together, so this rank
+    /// stopped too (the failing rank returns its own error).
+    RankFailed {
+        /// The first rank that failed.
+        rank: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -108,6 +124,9 @@ impl fmt::Display for Error {
                 "problem too large for the device: it needs {needed} bytes of device memory, {available} are available"
             ),
             Error::HostOutOfMemory { bytes } => write!(f, "out of host memory allocating {bytes} bytes (page-locked buffers or sorted runs)"),
+            Error::NoNccl => write!(f, "no NCCL library (libnccl.so) found"),
+            Error::Nccl { call, result } => write!(f, "NCCL call {call} failed: {result}"),
+            Error::RankFailed { rank } => write!(f, "rank {rank} of the group failed"),
             Error::MissingEntryPoint(name) => write!(f, "the module has no kernel entry point named `{name}`"),
         }
     }

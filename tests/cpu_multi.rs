@@ -4,8 +4,17 @@
 use mergepath::multi::{part_bounds, sort_shards_cpu};
 use proptest::prelude::*;
 
-/// Keys with their origin (shard, index), ordered by key alone, so stability is visible.
-type Item = (u8, u32);
+/// A key (the high 32 bits) with its origin (shard << 16 | index, the low bits), ordered by
+/// key alone, so stability is visible.
+type Item = u64;
+
+fn item(key: u64, origin: u64) -> Item {
+    key << 32 | origin
+}
+
+fn by_key(a: &Item, b: &Item) -> bool {
+    a >> 32 < b >> 32
+}
 
 fn check(shards: Vec<Vec<Item>>, is_less: fn(&Item, &Item) -> bool) {
     let mut want: Vec<Item> = shards.concat();
@@ -27,7 +36,7 @@ fn shards(keys: u8) -> impl Strategy<Value = Vec<Vec<Item>>> {
         shards
             .into_iter()
             .enumerate()
-            .map(|(s, keys)| keys.into_iter().enumerate().map(|(i, k)| (k, (s as u32) << 16 | i as u32)).collect())
+            .map(|(s, keys)| keys.into_iter().enumerate().map(|(i, k)| item(k as u64, (s as u64) << 16 | i as u64)).collect())
             .collect()
     })
 }
@@ -37,29 +46,31 @@ proptest! {
 
     #[test]
     fn sharded_sort_is_the_stable_sort(shards in shards(255)) {
-        check(shards, |a, b| a.0 < b.0);
+        check(shards, by_key);
     }
 
     #[test]
     fn sharded_sort_with_many_ties(shards in shards(3)) {
-        check(shards, |a, b| a.0 < b.0);
+        check(shards, by_key);
     }
 
     #[test]
     fn sharded_sort_descending(shards in shards(16)) {
-        check(shards, |a, b| a.0 > b.0);
+        check(shards, |a, b| a >> 32 > b >> 32);
     }
 }
 
 #[test]
 fn sharded_sort_edges() {
     // One rank; all shards empty; everything on one rank; one key everywhere; more ranks than items.
-    check(vec![vec![(3, 0), (1, 1), (2, 2)]], |a, b| a.0 < b.0);
-    check(vec![vec![], vec![], vec![]], |a, b| a.0 < b.0);
-    check(vec![(0..1000).map(|i| ((i * 7 % 256) as u8, i)).collect(), vec![], vec![]], |a, b| a.0 < b.0);
-    check((0..5).map(|s| (0..100).map(|i| (9, s << 16 | i)).collect()).collect(), |a, b| a.0 < b.0);
-    check(vec![vec![(1, 0)], vec![], vec![], vec![], vec![]], |a, b| a.0 < b.0);
+    check(vec![vec![item(3, 0), item(1, 1), item(2, 2)]], by_key);
+    check(vec![vec![], vec![], vec![]], by_key);
+    check(vec![(0..1000).map(|i| item(i * 7 % 256, i)).collect(), vec![], vec![]], by_key);
+    check((0..5).map(|s| (0..100).map(|i| item(9, s << 16 | i)).collect()).collect(), by_key);
+    check(vec![vec![item(1, 0)], vec![], vec![], vec![], vec![]], by_key);
+    // Ranges wider than many rounds of candidates: 100,000 keys over 3 ranks, few distinct.
+    check((0..3).map(|s| (0..100_000).map(|i| item(i * 2_654_435_761 % 1000, s << 20 | i)).collect()).collect(), by_key);
     // No ranks at all: no parts.
-    assert!(sort_shards_cpu(Vec::<Vec<Item>>::new(), |a: &Item, b: &Item| a.0 < b.0).is_empty());
+    assert!(sort_shards_cpu(Vec::<Vec<Item>>::new(), by_key).is_empty());
     assert_eq!(part_bounds(10, 0), [0]);
 }

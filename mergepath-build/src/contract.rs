@@ -611,6 +611,19 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "key_bounds_params",
+        templates: &["K"],
+        doc: "mergepath_key_bounds: lower[i] / upper[i] = the keys of keys[0..count) before needles[i] / not after it, by binary search (needles in any order).",
+        fields: &[
+            ("keys", Ptr(KEYS)),
+            ("count", I64),
+            ("needles", Ptr(KEYS)),
+            ("needle_count", I64),
+            ("lower", Ptr("int64_t*")),
+            ("upper", Ptr("int64_t*")),
+        ],
+    },
+    Struct {
         name: "sorted_search_params",
         templates: &["K", "O"],
         doc: "mergepath_sorted_search_*: O the output's type; `upper` is written by the range entries only.",

@@ -129,6 +129,16 @@ impl Gpu {
         self.stream.alloc_zeros(len).map_err(|e| oom(e, len * std::mem::size_of::<T>()))
     }
 
+    /// Allocates `len` elements on the stream, left unwritten (no memset), for buffers that
+    /// are written whole before anything reads them.
+    ///
+    /// # Safety
+    /// Every element is written before any is read.
+    pub(crate) unsafe fn alloc_unwritten<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.stream.alloc(len) }.map_err(|e| oom(e, len * std::mem::size_of::<T>()))
+    }
+
     /// The kernels of (K, C), loaded on first use.
     pub(crate) fn kernels<K: Key, C: Comparator<K>>(&self) -> Result<Arc<Kernels>> {
         let id = TypeId::of::<(K, C)>();

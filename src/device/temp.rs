@@ -2,7 +2,7 @@
 
 use super::{oom, Gpu};
 use crate::error::{Error, Result};
-use cudarc::driver::{sys, CudaSlice, DevicePtrMut, SyncOnDrop};
+use cudarc::driver::{sys, CudaSlice, CudaView, CudaViewMut, DevicePtrMut, SyncOnDrop};
 
 impl Gpu {
     /// At least `bytes` of temporary device storage, returned to the pool when dropped: the
@@ -44,6 +44,21 @@ impl Temp<'_> {
     pub fn device_ptr_mut(&mut self) -> (sys::CUdeviceptr, SyncOnDrop<'_>) {
         let buf = self.buf.as_mut().expect("temp buffer present until drop");
         buf.device_ptr_mut(&self.gpu.stream)
+    }
+
+    /// The buffer's first `len` items as `T`s, for typed calls ([`Error::TooLarge`] past the
+    /// buffer; it starts at the allocator's alignment, which suits every key and value).
+    pub fn view<T: bytemuck::Pod>(&self, len: usize) -> Result<CudaView<'_, T>> {
+        let buf = self.buf.as_ref().expect("temp buffer present until drop");
+        // SAFETY: any bytes are a `T` (Pod); the length is checked by `transmute`.
+        unsafe { buf.transmute::<T>(len) }.ok_or(Error::TooLarge { what: "a view of temporary storage" })
+    }
+
+    /// [`Temp::view`], writable.
+    pub fn view_mut<T: bytemuck::Pod>(&mut self, len: usize) -> Result<CudaViewMut<'_, T>> {
+        let buf = self.buf.as_mut().expect("temp buffer present until drop");
+        // SAFETY: any bytes are a `T` (Pod); the length is checked by `transmute_mut`.
+        unsafe { buf.transmute_mut::<T>(len) }.ok_or(Error::TooLarge { what: "a view of temporary storage" })
     }
 }
 

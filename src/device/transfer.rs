@@ -31,6 +31,12 @@ fn copy_threads() -> usize {
     MAX_COPY_THREADS.min(crate::host::threads() / 2)
 }
 
+/// Transfers of at most this many bytes ([`Gpu::upload`], [`Gpu::download`]) are one copy
+/// on the stream, without the staging pipeline: the driver stages so little pageable memory
+/// quickly itself, and the pipeline's copy threads, woken for every call, would spin for
+/// nothing (with several `Gpu`s in a process, crowding out the threads that drive them).
+const DIRECT_COPY_BYTES: usize = 1 << 20;
+
 /// Bytes a transfer of host slices moves per piece of work (sort chunk, merge range); the
 /// default is the algorithm's own.
 pub(crate) const DEFAULT_WORK_BYTES: usize = 0;
@@ -298,13 +304,13 @@ impl Drop for Pipeline<'_> {
 impl Gpu {
     /// Copies a host slice to a new device buffer, through the pinned staging buffers (host
     /// threads copy pageable memory into them while the copy engine moves earlier pieces;
-    /// page-locked memory, such as a [`PinnedBuffer`](crate::PinnedBuffer), is copied directly).
-    /// Returns when the copy is done.
+    /// page-locked memory, such as a [`PinnedBuffer`](crate::PinnedBuffer), and slices of up
+    /// to 1 MiB are copied directly). Returns when the copy is done.
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
         let bytes = std::mem::size_of_val(host);
         // SAFETY: every byte is written by the copy below before the buffer is returned.
         let mut buf = unsafe { self.stream.alloc::<T>(host.len()) }.map_err(|e| oom(e, bytes))?;
-        if bytes > 0 {
+        if bytes > DIRECT_COPY_BYTES {
             let (ptr, _guard) = buf.device_ptr_mut(&self.stream);
             let mut pipe = Pipeline::new(self)?;
             // The allocation is ordered on this handle's stream.
@@ -313,6 +319,9 @@ impl Gpu {
             // `bytes`. DeviceRepr types are copied as plain bytes, as cudarc copies them.
             unsafe { pipe.upload(ptr, host.as_ptr().cast(), bytes) }?;
             pipe.finish()?;
+        } else if bytes > 0 {
+            self.stream.memcpy_htod(host, &mut buf)?;
+            self.synchronize()?;
         }
         Ok(buf)
     }
@@ -362,8 +371,16 @@ impl Gpu {
         self.check_context("buf", buf)?;
         let len = buf.len();
         let bytes = len * std::mem::size_of::<T>();
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        if bytes <= DIRECT_COPY_BYTES {
+            let out = self.stream.clone_dtoh(buf)?;
+            self.synchronize()?;
+            return Ok(out);
+        }
         let mut out: Vec<T> = Vec::with_capacity(len);
-        if bytes > 0 {
+        {
             let (ptr, _guard) = buf.device_ptr(&self.stream);
             let mut pipe = Pipeline::new(self)?;
             pipe.order(Stream::Kernels, Stream::Download)?;

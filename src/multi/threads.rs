@@ -1,7 +1,9 @@
-//! The CPU mirror's group: ranks as threads of one process, collectives through shared slots
-//! and a barrier.
+//! Ranks as threads of one process, collectives through shared slots and a barrier: the CPU
+//! mirror's group, and the host side of a group of ranks sharing one GPU.
 
 use super::plan::Group;
+use crate::error::Result;
+use bytemuck::Pod;
 use std::any::Any;
 use std::sync::{Arc, Barrier, Mutex};
 
@@ -52,6 +54,14 @@ fn slot<T: 'static>(slot: &Option<Box<dyn Any + Send>>) -> &T {
     }
 }
 
+impl ThreadGroup {
+    /// Sends `parts[j]` to rank j (`parts.len() == size`) and returns what each rank sent to
+    /// this one, in rank order.
+    pub(crate) fn all_to_all<T: Clone + Send + 'static>(&self, parts: Vec<Vec<T>>) -> Vec<Vec<T>> {
+        self.exchange(parts, |slots| slots.iter().map(|s| slot::<Vec<Vec<T>>>(s)[self.rank].clone()).collect())
+    }
+}
+
 impl Group for ThreadGroup {
     fn rank(&self) -> usize {
         self.rank
@@ -61,11 +71,7 @@ impl Group for ThreadGroup {
         self.size
     }
 
-    fn all_gather<T: Clone + Send + 'static>(&self, mine: T) -> Vec<T> {
-        self.exchange(mine, |slots| slots.iter().map(|s| slot::<T>(s).clone()).collect())
-    }
-
-    fn all_to_all<T: Clone + Send + 'static>(&self, parts: Vec<Vec<T>>) -> Vec<Vec<T>> {
-        self.exchange(parts, |slots| slots.iter().map(|s| slot::<Vec<Vec<T>>>(s)[self.rank].clone()).collect())
+    fn all_gather<T: Pod + Send>(&self, mine: &[T]) -> Result<Vec<T>> {
+        Ok(self.exchange(mine.to_vec(), |slots| slots.iter().flat_map(|s| slot::<Vec<T>>(s).iter().copied()).collect()))
     }
 }

@@ -91,7 +91,7 @@ fn launch_level<K: Key>(
     match (values, out_values) {
         (Some((values, word)), Some(out_vals)) => {
             let addresses: Vec<u64> = values.iter().map(|b| b.ptr).collect();
-            let value_table = gpu.upload(&addresses)?;
+            let value_table = gpu.upload_table(&addresses)?;
             let value_inputs = gpu.input("multiway values", &value_table, 8)?.ptr;
             let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals };
             let func = kernels.for_values("mergepath_multiway_merge_pairs", word)?;

@@ -113,7 +113,7 @@ impl MultiwayTable {
         let addresses: Vec<u64> = inputs.iter().map(|b| b.ptr).collect();
         let lengths: Vec<usize> = inputs.iter().map(|b| b.len).collect();
         let counts: Vec<i64> = lengths.iter().map(|&n| n as i64).collect();
-        Ok(MultiwayTable { addresses: gpu.upload(&addresses)?, counts: gpu.upload(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths, key_bytes: std::mem::size_of::<K>() })
+        Ok(MultiwayTable { addresses: gpu.upload_table(&addresses)?, counts: gpu.upload_table(&counts)?, ways: inputs.len(), total: lengths.iter().sum(), lengths, key_bytes: std::mem::size_of::<K>() })
     }
 
     /// The device addresses of the address and length arrays, for a kernel's parameters.
@@ -160,7 +160,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
     let (inputs, counts) = table.pointers(gpu)?;
     let to_i64 = |n: usize, what: &'static str| i64::try_from(n).map_err(|_| Error::InvalidArgument(what));
     if num_boundaries > 0 {
-        let starts = gpu.upload(&boundary_starts)?;
+        let starts = gpu.upload_table(&boundary_starts)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(num_boundaries, "multiway boundary grid")?, 1, 1), block_dim: (MULTIWAY_PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         let params = MultiwayBoundariesParams {
             inputs,

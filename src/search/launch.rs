@@ -3,9 +3,9 @@
 use super::plan::{SearchGrid, SearchOutput};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
-use crate::device::contract::SortedSearchParams;
+use crate::device::contract::{KeyBoundsParams, SortedSearchParams};
 use crate::device::Gpu;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::partition::launch_partitions;
 use crate::types::Bound;
@@ -34,6 +34,29 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
     let mut temp = gpu.temp(grid.partition_bytes())?;
     let (parts, _guard) = temp.device_ptr_mut();
     grid.launch(gpu, &kernels, needles, haystack, bound, &func, parts, outs[0], outs.get(1).copied().unwrap_or(0))
+}
+
+/// Enqueues both bounds of every needle (any order; `needles.len` of them) in the sorted
+/// `haystack` into `lower` and `upper` (`needles.len` `i64`s each), one binary search per bound
+/// and needle: for a few needles in a long haystack, where [`launch_search`] would read all of
+/// it (the sharded sort's splitter selection).
+pub(crate) fn launch_key_bounds<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &CheckedBuffer<'_>, haystack: &CheckedBuffer<'_>, lower: u64, upper: u64) -> Result<()> {
+    if needles.len == 0 {
+        return Ok(());
+    }
+    let (needle_count, count) = match (i64::try_from(needles.len), i64::try_from(haystack.len)) {
+        (Ok(n), Ok(c)) => (n, c),
+        _ => return Err(Error::TooLarge { what: "key bounds past 2^63 items" }),
+    };
+    let kernels = gpu.kernels::<K, C>()?;
+    let func = kernels.function("mergepath_key_bounds")?;
+    let ctas = needles.len.div_ceil(256).min(1 << 16) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let params = KeyBoundsParams { keys: haystack.ptr, count, needles: needles.ptr, needle_count, lower, upper };
+    // SAFETY: `KeyBoundsParams` is `mergepath_key_bounds`'s parameter struct; the checked
+    // buffers hold their counts of keys, `lower` and `upper` (the caller's) one i64 per needle,
+    // the grid-stride loop stays below the needles' count and each search within the haystack.
+    unsafe { gpu.launch(&func, cfg, &params) }
 }
 
 impl SearchGrid {

@@ -18,7 +18,7 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
-pub(crate) use launch::launch_search;
+pub(crate) use launch::{launch_key_bounds, launch_search};
 pub(crate) use plan::{check_search, SearchOutput};
 pub use crate::types::Bound;
 use crate::types::SortIndex;

@@ -26,3 +26,14 @@ MERGEPATH_SORTED_SEARCH(count_4, false, equal_count, uint32_t)
 MERGEPATH_SORTED_SEARCH(count_8, false, equal_count, uint64_t)
 MERGEPATH_SORTED_SEARCH(contains, false, contains, uint8_t)
 #undef MERGEPATH_SORTED_SEARCH
+
+// Both bounds of a few needles (any order) in a long sorted input, by one binary search per
+// bound and needle: reads O(needles · log count) keys where the vectorized search reads the
+// whole input (mergepath::multi's splitter selection, a few thousand needles per round).
+extern "C" __global__ void mergepath_key_bounds(const mergepath::key_bounds_params<mergepath_key_t> p) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.needle_count; i += (int64_t)gridDim.x * blockDim.x) {
+    const mergepath_key_t key = p.needles[i];
+    p.lower[i] = mergepath::sorted_bound<false>(p.keys, p.count, key, mergepath_comp_t());
+    p.upper[i] = mergepath::sorted_bound<true>(p.keys, p.count, key, mergepath_comp_t());
+  }
+}
