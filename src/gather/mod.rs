@@ -74,10 +74,13 @@ pub(crate) fn carry_positions(
 }
 
 /// Enqueues a copy of `bytes` device bytes from `from` to `to` on the Gpu's stream: the inputs
-/// an in-place gather overwrites, set aside first.
+/// an in-place gather overwrites, set aside first; a rank's slices pulled from another rank's
+/// buffer on the same device (`multi`).
 pub(crate) fn copy_device(gpu: &Gpu, to: u64, from: u64, bytes: usize) -> Result<()> {
-    // SAFETY: the callers pass two ranges of `bytes` device bytes that do not overlap (the
-    // caller's items and a temp region sized for them), in order with the kernels on the stream.
+    // SAFETY: the callers pass two ranges of `bytes` device bytes of this device that do not
+    // overlap (the caller's items and a temp region sized for them; a sender's range, written
+    // and kept alive until the copy is done, and the receiver's), in order with the kernels on
+    // the stream.
     unsafe { result::memcpy_dtod_async(to, from, bytes, gpu.stream().cu_stream()) }?;
     Ok(())
 }
