@@ -18,8 +18,16 @@ fn required() -> bool {
     std::env::var("MERGEPATH_REQUIRE_GPU").is_ok_and(|v| v == "1")
 }
 
+/// Held by every test that makes NCCL groups, so one test's groups run at a time: groups over
+/// the same devices whose collectives run at once from different threads can deadlock (each
+/// device runs one group's kernel while it waits for a device running the other's).
+fn one_nccl_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static NCCL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    NCCL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A group of every visible GPU over NCCL, or `None` (skipped) without a GPU or without NCCL
-/// (a failure instead under `MERGEPATH_REQUIRE_GPU=1`).
+/// (a failure instead under `MERGEPATH_REQUIRE_GPU=1`). Callers hold `one_nccl_test_at_a_time`.
 fn nccl_group() -> Option<GpuGroup> {
     gpu()?;
     let count = CudaContext::device_count().expect("device count") as usize;
@@ -144,6 +152,7 @@ fn sharded_pairs_on_one_shared_gpu() {
 
 #[test]
 fn sharded_host_keys() {
+    let _nccl = one_nccl_test_at_a_time();
     let mut rng = Rng(0x5eed_0004);
     for group in [shared_group(3), nccl_group()].into_iter().flatten() {
         let mut keys: Vec<u64> = (0..1_000_003).map(|_| rng.below(1 << 20)).collect();
@@ -158,6 +167,7 @@ fn sharded_host_keys() {
 
 #[test]
 fn sharded_sort_over_nccl() {
+    let _nccl = one_nccl_test_at_a_time();
     let Some(group) = nccl_group() else { return };
     let ranks = group.ranks().len();
     eprintln!("NCCL group of {ranks} GPU(s)");
@@ -175,6 +185,7 @@ fn sharded_sort_over_nccl() {
 /// rank joining with its own `Gpu`, each sorting its shard.
 #[test]
 fn ranks_joined_by_an_nccl_id() {
+    let _nccl = one_nccl_test_at_a_time();
     if gpu().is_none() {
         return;
     }
@@ -203,6 +214,33 @@ fn ranks_joined_by_an_nccl_id() {
     assert_eq!(parts, expected_parts(&shards, Less));
     // A rank past the group is refused before NCCL is called.
     assert!(matches!(GpuRank::join(Gpu::new(0).unwrap(), size, size, &id), Err(Error::InvalidArgument(_))));
+}
+
+/// The device's release threshold: how much freed memory its pool keeps.
+fn release_threshold(gpu: &Gpu) -> u64 {
+    use mergepath::cudarc::driver::sys;
+    gpu.context().bind_to_thread().unwrap();
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: `pool` receives the handle of the device's current memory pool.
+    unsafe { sys::cuDeviceGetMemPool(&mut pool, gpu.context().cu_device()) }.result().unwrap();
+    let mut threshold = 0u64;
+    // SAFETY: the release threshold is written to the u64 `threshold` points to.
+    unsafe { sys::cuMemPoolGetAttribute(pool, sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, (&mut threshold as *mut u64).cast()) }.result().unwrap();
+    threshold
+}
+
+/// Groups make their devices' pools keep freed memory (no test here sets anything else, so
+/// the check holds while other tests make groups).
+#[test]
+fn groups_keep_freed_memory() {
+    let _nccl = one_nccl_test_at_a_time();
+    let Some(group) = shared_group(2) else { return };
+    assert_eq!(release_threshold(group.ranks()[0].gpu()), u64::MAX);
+    if let Some(group) = nccl_group() {
+        for rank in group.ranks() {
+            assert_eq!(release_threshold(rank.gpu()), u64::MAX, "rank {}", rank.rank());
+        }
+    }
 }
 
 #[test]

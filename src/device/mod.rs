@@ -103,6 +103,25 @@ impl Gpu {
         self.memory_limit
     }
 
+    /// Lets the memory pool this device's stream-ordered allocations come from (its current
+    /// pool) keep up to `bytes` of freed device memory for later allocations, instead of giving
+    /// it back to the driver at the next synchronization (CUDA's release threshold; the driver's
+    /// default, 0, keeps none). Buffers of gigabytes freed and allocated again call after call
+    /// are otherwise unmapped and mapped again every time, which on the H100 measured slower
+    /// than sorting them (BENCHMARKS.md, sharded sorts). The memory kept stays this process's
+    /// until an allocation reuses it; `keep_freed_memory(0)` restores the default. The setting
+    /// belongs to the device's pool, so it holds for every context and stream allocating there.
+    pub fn keep_freed_memory(&self, bytes: u64) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: `pool` receives the handle of the device's current memory pool.
+        unsafe { sys::cuDeviceGetMemPool(&mut pool, self.ctx.cu_device()) }.result()?;
+        let mut threshold = bytes;
+        // SAFETY: the release threshold is read from the u64 `threshold` points to.
+        unsafe { sys::cuMemPoolSetAttribute(pool, sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, (&mut threshold as *mut u64).cast()) }.result()?;
+        Ok(())
+    }
+
     /// The CUDA context.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx

@@ -8,9 +8,11 @@ use super::threads::ThreadGroup;
 use crate::device::temp::Temp;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key, Value};
+use crate::key::{value_word, Comparator, Key, Value};
+use crate::slices::{merge_lanes, Lanes};
 use bytemuck::Pod;
-use cudarc::driver::{CudaSlice, CudaView, DevicePtr, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaView, DevicePtr, DevicePtrMut, DeviceRepr};
+use std::ops::Range;
 use std::sync::Mutex;
 
 /// How a rank reaches the others.
@@ -43,8 +45,10 @@ impl GpuRank {
     /// Joins rank `rank` of a group of `size` ranks bootstrapped by `id` (one [`NcclId`] made
     /// by one rank and passed to all), on `gpu`'s device: one process (or thread) per GPU, on
     /// one host or several. Blocks until every rank has joined. [`Error::NoNccl`] where the
-    /// NCCL library cannot be loaded.
+    /// NCCL library cannot be loaded. The device's memory pool keeps freed memory from then on
+    /// ([`Gpu::keep_freed_memory`]): every sort allocates and frees buffers of its part's size.
     pub fn join(gpu: Gpu, rank: usize, size: usize, id: &NcclId) -> Result<GpuRank> {
+        gpu.keep_freed_memory(u64::MAX)?;
         let comm = Communicator::join(&gpu, rank, size, id)?;
         Ok(GpuRank { gpu, rank, size, link: Link::Nccl(Mutex::new(comm)) })
     }
@@ -72,8 +76,8 @@ impl GpuRank {
     /// Each rank sorts its shard (mergepath's sort), the ranks find the exact global splitters
     /// together (a distributed multiway selection over the sorted shards, a few small gathers
     /// per round), send each rank its slices in one grouped send/receive and merge what they
-    /// received (mergepath's multiway merge). Device memory: the shard, its sorted copy and
-    /// twice the part. A comparator that is not a strict weak order gives parts of unspecified
+    /// received (a tree of two-way merges, ceil(log2 size) passes). Device memory: the shard,
+    /// its sorted copy and three times the part. Returns once the part is written. A comparator that is not a strict weak order gives parts of unspecified
     /// order and sizes. Where a rank fails before the exchange, every rank returns an error
     /// ([`Error::RankFailed`] on the others).
     pub fn sort_keys<K: Key + DeviceRepr, C: Comparator<K>>(&self, shard: &impl DevicePtr<K>, comp: C) -> Result<CudaSlice<K>> {
@@ -93,18 +97,23 @@ impl GpuRank {
         )?;
         let sorted_keys = sorted.view::<K>(n)?;
         let plan = plan_exchange(self, &DeviceShard { gpu, keys: &sorted_keys, order: std::marker::PhantomData::<C> }, &|a: &K, b: &K| comp.is_less(a, b))?;
-        let received = self.exchange(&plan, &sorted_keys)?;
+        let mut received = self.exchange(&plan, &sorted_keys)?;
         // The sorted shard's storage back to the pool before the merge's temporaries.
         drop(sorted);
-        let part = received.view::<K>(plan.part_len())?;
         // SAFETY: the merge writes every item of the part.
         let mut out = unsafe { gpu.alloc_unwritten::<K>(plan.part_len()) }?;
-        crate::merge_multiway_keys(gpu, &runs_of(&part, &plan).iter().collect::<Vec<_>>(), &mut out, comp)?;
+        {
+            let kb = std::mem::size_of::<K>();
+            let (part, _read) = received.device_ptr_mut();
+            let (to, _write) = out.device_ptr_mut(gpu.stream());
+            merge_received::<K, C>(gpu, Lanes::separate(part, kb, 0, 0), Lanes::separate(to, kb, 0, 0), &plan.receive, comp)?;
+        }
+        gpu.synchronize()?;
         Ok(out)
     }
 
     /// [`GpuRank::sort_keys`] of key/value pairs: `values` (as long as `keys`; values of 4, 8
-    /// or 16 bytes, as the multiway merge moves them) follow their keys. Returns this rank's
+    /// or 16 bytes, as the two-way merge moves them as words) follow their keys. Returns this rank's
     /// part of the keys and of the values.
     pub fn sort_pairs<K: Key + DeviceRepr, V: Value + DeviceRepr, C: Comparator<K>>(
         &self,
@@ -131,14 +140,18 @@ impl GpuRank {
         )?;
         let (sorted_keys, sorted_values) = (sorted.0.view::<K>(n)?, sorted.1.view::<V>(n)?);
         let plan = plan_exchange(self, &DeviceShard { gpu, keys: &sorted_keys, order: std::marker::PhantomData::<C> }, &|a: &K, b: &K| comp.is_less(a, b))?;
-        let received_keys = self.exchange(&plan, &sorted_keys)?;
-        let received_values = self.exchange(&plan, &sorted_values)?;
+        let mut received_keys = self.exchange(&plan, &sorted_keys)?;
+        let mut received_values = self.exchange(&plan, &sorted_values)?;
         drop(sorted);
-        let (key_part, value_part) = (received_keys.view::<K>(plan.part_len())?, received_values.view::<V>(plan.part_len())?);
         // SAFETY: the merge writes every key and value of the part.
         let (mut out_keys, mut out_values) = unsafe { (gpu.alloc_unwritten::<K>(plan.part_len())?, gpu.alloc_unwritten::<V>(plan.part_len())?) };
-        let (key_runs, value_runs) = (runs_of(&key_part, &plan), runs_of(&value_part, &plan));
-        crate::merge_multiway_pairs(gpu, &key_runs.iter().collect::<Vec<_>>(), &value_runs.iter().collect::<Vec<_>>(), &mut out_keys, &mut out_values, comp)?;
+        {
+            let (kb, word) = (std::mem::size_of::<K>(), const { value_word::<V>() });
+            let ((keys, _rk), (values, _rv)) = (received_keys.device_ptr_mut(), received_values.device_ptr_mut());
+            let ((to_keys, _wk), (to_values, _wv)) = (out_keys.device_ptr_mut(gpu.stream()), out_values.device_ptr_mut(gpu.stream()));
+            merge_received::<K, C>(gpu, Lanes::separate(keys, kb, values, word), Lanes::separate(to_keys, kb, to_values, word), &plan.receive, comp)?;
+        }
+        gpu.synchronize()?;
         Ok((out_keys, out_values))
     }
 
@@ -224,9 +237,39 @@ fn sorted_copy<K: Key + DeviceRepr>(gpu: &Gpu, input: &impl DevicePtr<K>, sort: 
     Ok(out)
 }
 
-/// The received runs of a part, one per rank, as views.
-fn runs_of<'a, T>(part: &CudaView<'a, T>, plan: &Exchange) -> Vec<CudaView<'a, T>> {
-    plan.receive.iter().map(|r| part.slice(r.clone())).collect()
+/// Merges a part's received runs (`runs`: ranges of `part` in rank order, together the whole
+/// part) into `out`, stably, by a tree of two-way merges: adjacent runs paired level by level,
+/// the levels alternating between scratch and `out` so that the last one writes `out` (one run
+/// alone is copied). A group's few runs take ceil(log2 ranks) passes at the two-way merge's
+/// bandwidth, less than one pass of the multiway merge, which runs far below it (BENCHMARKS.md:
+/// 8 runs merged at 0.055 of the copy's bandwidth, two at 0.87).
+fn merge_received<K: Key, C: Comparator<K>>(gpu: &Gpu, part: Lanes, out: Lanes, runs: &[Range<usize>], comp: C) -> Result<()> {
+    let mut runs: Vec<Range<usize>> = runs.iter().filter(|r| !r.is_empty()).cloned().collect();
+    let Some(total) = runs.last().map(|r| r.end) else { return Ok(()) };
+    let levels = runs.len().next_power_of_two().trailing_zeros();
+    let mut scratch = match levels >= 2 {
+        true => Some(gpu.temp(Lanes::bytes(total, std::mem::size_of::<K>(), part.word))?),
+        false => None,
+    };
+    let scratch_ptr = scratch.as_mut().map(|t| t.device_ptr_mut());
+    // Only levels counted odd from the last write to scratch, and there are such levels only
+    // where it was made.
+    let scratch = scratch_ptr.as_ref().map_or(out, |(at, _)| Lanes::at(*at, total, std::mem::size_of::<K>(), part.word));
+    let mut src = part;
+    for level in (0..levels.max(1)).rev() {
+        let dst = if level % 2 == 0 { out } else { scratch };
+        runs = runs
+            .chunks(2)
+            .map(|pair| {
+                let a = pair[0].clone();
+                let b = pair.get(1).cloned().unwrap_or(a.end..a.end);
+                merge_lanes::<K, C>(gpu, (&src, a.clone()), (&src, b.clone()), (&dst, a.start), comp)?;
+                Ok(a.start..b.end)
+            })
+            .collect::<Result<_>>()?;
+        src = dst;
+    }
+    Ok(())
 }
 
 /// A rank's sorted shard on its GPU, as the splitter selection reads it: keys by index through
@@ -288,6 +331,11 @@ impl<K: Key + DeviceRepr, C: Comparator<K>> SortedShard<K> for DeviceShard<'_, K
 /// by a thread of its own during a call. Shards and parts live on the ranks' GPUs
 /// ([`GpuGroup::sort_keys`]), or come from and go back to host memory
 /// ([`GpuGroup::sort_host_keys`]).
+///
+/// Two groups over the same devices must not sort at the same time (from two threads): each
+/// device runs NCCL's kernels on its stream in the order they come, so one device can wait in
+/// one group's collective for a device that waits in the other's (NCCL's rule for concurrent
+/// communicators). Calls on one group, or on groups of other devices, are free of this.
 #[derive(Debug)]
 pub struct GpuGroup {
     ranks: Vec<GpuRank>,
@@ -297,7 +345,8 @@ impl GpuGroup {
     /// A group of the devices `ordinals` (distinct; rank i on `ordinals[i]`) joined by NCCL
     /// (`ncclCommInitAll`). [`Error::NoNccl`] where the NCCL library cannot be loaded (it is
     /// loaded as `libnccl.so`: NCCL's packages ship `libnccl.so.2`, so a link named
-    /// `libnccl.so` to it must be on the loader's path).
+    /// `libnccl.so` to it must be on the loader's path). The devices' memory pools keep freed
+    /// memory from then on, as for [`GpuRank::join`].
     pub fn new(ordinals: &[usize]) -> Result<GpuGroup> {
         if ordinals.is_empty() {
             return Err(Error::InvalidArgument("a group needs at least one device"));
@@ -306,6 +355,7 @@ impl GpuGroup {
             return Err(Error::InvalidArgument("a group's devices must be distinct (NCCL runs one rank per device)"));
         }
         let gpus = ordinals.iter().map(|&o| Gpu::new(o)).collect::<Result<Vec<_>>>()?;
+        gpus.iter().try_for_each(|gpu| gpu.keep_freed_memory(u64::MAX))?;
         let comms = Communicator::for_devices(ordinals)?;
         let size = gpus.len();
         let ranks = gpus.into_iter().zip(comms).enumerate().map(|(rank, (gpu, comm))| GpuRank { gpu, rank, size, link: Link::Nccl(Mutex::new(comm)) }).collect();
@@ -321,7 +371,9 @@ impl GpuGroup {
         }
         // A stream of its own per rank: on the context's default stream every rank's
         // synchronization would wait for all the others' work.
-        let ctx = Gpu::new(ordinal)?.context().clone();
+        let first = Gpu::new(ordinal)?;
+        first.keep_freed_memory(u64::MAX)?;
+        let ctx = first.context().clone();
         let gpus = (0..ranks).map(|_| Ok(Gpu::with_stream(ctx.new_stream()?))).collect::<Result<Vec<_>>>()?;
         let ranks = gpus.into_iter().zip(ThreadGroup::new(ranks)).enumerate().map(|(rank, (gpu, group))| GpuRank { gpu, rank, size: group.size(), link: Link::SharedDevice(group) }).collect();
         Ok(GpuGroup { ranks })

@@ -12,7 +12,7 @@ use cudarc::driver::CudaEvent;
 use std::ops::Range;
 
 /// Merges `a` and `b` (device lanes) into `out` with values where `word > 0`.
-pub(super) fn merge_lanes<K: Key, C: Comparator<K>>(gpu: &Gpu, a: (&Lanes, Range<usize>), b: (&Lanes, Range<usize>), out: (&Lanes, usize), comp: C) -> Result<()> {
+pub(crate) fn merge_lanes<K: Key, C: Comparator<K>>(gpu: &Gpu, a: (&Lanes, Range<usize>), b: (&Lanes, Range<usize>), out: (&Lanes, usize), comp: C) -> Result<()> {
     let total = a.1.len() + b.1.len();
     let out_range = out.1..out.1 + total;
     let (ak, bk, ok) = (a.0.keys(a.1.clone()), b.0.keys(b.1.clone()), out.0.keys(out_range.clone()));

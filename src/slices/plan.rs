@@ -220,20 +220,25 @@ pub(super) fn clamp_splits(splits: &mut [usize], diags: &[usize], a_len: usize, 
 /// A device buffer of keys and (optionally) values for `n` items: the keys' lane, then the
 /// values', each aligned as a temp region.
 #[derive(Clone, Copy)]
-pub(super) struct Lanes {
+pub(crate) struct Lanes {
     pub(super) keys: u64,
     pub(super) values: u64,
     key_bytes: usize,
-    pub(super) word: usize,
+    pub(crate) word: usize,
 }
 
 impl Lanes {
-    pub(super) fn bytes(n: usize, key_bytes: usize, word: usize) -> usize {
+    pub(crate) fn bytes(n: usize, key_bytes: usize, word: usize) -> usize {
         temp_aligned(n * key_bytes) + temp_aligned(n * word)
     }
 
-    pub(super) fn at(base: u64, n: usize, key_bytes: usize, word: usize) -> Self {
+    pub(crate) fn at(base: u64, n: usize, key_bytes: usize, word: usize) -> Self {
         Lanes { keys: base, values: base + temp_aligned(n * key_bytes) as u64, key_bytes, word }
+    }
+
+    /// Keys at `keys` and values (of `word` bytes; 0 for none) at `values`, two buffers.
+    pub(crate) fn separate(keys: u64, key_bytes: usize, values: u64, word: usize) -> Self {
+        Lanes { keys, values, key_bytes, word }
     }
 
     /// Items `r` of the keys.
