@@ -3,25 +3,14 @@
 // keys and more) and the device copy of the keys, on GPU 0.
 // Build and run on the GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 benches/cub/multi.cu -o /tmp/multi_anchors && /tmp/multi_anchors [log2_n ...]
-// Prints TSV in the anchors' format: op impl type n ms gkeys_s gbytes_s ok (medians of 5 after
-// a warm-up, temp storage outside the timed region, bytes: keys read and written once). Keys
-// are made on the device (SplitMix64), so 2^32 of them take no host time.
+// Prints TSV in the anchors' format: op impl type n ms gkeys_s gbytes_s ok (medians of 5
+// event-timed calls after a warm-up, benches/tune/timing.cuh; temp storage outside the timed
+// region; bytes: keys read and written once). Keys are made on the device (SplitMix64), so
+// 2^32 of them take no host time.
 #include <cub/cub.cuh>
-#include <cstdio>
 #include <cstdint>
-#include <vector>
-#include <algorithm>
-#include <functional>
+#include "../tune/timing.cuh"
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-
-static float time_ms(std::function<void()> f, int reps = 5) {
-  f(); CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { cudaEventRecord(a); f(); cudaEventRecord(b); CK(cudaEventSynchronize(b)); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
 static void report(const char* op, const char* impl, size_t n, float ms, bool ok) {
   printf("%s\t%s\tu32\t%zu\t%.4f\t%.3f\t%.1f\t%s\n", op, impl, n, ms, n / ms / 1e6, 8.0 * n / ms / 1e6, ok ? "ok" : "WRONG");
   fflush(stdout);
@@ -55,15 +44,15 @@ int main(int argc, char** argv) {
     size_t n = size_t(1) << atoi(argv[i]);
     uint32_t *in, *out; CK(cudaMalloc(&in, n * 4)); CK(cudaMalloc(&out, n * 4));
     random_keys<<<4096, 256>>>(in, n, 42); CK(cudaGetLastError());
-    float ms = time_ms([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
+    float ms = median_ms([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); }, 5);
     report("copy", "cudaMemcpy", n, ms, true);
     { size_t tb = 0; CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, in, out, (int64_t)n));
       void* temp; CK(cudaMalloc(&temp, tb));
-      ms = time_ms([&] { size_t t2 = tb; CK(cub::DeviceRadixSort::SortKeys(temp, t2, in, out, (int64_t)n)); });
+      ms = median_ms([&] { size_t t2 = tb; CK(cub::DeviceRadixSort::SortKeys(temp, t2, in, out, (int64_t)n)); }, 5);
       report("sort_keys", "cub_radix_sort", n, ms, sorted(out, n, d_count)); CK(cudaFree(temp)); }
     { size_t tb = 0; CK(cub::DeviceMergeSort::SortKeysCopy(nullptr, tb, in, out, (int64_t)n, ::cuda::std::less<>()));
       void* temp; CK(cudaMalloc(&temp, tb));
-      ms = time_ms([&] { size_t t2 = tb; CK(cub::DeviceMergeSort::SortKeysCopy(temp, t2, in, out, (int64_t)n, ::cuda::std::less<>())); });
+      ms = median_ms([&] { size_t t2 = tb; CK(cub::DeviceMergeSort::SortKeysCopy(temp, t2, in, out, (int64_t)n, ::cuda::std::less<>())); }, 5);
       report("sort_keys", "cub_merge_sort", n, ms, sorted(out, n, d_count)); CK(cudaFree(temp)); }
     CK(cudaFree(in)); CK(cudaFree(out));
   }

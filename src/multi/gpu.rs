@@ -77,8 +77,9 @@ impl GpuRank {
     /// together (a distributed multiway selection over the sorted shards, a few small gathers
     /// per round), send each rank its slices in one grouped send/receive and merge what they
     /// received (a tree of two-way merges, ceil(log2 size) passes). Device memory: the shard,
-    /// its sorted copy and three times the part. Returns once the part is written. A comparator that is not a strict weak order gives parts of unspecified
-    /// order and sizes. Where a rank fails before the exchange, every rank returns an error
+    /// its sorted copy and three times the part. Returns once the part is written. A
+    /// comparator that is not a strict weak order gives parts of unspecified order and sizes.
+    /// Where a rank fails before the exchange, every rank returns an error
     /// ([`Error::RankFailed`] on the others).
     pub fn sort_keys<K: Key + DeviceRepr, C: Comparator<K>>(&self, shard: &impl DevicePtr<K>, comp: C) -> Result<CudaSlice<K>> {
         let gpu = &self.gpu;
@@ -113,7 +114,7 @@ impl GpuRank {
     }
 
     /// [`GpuRank::sort_keys`] of key/value pairs: `values` (as long as `keys`; values of 4, 8
-    /// or 16 bytes, as the two-way merge moves them as words) follow their keys. Returns this rank's
+    /// or 16 bytes, which the merges move as words) follow their keys. Returns this rank's
     /// part of the keys and of the values.
     pub fn sort_pairs<K: Key + DeviceRepr, V: Value + DeviceRepr, C: Comparator<K>>(
         &self,
