@@ -253,8 +253,8 @@ fn merge_received<K: Key, C: Comparator<K>>(gpu: &Gpu, part: Lanes, out: Lanes, 
         false => None,
     };
     let scratch_ptr = scratch.as_mut().map(|t| t.device_ptr_mut());
-    // Only levels counted odd from the last write to scratch, and there are such levels only
-    // where it was made.
+    // Levels an odd number before the last write to scratch; with fewer than two levels there
+    // are none, and `out` stands in for the scratch that was not made.
     let scratch = scratch_ptr.as_ref().map_or(out, |(at, _)| Lanes::at(*at, total, std::mem::size_of::<K>(), part.word));
     let mut src = part;
     for level in (0..levels.max(1)).rev() {
