@@ -236,10 +236,12 @@ fn huge_merge_beyond_2_pow_31() {
     assert_eq!(pos, a_len + b_len);
 }
 
-/// Unsorted inputs (a caller's mistake) give unspecified results but stay inside every buffer:
-/// merges of all four strategies, pairs, sorted search and the set operations succeed and
-/// produce only input keys or in-range indices. Run under compute-sanitizer to see no access
-/// goes out of bounds (the merge path searches of two diagonals can cross on unsorted data).
+/// Unsorted inputs (a caller's mistake) give unspecified results but stay inside every buffer,
+/// and merges keep their items: the two-phase merge (`merge_keys`, `merge_pairs`) gives an
+/// unspecified order of the same keys, each value with its key; the co-rank ladder strategies
+/// keys from the inputs; sorted search gives in-range indices and the set operations keys from
+/// the inputs. Run under compute-sanitizer to see no access goes out of bounds (the merge path
+/// searches of two diagonals can cross on unsorted data). A sorted merge afterwards is exact.
 #[test]
 fn unsorted_inputs_stay_in_bounds() {
     let Some(gpu) = gpu() else { return };
@@ -250,15 +252,30 @@ fn unsorted_inputs_stay_in_bounds() {
         let b: Vec<u32> = (0..nb).map(|_| rng.below(1000) as u32).collect();
         let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
         let from_inputs = |got: &[u32]| got.iter().all(|k| a.contains(k) || b.contains(k));
+        let sorted = |mut v: Vec<u32>| {
+            v.sort_unstable();
+            v
+        };
+        let all_keys = sorted([a.clone(), b.clone()].concat());
         for strategy in MergeStrategy::ALL {
             let mut out = gpu.alloc_zeros::<u32>(na + nb).unwrap();
             mergepath::merge_keys_with(gpu, &da, &db, &mut out, Less, strategy).unwrap();
-            assert!(from_inputs(&gpu.download(&out).unwrap()), "{strategy:?} {na} {nb}");
+            let got = gpu.download(&out).unwrap();
+            assert!(from_inputs(&got), "{strategy:?} {na} {nb}");
+            if strategy == MergeStrategy::TwoPhase {
+                assert!(sorted(got) == all_keys, "the same keys: {na} {nb}");
+            }
         }
-        let (va, vb) = (gpu.upload(&vec![1u64; na]).unwrap(), gpu.upload(&vec![2u64; nb]).unwrap());
+        // Values: each item's input (1 or 2) and position, so each must come with its key.
+        let tagged = |tag: u64, n: usize| (0..n as u64).map(|i| tag << 32 | i).collect::<Vec<u64>>();
+        let (va, vb) = (gpu.upload(&tagged(1, na)).unwrap(), gpu.upload(&tagged(2, nb)).unwrap());
         let (mut ok, mut ov) = (gpu.alloc_zeros::<u32>(na + nb).unwrap(), gpu.alloc_zeros::<u64>(na + nb).unwrap());
         mergepath::merge_pairs(gpu, &da, &va, &db, &vb, &mut ok, &mut ov, Less).unwrap();
-        assert!(gpu.download(&ov).unwrap().iter().all(|&v| v == 1 || v == 2), "pairs {na} {nb}");
+        let mut got: Vec<(u32, u64)> = gpu.download(&ok).unwrap().into_iter().zip(gpu.download(&ov).unwrap()).collect();
+        got.sort_unstable();
+        let mut want: Vec<(u32, u64)> = a.iter().copied().zip(tagged(1, na)).chain(b.iter().copied().zip(tagged(2, nb))).collect();
+        want.sort_unstable();
+        assert!(got == want, "pairs keep their keys: {na} {nb}");
         let mut idx = gpu.alloc_zeros::<u32>(na).unwrap();
         for bound in [mergepath::Bound::Lower, mergepath::Bound::Upper] {
             mergepath::sorted_search(gpu, &da, &db, bound, &mut idx, Less).unwrap();
@@ -276,4 +293,9 @@ fn unsorted_inputs_stay_in_bounds() {
             assert!(from_inputs(&gpu.download(&out).unwrap()[..len]), "{op:?} {na} {nb}");
         }
     }
+    // The guard the unsorted merges tripped is left as it was: a sorted merge after is exact.
+    let (a, b) = inputs::<u32, _>(100_000, 37_000, Dist::Uniform, Less, 5);
+    let mut out = gpu.alloc_zeros::<u32>(a.len() + b.len()).unwrap();
+    mergepath::merge_keys(gpu, &gpu.upload(&a).unwrap(), &gpu.upload(&b).unwrap(), &mut out, Less).unwrap();
+    assert_same(&gpu.download(&out).unwrap(), &cpu::merge_keys(&a, &b, Less), "a sorted merge after unsorted ones");
 }

@@ -229,7 +229,8 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
-    /// Unsorted inputs: never a panic; merges keep the keys, indices stay in range.
+    /// Unsorted inputs: never a panic; merges (two-way and multiway) keep the keys, indices stay
+    /// in range.
     #[test]
     fn unsorted_inputs_never_panic(a in keys(), b in keys(), s in settings()) {
         under(s, || {
@@ -248,6 +249,13 @@ proptest! {
                 let len = host::set_operation_keys(op, &a, &b, &mut out, Less).unwrap();
                 assert!(len <= out.len());
             }
+            let inputs = [&a[..], &b[..], &a[a.len() / 2..]];
+            let mut out = vec![0u32; a.len() + b.len() + (a.len() - a.len() / 2)];
+            host::merge_multiway_keys(&inputs, &mut out, Less).unwrap();
+            let mut want = inputs.concat();
+            want.sort();
+            out.sort();
+            assert_eq!(out, want);
         });
     }
 }

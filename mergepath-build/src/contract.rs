@@ -170,6 +170,12 @@ pub const DEVICE_STRUCTS: &[Struct] = &[
         doc: "Items of each of a four-way frame's four runs that go out before a boundary or a tile (frame-local).",
         fields: &[("at", Field::Array("int64_t", 4))],
     },
+    Struct {
+        name: "merge_guard",
+        templates: &[],
+        doc: "A guarded merge kernel's CTAs finished and whether one found its share inexact (unsorted inputs): zero between launches (cta_finish_guarded).",
+        fields: &[("done", I32), ("unsorted", I32)],
+    },
     Struct { name: "set_split", templates: &[], doc: "Where a balanced-path split falls: a items of A and b of B before it.", fields: &[("a", I64), ("b", I64)] },
     Struct {
         name: "segment_bound",
@@ -208,6 +214,7 @@ const KEYS_OUT: &str = "K*";
 const VALS: &str = "const V*";
 const VALS_OUT: &str = "V*";
 const PARTS: &str = "const int64_t*";
+const GUARD: &str = "mergepath::merge_guard*";
 
 /// One parameter struct per kind of entry point (`mergepath_NAME` or `mergepath_NAME_{4,8,16}`
 /// takes `NAME_params`, unless its comment in the entry files says otherwise).
@@ -222,7 +229,15 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         name: "merge_keys_params",
         templates: &["K"],
         doc: "mergepath_merge_keys: the two-phase merge of a and b over the partitions.",
-        fields: &[("a", Ptr(KEYS)), ("a_count", I64), ("b", Ptr(KEYS)), ("b_count", I64), ("partitions", Ptr(PARTS)), ("out", Ptr(KEYS_OUT))],
+        fields: &[
+            ("a", Ptr(KEYS)),
+            ("a_count", I64),
+            ("b", Ptr(KEYS)),
+            ("b_count", I64),
+            ("partitions", Ptr(PARTS)),
+            ("out", Ptr(KEYS_OUT)),
+            ("guard", Ptr(GUARD)),
+        ],
     },
     Struct {
         name: "merge_pairs_params",
@@ -238,6 +253,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("partitions", Ptr(PARTS)),
             ("out", Ptr(KEYS_OUT)),
             ("out_vals", Ptr(VALS_OUT)),
+            ("guard", Ptr(GUARD)),
         ],
     },
     Struct {
@@ -353,6 +369,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("total", I64),
             ("splits", Ptr("const int64_t*")),
             ("out", Ptr(KEYS_OUT)),
+            ("guard", Ptr(GUARD)),
         ],
     },
     Struct {
@@ -368,6 +385,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("splits", Ptr("const int64_t*")),
             ("out", Ptr(KEYS_OUT)),
             ("out_vals", Ptr(VALS_OUT)),
+            ("guard", Ptr(GUARD)),
         ],
     },
     Struct {

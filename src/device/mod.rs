@@ -17,7 +17,7 @@ pub(crate) mod transfer;
 
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
-use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits};
 use kernels::{Kernels, Module};
 use staging::StagingPool;
 use std::any::TypeId;
@@ -49,6 +49,9 @@ pub struct Gpu {
     staging: Mutex<StagingPool>,
     /// The most device memory one host-slice call plans to use ([`Gpu::with_memory_limit`]).
     memory_limit: Option<usize>,
+    /// The merge kernels' guard (`contract::MergeGuard`, zero between launches), made on first
+    /// use: its buffer and device address.
+    merge_guard: Mutex<Option<(CudaSlice<u32>, u64)>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -84,6 +87,7 @@ impl Gpu {
             temp: Mutex::new(Vec::new()),
             staging: Mutex::new(StagingPool::Unmade),
             memory_limit: None,
+            merge_guard: Mutex::new(None),
         }
     }
 
@@ -156,6 +160,20 @@ impl Gpu {
     pub(crate) unsafe fn alloc_unwritten<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
         // SAFETY: forwarded from this function's contract.
         unsafe { self.stream.alloc(len) }.map_err(|e| oom(e, len * std::mem::size_of::<T>()))
+    }
+
+    /// The device address of the guard the merge kernels share (`merge_guard`, see
+    /// `cta/guard.cuh`): zeroed when made, and each guarded launch leaves it zero, so launches
+    /// in this handle's stream order may take it one after another.
+    pub(crate) fn merge_guard(&self) -> Result<u64> {
+        let mut guard = self.merge_guard.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, ptr)) = &*guard {
+            return Ok(*ptr);
+        }
+        let words = std::mem::size_of::<contract::MergeGuard>() / 4;
+        let buffer = self.alloc_zeros::<u32>(words)?;
+        let ptr = buffer.device_ptr(&self.stream).0;
+        Ok(guard.insert((buffer, ptr)).1)
     }
 
     /// The kernels of (K, C), loaded on first use.

@@ -455,8 +455,11 @@ pub fn sort_segments_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(keys
 /// slices of every input it merges (multiway Merge Path at each bound).
 fn multiway_spans<'a, T>(plan: Plan, inputs: &[&'a [T]], total: usize, is_less: impl Fn(&T, &T) -> bool) -> (Vec<usize>, Vec<Vec<&'a [T]>>) {
     let bounds = span_bounds(total, plan.workers(total));
-    let splits: Vec<Vec<usize>> = bounds.iter().map(|&r| crate::partition::multiway_split(inputs, r, &is_less)).collect();
-    let slices = splits.windows(2).map(|w| inputs.iter().enumerate().map(|(t, s)| &s[w[0][t]..w[1][t].max(w[0][t])]).collect()).collect();
+    let mut splits: Vec<Vec<usize>> = bounds.iter().map(|&r| crate::partition::multiway_split(inputs, r, &is_less)).collect();
+    // Unsorted inputs can make the splits cross: clamped into rows that cut every item once.
+    let lengths: Vec<usize> = inputs.iter().map(|s| s.len()).collect();
+    crate::partition::clamp_multiway_splits(&mut splits, &bounds, &lengths);
+    let slices = splits.windows(2).map(|w| inputs.iter().enumerate().map(|(t, s)| &s[w[0][t]..w[1][t]]).collect()).collect();
     (bounds, slices)
 }
 

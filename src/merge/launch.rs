@@ -35,13 +35,15 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (a_count, b_count) = (a.len as i64, b.len as i64);
+    let guard = gpu.merge_guard()?;
     match values {
         None => {
-            let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr };
+            let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr, guard };
             let func = kernels.function("mergepath_merge_keys")?;
             // SAFETY: `MergeKeysParams` is `mergepath_merge_keys`'s parameter struct; the kernel's tile is `shape` (same table row on both sides), the grid covers
             // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total;
-            // the partition kernel is the launch before it, and merge_tile waits for it.
+            // the partition kernel is the launch before it, and merge_tile waits for it; the
+            // guard is this handle's, zero between launches in its stream order.
             unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
         }
         Some((av, bv, ov, word)) => {
@@ -55,6 +57,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
                 partitions: parts_ptr,
                 out: out.ptr,
                 out_vals: ov.ptr,
+                guard,
             };
             let func = kernels.for_values("mergepath_merge_pairs", word)?;
             // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}` (`MergePairsParams`); value buffers have their

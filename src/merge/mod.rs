@@ -31,8 +31,10 @@ use cudarc::driver::{DevicePtr, DevicePtrMut};
 /// be longer than needed (the rest is left as it is) and must not overlap `a` or `b`. Any
 /// lengths work, including 0 and more than 2^31 items. Returns without waiting for the GPU.
 ///
-/// Unsorted inputs give unspecified output (keys from the inputs, possibly some repeated and
-/// some missing), never an out-of-bounds access.
+/// Unsorted inputs give an unspecified order of the same keys (and [`merge_pairs`] each value
+/// with its key), never an item lost or doubled nor an out-of-bounds access: every tile checks
+/// that its partitions are exact and its slices sorted, and where one is not, the output is `a`
+/// followed by `b`.
 pub fn merge_keys<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,
@@ -44,6 +46,9 @@ pub fn merge_keys<K: Key, C: Comparator<K>>(
 }
 
 /// [`merge_keys`] with the kernel `strategy` chooses; the result is the same for every one.
+/// On unsorted inputs the co-rank ladder strategies (the book's kernels, with no such check)
+/// give keys from the inputs, possibly some repeated and some missing, never an out-of-bounds
+/// access.
 pub fn merge_keys_with<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,

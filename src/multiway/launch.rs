@@ -83,27 +83,28 @@ fn launch_level<K: Key>(
     let tiles = grid_ctas(total.div_ceil(tile), "multiway merge grid")?;
     let count = partition_count(total, tile);
     let mut temp = gpu.temp(count * table.ways * 8)?;
-    let (splits, _guard) = temp.device_ptr_mut();
+    let (splits, _splits_sync) = temp.device_ptr_mut();
     launch_multiway_partitions(gpu, kernels, &table, tile, splits, count)?;
     let (inputs, counts) = table.pointers(gpu)?;
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (ways, total) = (table.ways as i64, total as i64);
+    let guard = gpu.merge_guard()?;
     match (values, out_values) {
         (Some((values, word)), Some(out_vals)) => {
             let addresses: Vec<u64> = values.iter().map(|b| b.ptr).collect();
             let value_table = gpu.upload_table(&addresses)?;
             let value_inputs = gpu.input("multiway values", &value_table, 8)?.ptr;
-            let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals };
+            let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals, guard };
             let func = kernels.for_values("mergepath_multiway_merge_pairs", word)?;
             // SAFETY: `MultiwayMergePairsParams` is `mergepath_multiway_merge_pairs_{4,8,16}`'s
             // parameter struct; the tables hold `ways` validated inputs (values of their keys'
             // lengths, aligned to `word`), `splits` holds tiles + 1 rows of `ways` splits, the
-            // kernel's tile is the sort_pairs shape of the same table row, and both outputs
-            // hold `total`.
+            // kernel's tile is the sort_pairs shape of the same table row, both outputs hold
+            // `total`, and the guard is this handle's, zero between launches in its stream order.
             unsafe { gpu.launch(&func, cfg, &params) }
         }
         _ => {
-            let params = MultiwayMergeKeysParams { inputs, counts, ways, total, splits, out };
+            let params = MultiwayMergeKeysParams { inputs, counts, ways, total, splits, out, guard };
             let func = kernels.function("mergepath_multiway_merge_keys")?;
             // SAFETY: as above for `mergepath_multiway_merge_keys` (`MultiwayMergeKeysParams`,
             // the sort shape's tile).

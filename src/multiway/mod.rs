@@ -31,8 +31,10 @@ pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
 /// own order. `out` must hold the total ([`Error::OutputTooSmall`]) and overlap no input
 /// ([`Error::Overlap`]); the rest of it is left alone. More than 1,024 inputs are merged in
 /// groups of 1,024 first (through temporary device memory), then the groups' results. Unsorted
-/// inputs give an unspecified order of their keys, never an access out of bounds. Returns
-/// without waiting for the GPU.
+/// inputs give an unspecified order of the same keys (each value with its key, for
+/// [`merge_multiway_pairs`]), never an item lost or doubled nor an access out of bounds: every
+/// tile checks that its splits are exact and its slices sorted, and where one is not, the output
+/// is the inputs one after another. Returns without waiting for the GPU.
 pub fn merge_multiway_keys<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu, inputs: &[&S], out: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
     let _ = comp;
     let keys = checked_inputs(gpu, "inputs", inputs, K::DEVICE_ALIGN)?;

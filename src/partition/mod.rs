@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use launch::launch_partitions_tie;
 pub(crate) use launch::{launch_multiway_partitions, launch_partitions, multiway_partitions_temp_bytes, partition_launch_config, MultiwayTable};
+pub(crate) use multiway::clamp_multiway_splits;
 pub use multiway::{multiway_boundaries_cpu, multiway_partitions_cpu, multiway_split};
 pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, merge_path_tie, partition_count};
 pub use crate::types::Tie;

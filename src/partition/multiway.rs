@@ -133,3 +133,32 @@ pub fn multiway_boundaries_cpu<T>(inputs: &[&[T]], spacing: usize, is_less: impl
     boundaries.into_iter().map(|(_, rank, split)| (rank, split)).collect()
 }
 
+/// Multiway splits of the runs (lengths `lengths`) at ascending output ranks `ranks` (the
+/// first 0, the last the total), one row per rank, made safe: inside the runs, each row taking
+/// at least what the row before took from every run and exactly its rank in all. The splits of
+/// sorted runs under a strict weak order are left as they are.
+pub(crate) fn clamp_multiway_splits(rows: &mut [Vec<usize>], ranks: &[usize], lengths: &[usize]) {
+    let ways = lengths.len();
+    let mut prev = vec![0usize; ways];
+    for (row, &rank) in rows.iter_mut().zip(ranks) {
+        row.resize(ways, 0);
+        for t in 0..ways {
+            row[t] = row[t].clamp(prev[t], lengths[t]);
+        }
+        // Too many: give back from the last runs, not below the row before; too few: take
+        // more from the first runs, up to their lengths. The runs hold every rank, so both
+        // end at exactly `rank` items.
+        let mut sum: usize = row.iter().sum();
+        for t in (0..ways).rev() {
+            let back = (sum.saturating_sub(rank)).min(row[t] - prev[t]);
+            row[t] -= back;
+            sum -= back;
+        }
+        for t in 0..ways {
+            let more = (rank.saturating_sub(sum)).min(lengths[t] - row[t]);
+            row[t] += more;
+            sum += more;
+        }
+        prev.clone_from(row);
+    }
+}

@@ -17,7 +17,8 @@
 //! copies the sorted runs back into them before returning, so they hold the same items (in the
 //! runs' order) and never a mix of batches and stale data.
 
-use super::plan::{bytes_mut, clamp_multiway_splits, in_core_bytes_now, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS};
+use crate::partition::clamp_multiway_splits;
+use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS};
 use super::positions::try_with_capacity;
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};

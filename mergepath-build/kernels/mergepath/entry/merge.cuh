@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(mergepath_instance::MERGE.nt)
 mergepath_merge_keys(const mergepath::merge_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
   mergepath::merge_tile<MERGE.nt, MERGE.vt, false, K, K>(p.a, nullptr, p.a_count, p.b, nullptr, p.b_count,
-                                                         p.partitions, p.out, nullptr, Comp());
+                                                         p.partitions, p.out, nullptr, Comp(), p.guard);
 }
 
 // Values are opaque words of 4, 8 or 16 bytes: one kernel per size, none per value type.
@@ -30,7 +30,7 @@ mergepath_merge_keys(const mergepath::merge_keys_params<mergepath_key_t> p) {
   mergepath_merge_pairs_##BYTES(const mergepath::merge_pairs_params<mergepath_key_t, WORD> p) {                                                \
     using namespace mergepath_instance;                                                          \
     mergepath::merge_tile<MERGE.nt, MERGE.vt, true, K, WORD>(                                    \
-        p.a, p.a_vals, p.a_count, p.b, p.b_vals, p.b_count, p.partitions, p.out, p.out_vals, Comp());              \
+        p.a, p.a_vals, p.a_count, p.b, p.b_vals, p.b_count, p.partitions, p.out, p.out_vals, Comp(), p.guard);              \
   }
 MERGEPATH_MERGE_PAIRS(4, uint32_t)
 MERGEPATH_MERGE_PAIRS(8, uint2)

@@ -26,7 +26,7 @@ mergepath_multiway_merge_keys(const mergepath::multiway_merge_keys_params<mergep
   using namespace mergepath_instance;
   mergepath::multiway_merge_tile<SORT.nt, SORT.vt, false, K, K>(p.inputs, (const K* const*)nullptr, p.counts,
                                                                 (int)p.ways, p.total, p.splits, p.out,
-                                                                (K*)nullptr, Comp());
+                                                                (K*)nullptr, Comp(), p.guard);
 }
 
 #define MERGEPATH_MULTIWAY_MERGE_PAIRS(BYTES, WORD)                                                  \
@@ -34,7 +34,7 @@ mergepath_multiway_merge_keys(const mergepath::multiway_merge_keys_params<mergep
   mergepath_multiway_merge_pairs_##BYTES(const mergepath::multiway_merge_pairs_params<mergepath_key_t, WORD> p) { \
     using namespace mergepath_instance;                                                              \
     mergepath::multiway_merge_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(                     \
-        p.inputs, p.values, p.counts, (int)p.ways, p.total, p.splits, p.out, p.out_vals, Comp());    \
+        p.inputs, p.values, p.counts, (int)p.ways, p.total, p.splits, p.out, p.out_vals, Comp(), p.guard);    \
   }
 MERGEPATH_MULTIWAY_MERGE_PAIRS(4, uint32_t)
 MERGEPATH_MULTIWAY_MERGE_PAIRS(8, uint2)

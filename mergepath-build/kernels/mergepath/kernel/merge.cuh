@@ -2,6 +2,7 @@
 // own __global__ wrapper (or a fused kernel) can call them. `instantiate.cuh` stamps the
 // library's entry points from these.
 #pragma once
+#include "../cta/guard.cuh"
 #include "../cta/tile.cuh"
 #include <mergepath/contract.cuh>  // PARTITION_THREADS
 
@@ -58,17 +59,22 @@ template <int NV, class K> union merge_shared {
 // Merges one tile: a_keys[r.a_begin, r.a_end) with b_keys[r.b_begin, r.b_end) into
 // out_keys[0, r.count()). With `HasValues`, values follow their keys (V is then moved as an
 // opaque word). Called by all NT threads; r.count() <= NT * VT. `out_keys` is a pointer or a
-// decoding_writer.
+// decoding_writer. With `slices_sorted` (the same in every thread), whether both slices are
+// sorted goes there (see cta_lists_sorted).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
                                                  const V* b_vals, const merge_range& r, KeysOut out_keys,
-                                                 V* out_vals, Comp comp) {
+                                                 V* out_vals, Comp comp, bool* slices_sorted = nullptr) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   const int a_n = r.a_count(), count = r.count();
   K results[VT];
   int indices[VT];
   cta_load_merge<NT, VT>(a_keys, b_keys, r, shared.keys, results, indices, comp);
+  if (slices_sorted) {
+    const auto start = [&](int list) { return list == 0 ? 0 : (list == 1 ? a_n : count); };
+    *slices_sorted = cta_lists_sorted<VT>(shared.keys, count, start, 2, comp);
+  }
   cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT>(indices, shared.indices,
@@ -77,19 +83,46 @@ __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_val
   }
 }
 
+// Whether tile `tile`'s two partitions are exact points of a merge path, as they are on sorted
+// inputs: each inside its diagonal's bounds, and the tile's shares of A and of B not negative.
+// Then the tile's range is theirs, unclamped, and meets its neighbours' ranges.
+__device__ __forceinline__ bool merge_partitions_exact(int64_t a_count, int64_t b_count, int64_t tile, int nv,
+                                                       const int64_t* partitions) {
+  const int64_t total = a_count + b_count;
+  const int64_t diag0 = tile * nv, diag1 = diag0 + nv < total ? diag0 + nv : total;
+  const int64_t p0 = partitions[tile], p1 = partitions[tile + 1];
+  const auto on_diagonal = [&](int64_t p, int64_t diag) {
+    return p >= (diag - b_count > 0 ? diag - b_count : 0) && p <= (diag < a_count ? diag : a_count);
+  };
+  return on_diagonal(p0, diag0) && on_diagonal(p1, diag1) && p1 >= p0 && diag1 - p1 >= diag0 - p0;
+}
+
 // Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions (which may
-// still be being written by the kernel before: see wait_for_previous_kernel).
+// still be being written by the kernel before: see wait_for_previous_kernel). With a `guard`
+// (cta/guard.cuh), a grid of tiles whose partitions or slices show unsorted inputs ends with
+// A and then B written out instead, values with their keys.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
                                            const K* b_keys, const V* b_vals, int64_t b_count,
                                            const int64_t* partitions, K* out_keys, V* out_vals,
-                                           Comp comp) {
+                                           Comp comp, merge_guard* guard = nullptr) {
   constexpr int NV = NT * VT;
   wait_for_previous_kernel();
   const int64_t tile = blockIdx.x;
   const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
+  bool sorted = true;
   merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,
-                                      HasValues ? out_vals + tile * NV : out_vals, comp);
+                                      HasValues ? out_vals + tile * NV : out_vals, comp, guard ? &sorted : nullptr);
+  if (!guard) return;
+  const bool exact = sorted && merge_partitions_exact(a_count, b_count, tile, NV, partitions);
+  cta_finish_guarded(guard, exact, [&] {
+    cta_copy<NT>(a_keys, a_count, out_keys);
+    cta_copy<NT>(b_keys, b_count, out_keys + a_count);
+    if constexpr (HasValues) {
+      cta_copy<NT>(a_vals, a_count, out_vals);
+      cta_copy<NT>(b_vals, b_count, out_vals + a_count);
+    }
+  });
 }
 
 }  // namespace mergepath

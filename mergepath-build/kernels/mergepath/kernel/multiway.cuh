@@ -7,6 +7,7 @@
 // output tile merges the tile's slices of the inputs in shared memory, pairwise in log2(k)
 // rounds (cta_merge_lists).
 #pragma once
+#include "../cta/guard.cuh"
 #include "../cta/multiway.cuh"
 #include "../cta/scan.cuh"
 #include "../cta/tile.cuh"
@@ -194,14 +195,39 @@ __device__ __forceinline__ void multiway_partitions_body(const K* const* inputs,
   for (int t = (int)threadIdx.x; t < ways; t += NT) split[t] = slices.begin[t] + shared.merge.taken[t];
 }
 
+// Whether split rows row0 and row1 (a tile's) are exact, as they are for sorted inputs: 0 <=
+// row0[t] <= row1[t] <= counts[t] for every input, row0 summing to `rank` and row1 to rank +
+// n_out. Then the tile's slices are the rows' ranges unclamped, and meet its neighbours'
+// slices. Called by all NT threads; returns the same in every thread, synchronized.
+template <int NT>
+__device__ __forceinline__ bool multiway_rows_exact(const int64_t* counts, int ways, const int64_t* row0,
+                                                    const int64_t* row1, int64_t rank, int n_out) {
+  __shared__ unsigned long long sums[2];
+  if (threadIdx.x == 0) sums[0] = sums[1] = 0;
+  __syncthreads();
+  bool in_order = true;
+  unsigned long long sum0 = 0, sum1 = 0;
+  for (int t = (int)threadIdx.x; t < ways; t += NT) {
+    const int64_t lo = row0[t], hi = row1[t];
+    in_order = in_order && 0 <= lo && lo <= hi && hi <= counts[t];
+    sum0 += (unsigned long long)lo;
+    sum1 += (unsigned long long)hi;
+  }
+  if (sum0) atomicAdd(&sums[0], sum0);
+  if (sum1) atomicAdd(&sums[1], sum1);
+  in_order = __syncthreads_and(in_order);
+  return in_order && sums[0] == (unsigned long long)rank && sums[1] == (unsigned long long)(rank + n_out);
+}
+
 // Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
 // blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
-// cta_merge_lists. Splits of unsorted inputs give an unspecified order of input items, never
-// an access out of bounds (multiway_ranges_between clamps them).
+// cta_merge_lists. Splits of unsorted inputs stay inside the inputs (multiway_ranges_between
+// clamps them); with a `guard` (cta/guard.cuh), a grid whose rows or slices show unsorted
+// inputs ends with the inputs written out one after another instead, values with their keys.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
                                                     int ways, int64_t total, const int64_t* splits, K* out,
-                                                    V* out_vals, Comp comp) {
+                                                    V* out_vals, Comp comp, merge_guard* guard = nullptr) {
   constexpr int NV = NT * VT;
   __shared__ K shared_keys[NV];
   __shared__ int shared_positions[HasValues ? NV : 1];
@@ -211,20 +237,32 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
   const int n_out = total - diag0 < NV ? (int)(total - diag0) : NV;
   const int64_t* row0 = splits + tile * ways;
   const int n = multiway_slices<NT>(ways, multiway_ranges_between<NT>(counts, ways, row0, row0 + ways), n_out, slices);
-  if (n == 0) return;  // the same in every thread
-  const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
-  cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared_keys);
-  __syncthreads();
-  K keys[VT];
-  int positions[VT];
-  cta_merge_lists<NT, VT, HasValues>(keys, positions, n, slices.start, ways, shared_keys, shared_positions, comp);
-  cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
-  if constexpr (HasValues) {
-    const multiway_tile_reader<V> values_in{values, slices.begin, slices.start, ways};
-    cta_gather_values<NT, VT, V, true>(positions, shared_positions,
-                                        tile_ranges<1, V, multiway_tile_reader<V>>{{values_in}, {0, n}},
-                                        out_vals + diag0, n);
+  bool exact = !guard || multiway_rows_exact<NT>(counts, ways, row0, row0 + ways, diag0, n_out);
+  if (n > 0) {  // the same in every thread
+    const multiway_tile_reader<K> keys_in{inputs, slices.begin, slices.start, ways};
+    cta_load_ranges<NT, VT>(tile_ranges<1, K, multiway_tile_reader<K>>{{keys_in}, {0, n}}, n, shared_keys);
+    __syncthreads();
+    if (guard) exact = cta_lists_sorted<VT>(shared_keys, n, [&](int t) { return slices.start[t]; }, ways, comp) && exact;
+    K keys[VT];
+    int positions[VT];
+    cta_merge_lists<NT, VT, HasValues>(keys, positions, n, slices.start, ways, shared_keys, shared_positions, comp);
+    cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
+    if constexpr (HasValues) {
+      const multiway_tile_reader<V> values_in{values, slices.begin, slices.start, ways};
+      cta_gather_values<NT, VT, V, true>(positions, shared_positions,
+                                          tile_ranges<1, V, multiway_tile_reader<V>>{{values_in}, {0, n}},
+                                          out_vals + diag0, n);
+    }
   }
+  if (!guard) return;
+  cta_finish_guarded(guard, exact, [&] {
+    int64_t offset = 0;
+    for (int t = 0; t < ways; ++t) {
+      cta_copy<NT>(inputs[t], counts[t], out + offset);
+      if constexpr (HasValues) cta_copy<NT>(values[t], counts[t], out_vals + offset);
+      offset += counts[t];
+    }
+  });
 }
 
 }  // namespace mergepath
