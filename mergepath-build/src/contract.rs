@@ -47,6 +47,8 @@ pub const CONSTANTS: &[Constant] = &[
         value: 1024,
         doc: "Inputs one multiway pass merges: the partition CTA holds a candidate per input, the merge tile each input's start, in shared memory (more inputs merge in groups).",
     },
+    Constant { name: "MERGE_FALLBACK_THREADS", value: 256, doc: "Threads per CTA of the merges' fallback kernels for unsorted inputs (kernel/unsorted.cuh)." },
+    Constant { name: "MERGE_FALLBACK_CTAS", value: 264, doc: "CTAs of a merge's fallback kernel for unsorted inputs: two per SM of an H100; each returns at once where no tile reported." },
     Constant { name: "MULTIWAY_PARTITION_THREADS", value: 128, doc: "Threads per CTA of the multiway boundary kernel: one CTA per sample boundary, MULTIWAY_MAX_WAYS / 128 inputs per thread." },
     Constant {
         name: "MULTIWAY_SEARCH_ROUNDS",
@@ -173,7 +175,7 @@ pub const DEVICE_STRUCTS: &[Struct] = &[
     Struct {
         name: "merge_guard",
         templates: &[],
-        doc: "A guarded merge kernel's CTAs finished and whether one found its share inexact (unsorted inputs): zero between launches (cta_finish_guarded).",
+        doc: "Whether a guarded merge's tile found its share inexact (unsorted inputs), and the fallback kernel's CTAs done: zero between launches (cta/guard.cuh, kernel/unsorted.cuh).",
         fields: &[("done", I32), ("unsorted", I32)],
     },
     Struct { name: "set_split", templates: &[], doc: "Where a balanced-path split falls: a items of A and b of B before it.", fields: &[("a", I64), ("b", I64)] },
@@ -215,6 +217,8 @@ const VALS: &str = "const V*";
 const VALS_OUT: &str = "V*";
 const PARTS: &str = "const int64_t*";
 const GUARD: &str = "mergepath::merge_guard*";
+const BYTES: &str = "const unsigned char*";
+const BYTES_OUT: &str = "unsigned char*";
 
 /// One parameter struct per kind of entry point (`mergepath_NAME` or `mergepath_NAME_{4,8,16}`
 /// takes `NAME_params`, unless its comment in the entry files says otherwise).
@@ -386,6 +390,40 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("out", Ptr(KEYS_OUT)),
             ("out_vals", Ptr(VALS_OUT)),
             ("guard", Ptr(GUARD)),
+        ],
+    },
+    Struct {
+        name: "merge_fallback_params",
+        templates: &[],
+        doc: "mergepath_merge_fallback: where a tile of the two-way merge before it reported unsorted inputs, a's then b's items (keys of key_bytes, values of value_bytes, 0: none) over the output.",
+        fields: &[
+            ("guard", Ptr(GUARD)),
+            ("a", Ptr(BYTES)),
+            ("a_vals", Ptr(BYTES)),
+            ("a_count", I64),
+            ("b", Ptr(BYTES)),
+            ("b_vals", Ptr(BYTES)),
+            ("b_count", I64),
+            ("key_bytes", I64),
+            ("value_bytes", I64),
+            ("out", Ptr(BYTES_OUT)),
+            ("out_vals", Ptr(BYTES_OUT)),
+        ],
+    },
+    Struct {
+        name: "multiway_fallback_params",
+        templates: &[],
+        doc: "mergepath_multiway_fallback: as merge_fallback_params for the multiway merge before it, its inputs (and values: null for none) in order.",
+        fields: &[
+            ("guard", Ptr(GUARD)),
+            ("inputs", Ptr("const unsigned char* const*")),
+            ("values", Ptr("const unsigned char* const*")),
+            ("counts", Ptr("const int64_t*")),
+            ("ways", I64),
+            ("key_bytes", I64),
+            ("value_bytes", I64),
+            ("out", Ptr(BYTES_OUT)),
+            ("out_vals", Ptr(BYTES_OUT)),
         ],
     },
     Struct {

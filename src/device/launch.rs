@@ -68,3 +68,10 @@ impl Gpu {
 pub(crate) fn grid_ctas(ctas: usize, what: &'static str) -> Result<u32> {
     u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what })
 }
+
+/// The launch shape of the merges' fallback kernels for unsorted inputs (`kernel/unsorted.cuh`):
+/// a fixed grid, each CTA returning at once where no tile reported.
+pub(crate) fn merge_fallback_config() -> LaunchConfig {
+    use super::contract::{MERGE_FALLBACK_CTAS, MERGE_FALLBACK_THREADS};
+    LaunchConfig { grid_dim: (MERGE_FALLBACK_CTAS as u32, 1, 1), block_dim: (MERGE_FALLBACK_THREADS as u32, 1, 1), shared_mem_bytes: 0 }
+}

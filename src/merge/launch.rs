@@ -2,8 +2,8 @@
 
 use super::plan::MergeStrategy;
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{MergeKeysParams, MergeLadderParams, MergePairsParams};
-use crate::device::launch::grid_ctas;
+use crate::device::contract::{MergeFallbackParams, MergeKeysParams, MergeLadderParams, MergePairsParams};
+use crate::device::launch::{grid_ctas, merge_fallback_config};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -36,7 +36,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (a_count, b_count) = (a.len as i64, b.len as i64);
     let guard = gpu.merge_guard()?;
-    match values {
+    let (a_vals, b_vals, out_vals, value_bytes) = match values {
         None => {
             let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr, guard };
             let func = kernels.function("mergepath_merge_keys")?;
@@ -44,7 +44,8 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
             // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total;
             // the partition kernel is the launch before it, and merge_tile waits for it; the
             // guard is this handle's, zero between launches in its stream order.
-            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
+            (0, 0, 0, 0)
         }
         Some((av, bv, ov, word)) => {
             let params = MergePairsParams {
@@ -62,9 +63,17 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
             let func = kernels.for_values("mergepath_merge_pairs", word)?;
             // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}` (`MergePairsParams`); value buffers have their
             // keys' lengths and are aligned to the word size the kernel moves them in.
-            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
+            unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
+            (av.ptr, bv.ptr, ov.ptr, word)
         }
-    }
+    };
+    let key_bytes = std::mem::size_of::<K>() as i64;
+    let params = MergeFallbackParams { guard, a: a.ptr, a_vals, a_count, b: b.ptr, b_vals, b_count, key_bytes, value_bytes: value_bytes as i64, out: out.ptr, out_vals };
+    let func = kernels.function("mergepath_merge_fallback")?;
+    // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; the buffers
+    // are the merge's just above (values null where it had none), the kernel waits for it, and
+    // copies a's and b's items (total, within `out`) only where its tiles reported unsorted inputs.
+    unsafe { gpu.launch_dependent(&func, merge_fallback_config(), &params, kernels.arch) }
 }
 
 /// Enqueues the ladder kernel of `strategy` (not the two-phase merge) on validated buffers,

@@ -2,9 +2,9 @@
 //! more inputs than one kernel takes are merged in groups first.
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{MultiwayMergeKeysParams, MultiwayMergePairsParams, MULTIWAY_MAX_WAYS};
+use crate::device::contract::{MultiwayFallbackParams, MultiwayMergeKeysParams, MultiwayMergePairsParams, MULTIWAY_MAX_WAYS};
 use crate::device::kernels::Kernels;
-use crate::device::launch::grid_ctas;
+use crate::device::launch::{grid_ctas, merge_fallback_config};
 use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::Gpu;
 use crate::error::Result;
@@ -89,11 +89,17 @@ fn launch_level<K: Key>(
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (ways, total) = (table.ways as i64, total as i64);
     let guard = gpu.merge_guard()?;
-    match (values, out_values) {
-        (Some((values, word)), Some(out_vals)) => {
-            let addresses: Vec<u64> = values.iter().map(|b| b.ptr).collect();
-            let value_table = gpu.upload_table(&addresses)?;
-            let value_inputs = gpu.input("multiway values", &value_table, 8)?.ptr;
+    // The value table lives until both kernels that read it are enqueued (its drop is stream-ordered).
+    let value_table = match values {
+        Some((values, _)) => Some(gpu.upload_table(&values.iter().map(|b| b.ptr).collect::<Vec<u64>>())?),
+        None => None,
+    };
+    let value_inputs = match &value_table {
+        Some(table) => gpu.input("multiway values", table, 8)?.ptr,
+        None => 0,
+    };
+    let value_bytes = match (values, out_values) {
+        (Some((_, word)), Some(out_vals)) => {
             let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals, guard };
             let func = kernels.for_values("mergepath_multiway_merge_pairs", word)?;
             // SAFETY: `MultiwayMergePairsParams` is `mergepath_multiway_merge_pairs_{4,8,16}`'s
@@ -101,14 +107,32 @@ fn launch_level<K: Key>(
             // lengths, aligned to `word`), `splits` holds tiles + 1 rows of `ways` splits, the
             // kernel's tile is the sort_pairs shape of the same table row, both outputs hold
             // `total`, and the guard is this handle's, zero between launches in its stream order.
-            unsafe { gpu.launch(&func, cfg, &params) }
+            unsafe { gpu.launch(&func, cfg, &params) }?;
+            word
         }
         _ => {
             let params = MultiwayMergeKeysParams { inputs, counts, ways, total, splits, out, guard };
             let func = kernels.function("mergepath_multiway_merge_keys")?;
             // SAFETY: as above for `mergepath_multiway_merge_keys` (`MultiwayMergeKeysParams`,
             // the sort shape's tile).
-            unsafe { gpu.launch(&func, cfg, &params) }
+            unsafe { gpu.launch(&func, cfg, &params) }?;
+            0
         }
-    }
+    };
+    let params = MultiwayFallbackParams {
+        guard,
+        inputs,
+        values: value_inputs,
+        counts,
+        ways,
+        key_bytes: key_bytes as i64,
+        value_bytes: value_bytes as i64,
+        out,
+        out_vals: out_values.unwrap_or(0),
+    };
+    let func = kernels.function("mergepath_multiway_fallback")?;
+    // SAFETY: `MultiwayFallbackParams` is `mergepath_multiway_fallback`'s parameter struct; the
+    // tables and outputs are the merge's just above (values null where it had none), the kernel
+    // waits for it, and copies only where its tiles reported unsorted inputs.
+    unsafe { gpu.launch_dependent(&func, merge_fallback_config(), &params, kernels.arch) }
 }

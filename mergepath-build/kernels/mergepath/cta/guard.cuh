@@ -2,14 +2,34 @@
 // inputs every search of a merge finds a point of its one merge path, so the tiles' and the
 // threads' shares fit together exactly. On unsorted ones two searches can cross, and shares
 // would overlap or leave gaps: items taken twice or not at all. So each tile checks what makes
-// its output a permutation of its share of the inputs — its bounds are exact path points (not
-// clamped) and its slices are sorted, so every merge inside it is exact — and the grid's last
-// CTA to finish, where some tile found otherwise, writes the inputs one after another instead:
-// an unspecified order of the same items, each value with its key.
+// its output a permutation of its share of the inputs (its bounds are exact path points, and
+// its threads' shares meet, or its slices are sorted so every merge inside it is exact) and
+// reports to the launch's guard where it is not; a fallback kernel after the tiles then writes
+// the inputs one after another (kernel/unsorted.cuh): an unspecified order of the same items,
+// each value with its key.
 #pragma once
 #include <mergepath/contract.cuh>  // merge_guard
 
 namespace mergepath {
+
+// Whether the threads' shares of a two-way merge of a tile meet: thread t, whose share starts
+// after `a_start` items of A (its merge-path split) and took the items of `indices` (tile
+// positions, those below `a_count` from A; items past `count` not taken), ends where thread
+// t + 1 starts, and the last where A ends. Then the threads' shares cut the tile's slices of A
+// and B exactly once, whatever the keys. Called by all NT threads; returns the same in every
+// thread, synchronized.
+template <int NT, int VT>
+__device__ __forceinline__ bool cta_shares_meet(int a_start, const int (&indices)[VT], int a_count, int count) {
+  __shared__ int starts[NT];
+  const int first = VT * (int)threadIdx.x;
+  int a_end = a_start;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) a_end += (int)(first + i < count && indices[i] < a_count);
+  starts[threadIdx.x] = a_start;
+  __syncthreads();
+  const int next = threadIdx.x + 1 < NT ? starts[threadIdx.x + 1] : a_count;
+  return __syncthreads_and(a_end == next);
+}
 
 // Whether the lists keys[start(t), start(t + 1)) (t < lists; start(0) = 0, start(lists) =
 // count) are each sorted by `comp`: each thread checks its VT-item chunk against each item's
@@ -42,40 +62,11 @@ __device__ __forceinline__ bool cta_lists_sorted(const K* keys, int count, Start
   return __syncthreads_and(sorted);
 }
 
-// Ends a guarded merge kernel. Every CTA of the grid calls it, all NT threads, after its last
-// store, with `exact`: whether its output is a permutation of its share of the inputs. The last
-// CTA to finish, where some CTA was not exact, calls write_inputs_in_order() (all its threads:
-// the inputs one after another over the whole output), then resets the guard (zero between
-// launches) for the next launch on the stream.
-template <class WriteInputsInOrder>
-__device__ __forceinline__ void cta_finish_guarded(merge_guard* guard, bool exact, WriteInputsInOrder write_inputs_in_order) {
-  __shared__ bool last, unsorted;
-  // The grid barrier's pattern: the CTA's stores are ordered before thread 0's fence and its
-  // count, so the last CTA's writes come after every other CTA's.
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    if (!exact) atomicOr(&guard->unsorted, 1);
-    __threadfence();
-    last = atomicAdd(&guard->done, 1) == (int)gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  if (threadIdx.x == 0) {
-    __threadfence();
-    unsorted = atomicOr(&guard->unsorted, 0) != 0;
-  }
-  __syncthreads();
-  if (unsorted) write_inputs_in_order();
-  if (threadIdx.x == 0) {
-    guard->done = 0;
-    guard->unsorted = 0;
-  }
-}
-
-// dst[0, n) = src[0, n), by the NT threads of one CTA.
-template <int NT, class T>
-__device__ __forceinline__ void cta_copy(const T* src, int64_t n, T* dst) {
-  for (int64_t i = threadIdx.x; i < n; i += NT) dst[i] = src[i];
+// Marks the launch's guard where this tile's output is not a permutation of its share (`exact`
+// false, the same in every thread): the fallback kernel after the tiles then writes the inputs
+// in order. Rare (unsorted inputs), so no tile pays more than the check.
+__device__ __forceinline__ void cta_report_inexact(merge_guard* guard, bool exact) {
+  if (!exact && threadIdx.x == 0) atomicOr(&guard->unsorted, 1);
 }
 
 }  // namespace mergepath

@@ -3,6 +3,7 @@
 // mergepath_comp_t and the `mergepath_instance` shapes.
 #pragma once
 #include "../kernel/merge.cuh"
+#include "../kernel/unsorted.cuh"
 
 extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)
 mergepath_partitions(const mergepath::partitions_params<mergepath_key_t> p) {
@@ -36,3 +37,12 @@ MERGEPATH_MERGE_PAIRS(4, uint32_t)
 MERGEPATH_MERGE_PAIRS(8, uint2)
 MERGEPATH_MERGE_PAIRS(16, uint4)
 #undef MERGEPATH_MERGE_PAIRS
+
+// The two-way merge's fallback for unsorted inputs (kernel/unsorted.cuh): A, then B.
+extern "C" __global__ void __launch_bounds__(mergepath::MERGE_FALLBACK_THREADS)
+mergepath_merge_fallback(const mergepath::merge_fallback_params p) {
+  const auto input = [&](int64_t t) {
+    return t == 0 ? mergepath::fallback_input{p.a, p.a_vals, p.a_count} : mergepath::fallback_input{p.b, p.b_vals, p.b_count};
+  };
+  mergepath::merge_fallback_body(p.guard, 2, input, p.key_bytes, p.value_bytes, p.out, p.out_vals);
+}

@@ -5,6 +5,7 @@
 // partitions (SORT) merge their brackets.
 #pragma once
 #include "../kernel/multiway.cuh"
+#include "../kernel/unsorted.cuh"
 
 extern "C" __global__ void __launch_bounds__(mergepath::MULTIWAY_PARTITION_THREADS)
 mergepath_multiway_boundaries(const mergepath::multiway_boundaries_params<mergepath_key_t> p) {
@@ -40,3 +41,12 @@ MERGEPATH_MULTIWAY_MERGE_PAIRS(4, uint32_t)
 MERGEPATH_MULTIWAY_MERGE_PAIRS(8, uint2)
 MERGEPATH_MULTIWAY_MERGE_PAIRS(16, uint4)
 #undef MERGEPATH_MULTIWAY_MERGE_PAIRS
+
+// The multiway merge's fallback for unsorted inputs (kernel/unsorted.cuh): the inputs in order.
+extern "C" __global__ void __launch_bounds__(mergepath::MERGE_FALLBACK_THREADS)
+mergepath_multiway_fallback(const mergepath::multiway_fallback_params p) {
+  const auto input = [&](int64_t t) {
+    return mergepath::fallback_input{p.inputs[t], p.values ? p.values[t] : nullptr, p.counts[t]};
+  };
+  mergepath::merge_fallback_body(p.guard, p.ways, input, p.key_bytes, p.value_bytes, p.out, p.out_vals);
+}

@@ -59,22 +59,19 @@ template <int NV, class K> union merge_shared {
 // Merges one tile: a_keys[r.a_begin, r.a_end) with b_keys[r.b_begin, r.b_end) into
 // out_keys[0, r.count()). With `HasValues`, values follow their keys (V is then moved as an
 // opaque word). Called by all NT threads; r.count() <= NT * VT. `out_keys` is a pointer or a
-// decoding_writer. With `slices_sorted` (the same in every thread), whether both slices are
-// sorted goes there (see cta_lists_sorted).
+// decoding_writer. With `shares_meet` (the same in every thread), whether the threads' shares
+// met goes there (cta_shares_meet: always on sorted inputs).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
                                                  const V* b_vals, const merge_range& r, KeysOut out_keys,
-                                                 V* out_vals, Comp comp, bool* slices_sorted = nullptr) {
+                                                 V* out_vals, Comp comp, bool* shares_meet = nullptr) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   const int a_n = r.a_count(), count = r.count();
   K results[VT];
   int indices[VT];
-  cta_load_merge<NT, VT>(a_keys, b_keys, r, shared.keys, results, indices, comp);
-  if (slices_sorted) {
-    const auto start = [&](int list) { return list == 0 ? 0 : (list == 1 ? a_n : count); };
-    *slices_sorted = cta_lists_sorted<VT>(shared.keys, count, start, 2, comp);
-  }
+  const merge_split split = cta_load_merge<NT, VT>(a_keys, b_keys, r, shared.keys, results, indices, comp);
+  if (shares_meet) *shares_meet = cta_shares_meet<NT>(split.a, indices, a_n, count);
   cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT>(indices, shared.indices,
@@ -99,8 +96,8 @@ __device__ __forceinline__ bool merge_partitions_exact(int64_t a_count, int64_t 
 
 // Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions (which may
 // still be being written by the kernel before: see wait_for_previous_kernel). With a `guard`
-// (cta/guard.cuh), a grid of tiles whose partitions or slices show unsorted inputs ends with
-// A and then B written out instead, values with their keys.
+// (cta/guard.cuh), a tile whose partitions are not exact or whose threads' shares do not meet
+// (unsorted inputs) reports it, for the fallback kernel after it (kernel/unsorted.cuh).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
                                            const K* b_keys, const V* b_vals, int64_t b_count,
@@ -110,19 +107,10 @@ __device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int
   wait_for_previous_kernel();
   const int64_t tile = blockIdx.x;
   const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
-  bool sorted = true;
+  bool shares_meet = true;
   merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,
-                                      HasValues ? out_vals + tile * NV : out_vals, comp, guard ? &sorted : nullptr);
-  if (!guard) return;
-  const bool exact = sorted && merge_partitions_exact(a_count, b_count, tile, NV, partitions);
-  cta_finish_guarded(guard, exact, [&] {
-    cta_copy<NT>(a_keys, a_count, out_keys);
-    cta_copy<NT>(b_keys, b_count, out_keys + a_count);
-    if constexpr (HasValues) {
-      cta_copy<NT>(a_vals, a_count, out_vals);
-      cta_copy<NT>(b_vals, b_count, out_vals + a_count);
-    }
-  });
+                                      HasValues ? out_vals + tile * NV : out_vals, comp, guard ? &shares_meet : nullptr);
+  if (guard) cta_report_inexact(guard, shares_meet && merge_partitions_exact(a_count, b_count, tile, NV, partitions));
 }
 
 }  // namespace mergepath

@@ -222,8 +222,9 @@ __device__ __forceinline__ bool multiway_rows_exact(const int64_t* counts, int w
 // Output tile blockIdx.x (NT * VT items) of the stable merge of the inputs, between split rows
 // blockIdx.x and blockIdx.x + 1: the tile's slices, loaded in input order, merged by
 // cta_merge_lists. Splits of unsorted inputs stay inside the inputs (multiway_ranges_between
-// clamps them); with a `guard` (cta/guard.cuh), a grid whose rows or slices show unsorted
-// inputs ends with the inputs written out one after another instead, values with their keys.
+// clamps them); with a `guard` (cta/guard.cuh), a tile whose rows are not exact or whose
+// slices are not sorted (unsorted inputs) reports it, for the fallback kernel after it
+// (kernel/unsorted.cuh).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, const V* const* values, const int64_t* counts,
                                                     int ways, int64_t total, const int64_t* splits, K* out,
@@ -254,15 +255,7 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
                                           out_vals + diag0, n);
     }
   }
-  if (!guard) return;
-  cta_finish_guarded(guard, exact, [&] {
-    int64_t offset = 0;
-    for (int t = 0; t < ways; ++t) {
-      cta_copy<NT>(inputs[t], counts[t], out + offset);
-      if constexpr (HasValues) cta_copy<NT>(values[t], counts[t], out_vals + offset);
-      offset += counts[t];
-    }
-  });
+  if (guard) cta_report_inexact(guard, exact);
 }
 
 }  // namespace mergepath
