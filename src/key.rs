@@ -50,7 +50,8 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
 }
 
 /// One element of a record's packed order: a scalar field or an array element of a built-in
-/// numeric type, its bits (complemented where descending) placed at `shift` in the `u64`.
+/// numeric type, its bits (complemented where descending) placed at `shift` in word `word` of
+/// the packed order (word 0 the most significant).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordField {
@@ -60,13 +61,16 @@ pub struct RecordField {
     pub bytes: u8,
     pub signed: bool,
     pub float: bool,
-    /// Where its bits go in the packed order.
+    /// Which `u64` word of the packed order holds it.
+    pub word: u8,
+    /// Where its bits go in that word.
     pub shift: u8,
     pub descending: bool,
 }
 
-/// The order of a record wider than the kernels' key tiles: its elements, first (highest bits)
-/// to last, and whether the comparator is the packed integer's descending order (`Greater`).
+/// The order of a record wider than the kernels' key tiles: its elements, first (highest bits
+/// of the first word) to last, and whether the comparator is the packed words' descending order
+/// (`Greater`). Records compare as their packed words do, lexicographically.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordOrder {
@@ -78,9 +82,13 @@ impl RecordField {
     /// The element's word for the `mergepath_record_order` kernels (the contract's `RECORD_`
     /// constants).
     pub(crate) fn encoded(&self) -> i64 {
-        use crate::device::contract::{RECORD_FIELD_BITS_SHIFT, RECORD_FIELD_DESCENDING_BIT, RECORD_FIELD_KIND_SHIFT, RECORD_KIND_FLOAT, RECORD_KIND_SIGNED};
+        use crate::device::contract::{RECORD_FIELD_BITS_SHIFT, RECORD_FIELD_DESCENDING_BIT, RECORD_FIELD_KIND_SHIFT, RECORD_FIELD_WORD_SHIFT, RECORD_KIND_FLOAT, RECORD_KIND_SIGNED};
         let kind = self.bytes as usize + if self.signed { RECORD_KIND_SIGNED } else { 0 } + if self.float { RECORD_KIND_FLOAT } else { 0 };
-        (self.offset as i64) | (kind as i64) << RECORD_FIELD_KIND_SHIFT | (self.shift as i64) << RECORD_FIELD_BITS_SHIFT | (self.descending as i64) << RECORD_FIELD_DESCENDING_BIT
+        (self.offset as i64)
+            | (kind as i64) << RECORD_FIELD_KIND_SHIFT
+            | (self.shift as i64) << RECORD_FIELD_BITS_SHIFT
+            | (self.descending as i64) << RECORD_FIELD_DESCENDING_BIT
+            | (self.word as i64) << RECORD_FIELD_WORD_SHIFT
     }
 
     /// The element's bits in `record` (its bytes), placed: the host twin of the kernels'
@@ -117,9 +125,15 @@ impl RecordOrder {
         words
     }
 
-    /// The packed order of `record` (its bytes): ascending in the record's field order.
-    pub fn pack(&self, record: &[u8]) -> u64 {
-        self.fields.iter().fold(0, |order, f| order | f.bits(record))
+    /// Words of the packed order: each sorted by one stable pass, the last first.
+    pub fn words(&self) -> usize {
+        self.fields.iter().map(|f| f.word as usize + 1).max().unwrap_or(1)
+    }
+
+    /// Word `word` of the packed order of `record` (its bytes): the packed words, compared
+    /// lexicographically, ascend in the record's field order.
+    pub fn pack(&self, record: &[u8], word: usize) -> u64 {
+        self.fields.iter().filter(|f| f.word as usize == word).fold(0, |order, f| order | f.bits(record))
     }
 }
 

@@ -96,6 +96,28 @@ struct Mixed {
     rest: [u64; 2],
 }
 
+/// A 24-byte record whose order, three 8-byte fields, takes 192 bits: three packed words, so
+/// three stable passes (the last field's first).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "c desc, a, b")]
+struct ThreeWords {
+    a: u64,
+    b: i64,
+    c: f64,
+}
+
+/// A 32-byte record ordered by a 12-byte name and an id: 13 elements, 128 bits, the name's
+/// last four bytes sharing the second word with the id.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "name, id")]
+struct Labelled {
+    name: [u8; 12],
+    id: u32,
+    payload: [u8; 16],
+}
+
 /// A newtype with a comparator of its own (CUDA names a tuple struct's fields f0, f1, ...).
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
@@ -514,6 +536,32 @@ fn mixed(n: usize, seed: u64) -> Vec<Mixed> {
         .collect()
 }
 
+fn three_words(n: usize, seed: u64) -> Vec<ThreeWords> {
+    let mut rng = Rng(seed);
+    let floats = [f64::NAN, -0.0, 0.0, f64::INFINITY, -2.5, 1e300];
+    (0..n)
+        .map(|_| {
+            let r = rng.next();
+            ThreeWords { a: r % 5 << 60 | r >> 60, b: ((r >> 8) % 7) as i64 - 3, c: floats[(r >> 16) as usize % floats.len()] }
+        })
+        .collect()
+}
+
+fn labelled(n: usize, seed: u64) -> Vec<Labelled> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            let mut name = [b'a'; 12];
+            name[0] = b'a' + (r % 3) as u8;
+            name[11] = b'a' + (r >> 8) as u8 % 4;
+            let mut payload = [0u8; 16];
+            payload[..8].copy_from_slice(&(i as u64).to_le_bytes());
+            Labelled { name, id: (r >> 16) as u32 % 6, payload }
+        })
+        .collect()
+}
+
 /// The stable sort of `items` by `comp` on the CPU.
 fn stable<K: mergepath::Key, C: Comparator<K>>(items: &[K], comp: C) -> Vec<K> {
     let mut v = items.to_vec();
@@ -521,25 +569,30 @@ fn stable<K: mergepath::Key, C: Comparator<K>>(items: &[K], comp: C) -> Vec<K> {
     v
 }
 
-/// A record's packed order (what its sorts sort) orders as its field order, ties included.
+/// A record's packed order (what its sorts sort, word by word) orders as its field order, ties
+/// included: orders of one word (64 bits) and of two and three.
 #[test]
-fn records_pack_their_order_into_a_u64_that_orders_as_the_fields() {
-    fn check<K: mergepath::Key>(items: &[K])
+fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
+    fn check<K: mergepath::Key>(items: &[K], words: usize)
     where
         Less: Comparator<K>,
         Greater: Comparator<K>,
     {
         let order = <Less as Comparator<K>>::RECORD.expect("a record");
         assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.descending), Some(true));
+        assert_eq!(order.words(), words);
+        let packed = |x: &K| (0..words).map(|w| order.pack(bytemuck::bytes_of(x), w)).collect::<Vec<u64>>();
         for pair in items.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            let (pa, pb) = (order.pack(bytemuck::bytes_of(a)), order.pack(bytemuck::bytes_of(b)));
-            assert_eq!(pa < pb, Less.is_less(a, b), "{pa:x} {pb:x}");
-            assert_eq!(pb < pa, Less.is_less(b, a), "{pa:x} {pb:x}");
+            let (pa, pb) = (packed(a), packed(b));
+            assert_eq!(pa < pb, Less.is_less(a, b), "{pa:x?} {pb:x?}");
+            assert_eq!(pb < pa, Less.is_less(b, a), "{pa:x?} {pb:x?}");
         }
     }
-    check(&rows(20_000, 1));
-    check(&mixed(20_000, 2));
+    check(&rows(20_000, 1), 1);
+    check(&mixed(20_000, 2), 1);
+    check(&labelled(20_000, 3), 2);
+    check(&three_words(20_000, 4), 3);
     assert!(<Less as Comparator<Point>>::RECORD.is_none(), "keys of at most 16 bytes are not records");
 }
 
@@ -597,6 +650,13 @@ fn sort_records_wider_than_the_key_tiles() {
         run(gpu, &r, Greater, &format!("Row n={n} Greater"));
         run(gpu, &m, Less, &format!("Mixed n={n} Less"));
         run(gpu, &m, Greater, &format!("Mixed n={n} Greater"));
+    }
+    // Orders of more than 64 bits: one stable pass per word.
+    for n in [1usize, 1000, 100_003, 1 << 20] {
+        let (w, l) = (three_words(n, n as u64 + 2), labelled(n, n as u64 + 3));
+        run(gpu, &w, Less, &format!("ThreeWords n={n} Less"));
+        run(gpu, &w, Greater, &format!("ThreeWords n={n} Greater"));
+        run(gpu, &l, Less, &format!("Labelled n={n} Less"));
     }
     // Algorithms other than sorts have no kernels for records: an error, nothing launched.
     let r = gpu.upload(&stable(&rows(100, 3), Less)).unwrap();

@@ -45,6 +45,12 @@ use syn::{parse_macro_input, spanned::Spanned, Data, DeriveInput, Error, Fields,
 /// The widest key the kernels' tiles take (the largest key size in `tuning.tsv`).
 const MAX_KEY_BYTES: usize = 16;
 
+/// Elements a record's packed order holds: the contract's `RECORD_MAX_FIELDS` (the kernels'
+/// parameter array).
+fn record_max_elements() -> usize {
+    mergepath_build::CONSTANTS.iter().find(|c| c.name == "RECORD_MAX_FIELDS").map_or(0, |c| c.value as usize)
+}
+
 /// See the crate documentation.
 #[proc_macro_derive(Key, attributes(key))]
 pub fn derive_key(input: TokenStream) -> TokenStream {
@@ -437,9 +443,10 @@ fn key_impls(name: &Ident, fields: &[Field], size: usize, align: usize) -> Token
     }
 }
 
-/// A record wider than the kernels' key tiles: no kernels of its own; its `order` (at most 64
-/// bits) becomes `Comparator::RECORD` of `Less` and `Greater`, so sorts sort its packed order
-/// with the `u64` kernels and gather the records by position.
+/// A record wider than the kernels' key tiles: no kernels of its own; its `order` (at most
+/// `record_max_elements()`) becomes `Comparator::RECORD` of `Less` and `Greater`, so sorts
+/// sort its packed order, word by word, with the `u64` kernels and gather the records by
+/// position.
 fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, order: &[(usize, bool)], order_span: Span, customs: &[(Ident, LitStr, LitStr)]) -> syn::Result<TokenStream2> {
     let name = &input.ident;
     if let Some((ident, _, _)) = customs.first() {
@@ -448,26 +455,44 @@ fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, orde
             format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): it sorts by its `order` (with `Less` and `Greater`); custom comparators need keys of at most {MAX_KEY_BYTES} bytes"),
         ));
     }
-    let bits: usize = order.iter().map(|&(i, _)| fields[i].size() * 8).sum();
-    if bits > 64 {
+    // The order's elements (array elements one by one), first to last, as (field, element).
+    let elements: Vec<(usize, usize, bool)> = order.iter().flat_map(|&(i, desc)| (0..fields[i].len.unwrap_or(1)).map(move |e| (i, e, desc))).collect();
+    let max_elements = record_max_elements();
+    if elements.len() > max_elements {
         return Err(Error::new(
             order_span,
-            format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): such records sort by their `order` packed into 64 bits, and this order takes {bits} bits; order by fewer fields, or sort a key of at most {MAX_KEY_BYTES} bytes with `sort_indices` and gather the records"),
+            format!(
+                "`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): such records sort by their `order` packed into 64-bit words, of at most {max_elements} elements (an array counts each of its elements), and this order has {}; order by fewer fields, or sort a key of at most {MAX_KEY_BYTES} bytes with `sort_indices` and gather the records",
+                elements.len()
+            ),
         ));
     }
-    // Each element's bits, the first highest, as the packing of keys of at most 64 bits.
-    let mut shift = bits;
-    let mut elements = Vec::new();
-    for &(i, desc) in order {
-        let f = &fields[i];
-        for e in 0..f.len.unwrap_or(1) {
+    // Elements fill 64-bit words in order, none straddling two: the packed words, compared
+    // lexicographically, are the field order. In each word the first element is highest, as
+    // the packing of keys of at most 64 bits.
+    let mut words: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new()];
+    let mut used = 0;
+    for &(i, e, desc) in &elements {
+        let bits = fields[i].elem_size * 8;
+        if used + bits > 64 {
+            words.push(Vec::new());
+            used = 0;
+        }
+        words.last_mut().unwrap().push((i, e, desc));
+        used += bits;
+    }
+    let mut packed = Vec::new();
+    for (word, members) in words.iter().enumerate() {
+        let mut shift: usize = members.iter().map(|&(i, _, _)| fields[i].elem_size * 8).sum();
+        for &(i, e, desc) in members {
+            let f = &fields[i];
             shift -= f.elem_size * 8;
             let offset = (f.offset + e * f.elem_size) as u32;
-            let (bytes, sh) = (f.elem_size as u8, shift as u8);
+            let (bytes, sh, w) = (f.elem_size as u8, shift as u8, word as u8);
             let signed = f.cuda_type.starts_with("int");
             let float = matches!(f.cuda_type, "float" | "double");
-            elements.push(quote! {
-                ::mergepath::RecordField { offset: #offset, bytes: #bytes, signed: #signed, float: #float, shift: #sh, descending: #desc }
+            packed.push(quote! {
+                ::mergepath::RecordField { offset: #offset, bytes: #bytes, signed: #signed, float: #float, word: #w, shift: #sh, descending: #desc }
             });
         }
     }
@@ -482,7 +507,7 @@ fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, orde
                 const CUDA_FUNCTOR: &'static str = "";
                 const KERNELS: &'static [u8] = <::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS;
                 const RECORD: ::core::option::Option<::mergepath::RecordOrder> =
-                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#elements),*], descending: #descending });
+                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending });
                 fn is_less(&self, a: &#name, b: &#name) -> bool {
                     #body
                 }

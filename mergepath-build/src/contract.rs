@@ -20,8 +20,9 @@ pub struct Constant {
 /// Merge levels the segmented sort's progress counters have room for (two phases each).
 const SEGMENTED_MAX_LEVELS: usize = 64;
 
-/// Elements a record's packed order holds (each at least 8 of its 64 bits).
-const RECORD_MAX_FIELDS: usize = 8;
+/// Elements a record's packed order holds (each at least 8 bits, in as many 64-bit words as
+/// they take).
+const RECORD_MAX_FIELDS: usize = 32;
 
 /// The constants of the contract.
 pub const CONSTANTS: &[Constant] = &[
@@ -68,8 +69,9 @@ pub const CONSTANTS: &[Constant] = &[
     Constant {
         name: "RECORD_MAX_FIELDS",
         value: RECORD_MAX_FIELDS as i64,
-        doc: "Elements of a record's packed order (each at least 8 bits of the 64): the order fields of a record wider than the key tiles, packed into one u64.",
+        doc: "Elements of a record's packed order (each at least 8 bits): the order fields of a record wider than the key tiles, packed into as many u64 words as they take (an element never straddles two), each word sorted by one stable pass, the last first.",
     },
+    Constant { name: "RECORD_FIELD_WORD_SHIFT", value: 52, doc: "A record order element's word: which u64 word of the packed order it goes in (0: the most significant), from this bit." },
     Constant { name: "RECORD_FIELD_KIND_SHIFT", value: 32, doc: "A record order element's word: its byte offset in bits 0..32, its kind from this bit." },
     Constant { name: "RECORD_FIELD_BITS_SHIFT", value: 40, doc: "A record order element's word: where its bits go in the packed order (a shift) from this bit." },
     Constant { name: "RECORD_FIELD_DESCENDING_BIT", value: 48, doc: "A record order element's word: this bit set where the element is descending (its bits complemented)." },
@@ -534,13 +536,15 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "record_order_params",
         templates: &["P"],
-        doc: "mergepath_record_order_{4,8} (position bytes): order[i] = record i's order fields packed into a u64 (num_fields elements, each a word of offset, kind, shift and direction: the RECORD_ constants), positions[i] = i.",
+        doc: "mergepath_record_order_{4,8} (position bytes): order[i] = word `word` of the packed order (num_fields elements, each a word of offset, kind, shift, direction and packed word: the RECORD_ constants) of record i, positions[i] = i written (gather 0), or of record positions[i] (gather 1: a later word's pass, the positions sorted by the earlier).",
         fields: &[
             ("records", Ptr("const unsigned char*")),
             ("record_bytes", I64),
             ("count", I64),
             ("fields", Field::Array("int64_t", RECORD_MAX_FIELDS)),
             ("num_fields", I64),
+            ("word", I64),
+            ("gather", I64),
             ("order", Ptr("uint64_t*")),
             ("positions", Ptr("P*")),
         ],

@@ -119,8 +119,9 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
 /// The sort of records wider than the kernels' key tiles ([`Comparator::RECORD`]) in host
 /// memory: their packed orders computed on host threads, sorted on the GPU as `u64` keys by
 /// `U` (the packed order's direction) with the records' positions (in core or externally, as
-/// any sort), then the records and their values gathered on host threads. The caller's data
-/// changes only once the sort has succeeded.
+/// any sort), one stable sort per word of the order from the last, then the records and their
+/// values gathered on host threads. The caller's data changes only once the sort has succeeded;
+/// `progress` reports the last word's sort (an order of one word: the whole sort).
 fn sort_records_host<K: Key, U: Comparator<u64>>(
     gpu: &Gpu,
     keys: &mut [K],
@@ -130,15 +131,13 @@ fn sort_records_host<K: Key, U: Comparator<u64>>(
     progress: Option<&mut dyn FnMut(u64, u64)>,
 ) -> Result<()> {
     let n = keys.len();
-    let mut packed: Vec<u64> = positions::try_collect(n, |_| 0)?;
-    positions::par_zip(&mut packed, keys, |o, r| *o = order.pack(bytemuck::bytes_of(r)));
     let original = positions::try_copy(keys)?;
     // Positions: the caller's indices where it asked for them, else our own (u64 storage, so
     // the bytes are aligned for either width).
     let word = if n <= u32::MAX as usize { 4 } else { 8 };
     let (mut own, values) = match carried {
         Carried::Indices(out, w) => {
-            sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *out, w), direction, progress)?;
+            sort_record_words(gpu, &original, order, out, w, direction, progress)?;
             positions_gather_records(&original, out, w, keys);
             return Ok(());
         }
@@ -150,10 +149,44 @@ fn sort_records_host<K: Key, U: Comparator<u64>>(
         None => None,
     };
     let own = &mut bytes_mut(&mut own)[..n * word];
-    sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *own, word), direction, progress)?;
+    sort_record_words(gpu, &original, order, own, word, direction, progress)?;
     positions_gather_records(&original, own, word, keys);
     if let (Some((v, w)), Some(src)) = (values, original_values) {
         positions::gather_words(&src, own, word, v, w);
+    }
+    Ok(())
+}
+
+/// The positions (`word`-byte integers, as bytes) that sort `records` by `order`: the last
+/// word's packed orders sorted with their indices, then each earlier word's, packed from the
+/// records in the order so far, sorted stably with the positions as values.
+fn sort_record_words<K: Key, U: Comparator<u64>>(
+    gpu: &Gpu,
+    records: &[K],
+    order: &crate::key::RecordOrder,
+    positions: &mut [u8],
+    word: usize,
+    direction: U,
+    mut progress: Option<&mut dyn FnMut(u64, u64)>,
+) -> Result<()> {
+    let n = records.len();
+    let words = order.words();
+    let mut packed: Vec<u64> = positions::try_collect(n, |_| 0)?;
+    for w in (0..words).rev() {
+        let report = if w == 0 { progress.take() } else { None };
+        if w + 1 == words {
+            positions::par_zip(&mut packed, records, |o, r| *o = order.pack(bytemuck::bytes_of(r), w));
+            sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *positions, word), direction, report)?;
+        } else {
+            let at = |i: usize| match word {
+                4 => bytemuck::pod_read_unaligned::<u32>(&positions[4 * i..4 * i + 4]) as usize,
+                _ => bytemuck::pod_read_unaligned::<u64>(&positions[8 * i..8 * i + 8]) as usize,
+            };
+            for (i, o) in packed.iter_mut().enumerate() {
+                *o = order.pack(bytemuck::bytes_of(&records[at(i)]), w);
+            }
+            sort_host::<u64, U>(gpu, &mut packed, Carried::Values(&mut *positions, word), direction, report)?;
+        }
     }
     Ok(())
 }

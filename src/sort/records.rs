@@ -1,7 +1,8 @@
 //! Sorts of records wider than the kernels' key tiles ([`Comparator::RECORD`](crate::Comparator::RECORD)): each record's
-//! order fields packed into a `u64` beside its position (`mergepath_record_order`), the
-//! (packed order, position) pairs sorted as `u64` keys, then the records (and their values)
-//! gathered by position, so each record's bytes move once instead of once per pass.
+//! order fields packed into `u64` words beside its position (`mergepath_record_order`), the
+//! (packed word, position) pairs sorted as `u64` keys, one stable sort per word from the last,
+//! then the records (and their values) gathered by position, so each record's bytes move once
+//! instead of once per pass.
 
 use crate::device::contract::RecordOrderParams;
 use crate::device::kernels::Kernels;
@@ -33,7 +34,7 @@ pub(crate) fn sort_records<K: Key>(
     keys_out: u64,
     values: Option<(u64, u64, usize)>,
     n: usize,
-    sort_packed: impl FnOnce(&Kernels, u64, u64, usize) -> Result<()>,
+    sort_packed: impl Fn(&Kernels, u64, u64, usize) -> Result<()>,
 ) -> Result<()> {
     let kernels = record_kernels(gpu, order)?;
     let record_bytes = std::mem::size_of::<K>();
@@ -65,23 +66,31 @@ pub(crate) fn sort_records<K: Key>(
 
     let ctas = n.div_ceil(256).min(1 << 16) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = RecordOrderParams {
-        records: records_src,
-        record_bytes: record_bytes as i64,
-        count: n as i64,
-        fields: order.encoded(),
-        num_fields: order.fields.len() as i64,
-        order: packed,
-        positions,
-    };
     let func = kernels.for_values("mergepath_record_order", word)?;
-    // SAFETY: `RecordOrderParams` is `mergepath_record_order_{4,8}`'s parameter struct; the
-    // records hold n items of `record_bytes`, every element of the order (from the derive:
-    // offsets and sizes inside the record, at most RECORD_MAX_FIELDS) is read in bounds and
-    // aligned (offsets are multiples of the element size, the records of the record's
-    // alignment), `packed` and `positions` hold n items, and the grid-stride loop stays below n.
-    unsafe { gpu.launch(&func, cfg, &params) }?;
-    sort_packed(&kernels, packed, positions, word)?;
+    // One stable sort per word of the order, the last word first: the positions then hold the
+    // records in the order of all words (a least-significant-digit sort over words).
+    let words = order.words();
+    for w in (0..words).rev() {
+        let params = RecordOrderParams {
+            records: records_src,
+            record_bytes: record_bytes as i64,
+            count: n as i64,
+            fields: order.encoded(),
+            num_fields: order.fields.len() as i64,
+            word: w as i64,
+            gather: (w + 1 < words) as i64,
+            order: packed,
+            positions,
+        };
+        // SAFETY: `RecordOrderParams` is `mergepath_record_order_{4,8}`'s parameter struct; the
+        // records hold n items of `record_bytes`, every element of the order (from the derive:
+        // offsets and sizes inside the record, at most RECORD_MAX_FIELDS) is read in bounds and
+        // aligned (offsets are multiples of the element size, the records of the record's
+        // alignment), `packed` and `positions` hold n items (positions below n: written by the
+        // first word's pass, permuted by the sorts since), and the grid-stride loop stays below n.
+        unsafe { gpu.launch(&func, cfg, &params) }?;
+        sort_packed(&kernels, packed, positions, word)?;
+    }
     launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
     if let Some((vsrc, vout, w)) = values_src {
         launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;

@@ -1,6 +1,7 @@
 // Entry layer: the `extern "C"` kernels that pack records' orders, for sorts of records wider
-// than the key tiles (`Comparator::RECORD`): the sort then sorts (packed order, position) pairs
-// as u64 keys and gathers the records by position. Key-independent (the records are bytes and
+// than the key tiles (`Comparator::RECORD`): the sort then sorts (packed order word, position)
+// pairs as u64 keys, one stable pass per word of the order from the last, and gathers the
+// records by position. Key-independent (the records are bytes and
 // the order's layout a parameter). Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
@@ -34,16 +35,23 @@ __device__ __forceinline__ uint64_t record_order_element(const unsigned char* re
   if ((field >> RECORD_FIELD_DESCENDING_BIT) & 1) bits ^= ones;
   return bits << shift;
 }
+
+// Word `word` of the packed order of `record`: its elements' bits (those of that word).
+__device__ __forceinline__ uint64_t record_order_word(const unsigned char* record, const int64_t* fields, int64_t num_fields,
+                                                      int64_t word) {
+  uint64_t order = 0;
+  for (int f = 0; f < num_fields; ++f)
+    if (((fields[f] >> RECORD_FIELD_WORD_SHIFT) & 0xff) == word) order |= record_order_element(record, fields[f]);
+  return order;
+}
 }  // namespace mergepath
 
 #define MERGEPATH_RECORD_ORDER(PBYTES, P)                                                              \
   extern "C" __global__ void mergepath_record_order_##PBYTES(const mergepath::record_order_params<P> p) { \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += (int64_t)gridDim.x * blockDim.x) { \
-      const unsigned char* record = p.records + i * p.record_bytes;                                    \
-      uint64_t order = 0;                                                                              \
-      for (int f = 0; f < p.num_fields; ++f) order |= mergepath::record_order_element(record, p.fields[f]); \
-      p.order[i] = order;                                                                              \
-      p.positions[i] = (P)i;                                                                           \
+      const int64_t r = p.gather ? (int64_t)p.positions[i] : i;                                        \
+      p.order[i] = mergepath::record_order_word(p.records + r * p.record_bytes, p.fields, p.num_fields, p.word); \
+      if (!p.gather) p.positions[i] = (P)i;                                                            \
     }                                                                                                  \
   }
 MERGEPATH_RECORD_ORDER(4, uint32_t)
