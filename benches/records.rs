@@ -1,6 +1,7 @@
 //! Records and values wider than the kernels' words, against `benches/cub/records.cu` (CUB with
 //! the functors a user writes) in the same device call: 64-byte rows by (score desc, id) (a
-//! record: sorted by its packed order and gathered), 16-byte keys ordered as `[u8; 16]` (a
+//! record: sorted by its packed order and gathered), 24-byte records by three 8-byte fields
+//! (`c desc, a, b`: three packed words, a stable pass each), 16-byte keys ordered as `[u8; 16]` (a
 //! derived key moved whole), and u32 keys with values of 4, 8, 12, 16, 24 and 100 bytes (4, 8
 //! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA events. Prints
 //! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
@@ -26,6 +27,17 @@ struct Row {
     id: u32,
     seq: u64,
     payload: [u8; 48],
+}
+
+/// The 24-byte record of the anchors ordered by three 8-byte fields, `c desc, a, b`: an order of
+/// 192 bits, three packed words (three stable passes).
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "c desc, a, b")]
+struct Triple {
+    a: u64,
+    b: i64,
+    c: f64,
 }
 
 /// A 16-byte key ordered as Rust orders `[u8; 16]` (UUIDs, hashes).
@@ -73,6 +85,7 @@ fn benches(c: &mut Criterion) {
     let (records, pairs_n) = sizes();
     keys(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
     keys(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
+    keys(c, &gpu, "triple24", records, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
     pairs::<u32>(c, &gpu, pairs_n);
     pairs::<u64>(c, &gpu, pairs_n);
     pairs::<[u8; 12]>(c, &gpu, pairs_n);

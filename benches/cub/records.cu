@@ -53,6 +53,15 @@ struct Bytes16Order {
     return false;
   }
 };
+// The 24-byte record of benches/records.rs: by c descending, then a, then b.
+struct Triple { uint64_t a; int64_t b; double c; };
+struct TripleOrder {
+  __host__ __device__ bool operator()(const Triple& x, const Triple& y) const {
+    if (x.c != y.c) return x.c > y.c;
+    if (x.a != y.a) return x.a < y.a;
+    return x.b < y.b;
+  }
+};
 template <int N> struct Payload { uint8_t b[N]; };
 
 template <class T, class Order> void merge_sort(const char* ty, size_t n, std::vector<T> h, Order order) {
@@ -93,6 +102,9 @@ int main(int argc, char** argv) {
   std::vector<Bytes16> keys(records);
   for (auto& k : keys) for (auto& w : k.w) w = (uint32_t)g();
   merge_sort("u8x16", records, keys, Bytes16Order());
+  std::vector<Triple> triples(records);
+  for (auto& t : triples) { uint64_t r = g(); t.a = r % 1000; t.b = (int64_t)((r >> 10) % 1000); t.c = (double)((r >> 20) % 1000); }
+  merge_sort("triple24", records, triples, TripleOrder());
   pairs<12>(pairs_n);
   pairs<16>(pairs_n);
   return 0;

@@ -6,7 +6,8 @@
 // tiles of 1x, 2x and 4x the tuning table's (NT = 256, 512, 1024 threads, dynamic shared
 // memory), the passes a larger tile saves being log2 of the factor. Build and run on the GPU
 // machine, from the repository root, with the generated headers in .gpu/include (timing.cuh):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n]
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n [k]]
+// (a k: that k alone, 256-thread tiles, no blocksorts: for ncu).
 // Prints TSV: what key_bytes k nt vt ms gbytes_s of_copy ok (of_copy: the device copy's time of
 // the same bytes over this one's).
 #include <mergepath/kernel/multiway.cuh>
@@ -164,18 +165,21 @@ template <int NT, int VT, class K> void blocksort(size_t n, float copy_ms) {
   cudaFree(in); cudaFree(out);
 }
 
-template <class K, int VT_SMALL, int VT_LARGE> void run_type(size_t n) {
+// `only_k` > 0: that k alone, the 256-thread large-VT tiles, no blocksorts (for a profiler).
+template <class K, int VT_SMALL, int VT_LARGE> void run_type(size_t n, int only_k) {
   const float copy_ms = copy_ms_of(n * sizeof(K));
   printf("copy\t%zu\t-\t-\t-\t%.4f\t%.1f\t1.000\tok\n", sizeof(K), copy_ms, 2.0 * n * sizeof(K) / copy_ms / 1e6);
   K* out;
   CK(cudaMalloc(&out, n * sizeof(K)));
   for (int k : {2, 4, 8, 16, 32, 64}) {
+    if (only_k > 0 && k != only_k) continue;
     KwayInput<K> in(n, k);
-    kway<128, VT_LARGE, K>(in, out, copy_ms);
+    if (only_k == 0) kway<128, VT_LARGE, K>(in, out, copy_ms);
     kway<256, VT_LARGE, K>(in, out, copy_ms);
-    kway<256, VT_SMALL, K>(in, out, copy_ms);
+    if (only_k == 0) kway<256, VT_SMALL, K>(in, out, copy_ms);
   }
   cudaFree(out);
+  if (only_k > 0) return;
   blocksort<256, VT_LARGE, K>(n, copy_ms);
   blocksort<512, VT_LARGE, K>(n, copy_ms);
   blocksort<1024, VT_LARGE, K>(n, copy_ms);
@@ -184,8 +188,9 @@ template <class K, int VT_SMALL, int VT_LARGE> void run_type(size_t n) {
 
 int main(int argc, char** argv) {
   const size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
+  const int only_k = argc > 2 ? atoi(argv[2]) : 0;
   printf("what\tkey_bytes\tk\tnt\tvt\tms\tgbytes_s\tof_copy\tok\n");
-  run_type<uint32_t, 11, 23>(n);
-  run_type<uint64_t, 7, 15>(n);
+  run_type<uint32_t, 11, 23>(n, only_k);
+  run_type<uint64_t, 7, 15>(n, only_k);
   return 0;
 }

@@ -14,12 +14,13 @@
 //!   padding (add explicit fields). Named fields or a tuple struct (`struct ByPopcount(u32)`):
 //!   in `order` a tuple struct's fields are `0`, `1`, ..., in CUDA expressions `f0`, `f1`, ....
 //! - Keys of at most 16 bytes get kernels of their own and every algorithm. Wider structs are
-//!   *records* (a 64-byte row by `score desc, id`): their `order` must fit 64 bits, no kernels
-//!   are compiled for them, and their sorts (`sort_keys`, `sort_keys_copy`, `sort_pairs`,
-//!   `sort_indices`, the host-slice sorts) sort each record's order packed into a `u64` with its
-//!   position and gather the records once, so a record's bytes move once instead of once per
-//!   merge pass. Other algorithms on records return `Error::MissingEntryPoint`; custom
-//!   comparators on records and orders over 64 bits are compile errors.
+//!   *records* (a 64-byte row by `score desc, id`): no kernels are compiled for them, and their
+//!   sorts (`sort_keys`, `sort_keys_copy`, `sort_pairs`, `sort_indices`, the host-slice sorts)
+//!   sort each record's order packed into `u64` words with its position (one stable pass per
+//!   word, the last first) and gather the records once, so a record's bytes move once instead
+//!   of once per merge pass. Other algorithms on records return `Error::MissingEntryPoint`;
+//!   custom comparators on records and orders of more than 32 elements (an array counts each
+//!   element) are compile errors.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0

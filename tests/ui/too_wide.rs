@@ -2,9 +2,9 @@
 #[repr(C)]
 #[key(order = "name, id")]
 struct Row {
-    name: [u8; 12],
+    name: [u8; 40],
     id: u32,
-    payload: [u8; 16],
+    payload: [u8; 20],
 }
 
 fn main() {}
