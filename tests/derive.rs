@@ -542,7 +542,7 @@ fn three_words(n: usize, seed: u64) -> Vec<ThreeWords> {
     (0..n)
         .map(|_| {
             let r = rng.next();
-            ThreeWords { a: r % 5 << 60 | r >> 60, b: ((r >> 8) % 7) as i64 - 3, c: floats[(r >> 16) as usize % floats.len()] }
+            ThreeWords { a: (r % 5) << 60 | r >> 60, b: ((r >> 8) % 7) as i64 - 3, c: floats[(r >> 16) as usize % floats.len()] }
         })
         .collect()
 }

@@ -4,7 +4,7 @@
 // would overlap or leave gaps: items taken twice or not at all. So each tile checks what makes
 // its output a permutation of its share of the inputs (its bounds are exact path points, and
 // its threads' shares meet, or its slices are sorted so every merge inside it is exact) and
-// reports to the launch's guard where it is not; a fallback kernel after the tiles then writes
+// reports to the launch's guard where it is not (report_inexact); a fallback kernel after the tiles then writes
 // the inputs one after another (kernel/unsorted.cuh): an unspecified order of the same items,
 // each value with its key.
 #pragma once
@@ -12,23 +12,15 @@
 
 namespace mergepath {
 
-// Whether the threads' shares of a two-way merge of a tile meet: thread t, whose share starts
-// after `a_start` items of A (its merge-path split) and took the items of `indices` (tile
-// positions, those below `a_count` from A; items past `count` not taken), ends where thread
-// t + 1 starts, and the last where A ends. Then the threads' shares cut the tile's slices of A
-// and B exactly once, whatever the keys. Called by all NT threads; returns the same in every
-// thread, synchronized.
-template <int NT, int VT>
-__device__ __forceinline__ bool cta_shares_meet(int a_start, const int (&indices)[VT], int a_count, int count) {
-  __shared__ int starts[NT];
-  const int first = VT * (int)threadIdx.x;
-  int a_end = a_start;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) a_end += (int)(first + i < count && indices[i] < a_count);
-  starts[threadIdx.x] = a_start;
-  __syncthreads();
-  const int next = threadIdx.x + 1 < NT ? starts[threadIdx.x + 1] : a_count;
-  return __syncthreads_and(a_end == next);
+// Whether this thread's share of a two-way merge of a tile (of `count` items, VT a thread)
+// meets the next thread's: it ends after `a_end` items of A (serial_merge_at's split.a_end)
+// where thread threadIdx.x + 1 starts (`starts`: the threads' split.a in shared memory, written
+// before a barrier). A share that reaches the tile's end ends right whatever the keys (its
+// steps take what is left of A and B), so only shares before it are compared. Where every
+// thread's share meets its neighbour's, the shares cut the tile's slices exactly once.
+template <int VT>
+__device__ __forceinline__ bool share_meets_next(const int* starts, int a_end, int count) {
+  return VT * ((int)threadIdx.x + 1) >= count || starts[threadIdx.x + 1] == a_end;
 }
 
 // Whether the lists keys[start(t), start(t + 1)) (t < lists; start(0) = 0, start(lists) =
@@ -62,11 +54,9 @@ __device__ __forceinline__ bool cta_lists_sorted(const K* keys, int count, Start
   return __syncthreads_and(sorted);
 }
 
-// Marks the launch's guard where this tile's output is not a permutation of its share (`exact`
-// false, the same in every thread): the fallback kernel after the tiles then writes the inputs
-// in order. Rare (unsorted inputs), so no tile pays more than the check.
-__device__ __forceinline__ void cta_report_inexact(merge_guard* guard, bool exact) {
-  if (!exact && threadIdx.x == 0) atomicOr(&guard->unsorted, 1);
-}
+// Marks the launch's guard: this thread found its tile's output not a permutation of its share,
+// so the fallback kernel after the tiles writes the inputs in order. Rare (unsorted inputs), so
+// no tile pays more than its checks.
+__device__ __forceinline__ void report_inexact(merge_guard* guard) { atomicOr(&guard->unsorted, 1); }
 
 }  // namespace mergepath

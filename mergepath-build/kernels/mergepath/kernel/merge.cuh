@@ -59,25 +59,29 @@ template <int NV, class K> union merge_shared {
 // Merges one tile: a_keys[r.a_begin, r.a_end) with b_keys[r.b_begin, r.b_end) into
 // out_keys[0, r.count()). With `HasValues`, values follow their keys (V is then moved as an
 // opaque word). Called by all NT threads; r.count() <= NT * VT. `out_keys` is a pointer or a
-// decoding_writer. With `shares_meet` (the same in every thread), whether the threads' shares
-// met goes there (cta_shares_meet: always on sorted inputs).
+// decoding_writer. With `share_starts` (NT ints of shared memory, or null), returns whether
+// this thread's share meets the next thread's (share_meets_next: always on sorted inputs);
+// without, true.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
-__device__ __forceinline__ void merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
+__device__ __forceinline__ bool merge_tile_range(const K* a_keys, const V* a_vals, const K* b_keys,
                                                  const V* b_vals, const merge_range& r, KeysOut out_keys,
-                                                 V* out_vals, Comp comp, bool* shares_meet = nullptr) {
+                                                 V* out_vals, Comp comp, int* share_starts = nullptr) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   const int a_n = r.a_count(), count = r.count();
   K results[VT];
   int indices[VT];
   const merge_split split = cta_load_merge<NT, VT>(a_keys, b_keys, r, shared.keys, results, indices, comp);
-  if (shares_meet) *shares_meet = cta_shares_meet<NT>(split.a, indices, a_n, count);
+  if (share_starts) share_starts[threadIdx.x] = split.a;
+  // Its first barrier also makes the share starts visible.
   cta_store_thread_order<NT, VT>(results, shared.keys, out_keys, count);
+  const bool meets = !share_starts || share_meets_next<VT>(share_starts, split.a_end, count);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT>(indices, shared.indices,
                               two_ranges(a_vals + r.a_begin, a_n, b_vals + r.b_begin, count), out_vals,
                               count);
   }
+  return meets;
 }
 
 // Whether tile `tile`'s two partitions are exact points of a merge path, as they are on sorted
@@ -96,21 +100,25 @@ __device__ __forceinline__ bool merge_partitions_exact(int64_t a_count, int64_t 
 
 // Merges tile blockIdx.x of the output (NT * VT items) given the coarse partitions (which may
 // still be being written by the kernel before: see wait_for_previous_kernel). With a `guard`
-// (cta/guard.cuh), a tile whose partitions are not exact or whose threads' shares do not meet
-// (unsorted inputs) reports it, for the fallback kernel after it (kernel/unsorted.cuh).
+// (cta/guard.cuh), a thread whose share does not meet the next one's, or a tile whose
+// partitions are not exact (unsorted inputs), reports it for the fallback kernel after the
+// tiles (kernel/unsorted.cuh).
 template <int NT, int VT, bool HasValues, class K, class V, class Comp>
 __device__ __forceinline__ void merge_tile(const K* a_keys, const V* a_vals, int64_t a_count,
                                            const K* b_keys, const V* b_vals, int64_t b_count,
                                            const int64_t* partitions, K* out_keys, V* out_vals,
                                            Comp comp, merge_guard* guard = nullptr) {
   constexpr int NV = NT * VT;
+  __shared__ int share_starts[NT];
   wait_for_previous_kernel();
   const int64_t tile = blockIdx.x;
   const merge_range r = compute_merge_range(a_count, b_count, tile, NV, partitions);
-  bool shares_meet = true;
-  merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,
-                                      HasValues ? out_vals + tile * NV : out_vals, comp, guard ? &shares_meet : nullptr);
-  if (guard) cta_report_inexact(guard, shares_meet && merge_partitions_exact(a_count, b_count, tile, NV, partitions));
+  const bool meets = merge_tile_range<NT, VT, HasValues>(a_keys, a_vals, b_keys, b_vals, r, out_keys + tile * NV,
+                                                         HasValues ? out_vals + tile * NV : out_vals, comp,
+                                                         guard ? share_starts : nullptr);
+  if (!guard) return;
+  if (!meets || (threadIdx.x == 0 && !merge_partitions_exact(a_count, b_count, tile, NV, partitions)))
+    report_inexact(guard);
 }
 
 }  // namespace mergepath

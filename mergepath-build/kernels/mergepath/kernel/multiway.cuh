@@ -255,7 +255,7 @@ __device__ __forceinline__ void multiway_merge_tile(const K* const* inputs, cons
                                           out_vals + diag0, n);
     }
   }
-  if (guard) cta_report_inexact(guard, exact);
+  if (guard && !exact && threadIdx.x == 0) report_inexact(guard);
 }
 
 }  // namespace mergepath

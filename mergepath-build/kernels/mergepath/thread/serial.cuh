@@ -5,9 +5,11 @@
 
 namespace mergepath {
 
-// Where a thread's share of a merge starts: the items of A (`a`) and of B (`b`) before it.
+// Where a thread's share of a merge starts: the items of A (`a`) and of B (`b`) before it;
+// and, where serial_merge_at says, the items of A before its end (`a_end`).
 struct merge_split {
   int a, b;
+  int a_end;
 };
 
 // One step of a serial merge in shared memory: takes the head of A (position a, key a_key) or
@@ -30,9 +32,11 @@ __device__ __forceinline__ void serial_merge_take(const K* keys, int last, bool 
 // The loop of serial_merge (Tagged = false) and serial_merge_two (Tagged = true): X is
 // keys[a..a_end) with its second list from a_split, Y is keys[b..b_end) with its second list
 // from b_split; an item of a first list goes before any of a second list.
+// Returns where A stands after the VT steps (past a_end only where the steps went past the end
+// of both ranges).
 template <int VT, bool Tagged, tie Tie, class K, class Comp>
-__device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_split, int a_end, int b, int b_split,
-                                                  int b_end, K (&results)[VT], int (&indices)[VT], Comp comp) {
+__device__ __forceinline__ int serial_merge_loop(const K* keys, int a, int a_split, int a_end, int b, int b_split,
+                                                 int b_end, K (&results)[VT], int (&indices)[VT], Comp comp) {
   const int last = b_end > 0 ? b_end - 1 : 0;  // an empty merge reads keys[0], unused
   K a_key = keys[a < last ? a : last];
   K b_key = keys[b < last ? b : last];
@@ -43,6 +47,7 @@ __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_sp
         (b >= b_end) || ((a < a_end) && (by_list ? b >= b_split : a_goes_first<Tie>(a_key, b_key, comp)));
     serial_merge_take(keys, last, take_a, a, b, a_key, b_key, results[i], indices[i]);
   }
+  return a;
 }
 
 // Merges exactly VT items from shared memory into registers, starting at (a, b) on the
@@ -54,9 +59,9 @@ __device__ __forceinline__ void serial_merge_loop(const K* keys, int a, int a_sp
 // warp take A and B in different orders. `indices[i]` is the tile-local position the i-th
 // result came from (< a_end: from A). `Tie` as in merge_path (the same as the split's).
 template <int VT, tie Tie = tie::a_first, class K, class Comp>
-__device__ __forceinline__ void serial_merge(const K* keys, int a, int a_end, int b, int b_end,
-                                             K (&results)[VT], int (&indices)[VT], Comp comp) {
-  serial_merge_loop<VT, false, Tie>(keys, a, a_end, a_end, b, b_end, b_end, results, indices, comp);
+__device__ __forceinline__ int serial_merge(const K* keys, int a, int a_end, int b, int b_end,
+                                            K (&results)[VT], int (&indices)[VT], Comp comp) {
+  return serial_merge_loop<VT, false, Tie>(keys, a, a_end, a_end, b, b_end, b_end, results, indices, comp);
 }
 
 // Two merges in one output: X = keys[0..x_end) holds sorted lists X0 = [0, x0_end) and X1 =
@@ -85,14 +90,15 @@ __device__ __forceinline__ void serial_merge_two_at(const K* keys, int x0_end, i
 // keys[a_begin, a_end) with keys[a_end, b_end) from output position `diag` on (clamped to the
 // merge's length), found by a merge-path search and merged serially. `indices` are positions
 // in `keys`. Returns the thread's split: its first item is A's item `split.a` and B's item
-// `split.b` (counted from a_begin and from a_end), the items of A and B before it.
+// `split.b` (counted from a_begin and from a_end), the items of A and B before it; and
+// `split.a_end`, the items of A before its end where its VT items stay inside the merge.
 template <int VT, tie Tie = tie::a_first, class K, class Comp>
 __device__ __forceinline__ merge_split serial_merge_at(const K* keys, int a_begin, int a_end, int b_end, int diag,
                                                        K (&results)[VT], int (&indices)[VT], Comp comp) {
   if (diag > b_end - a_begin) diag = b_end - a_begin;
   const int mp = merge_path<1, Tie>(keys + a_begin, a_end - a_begin, keys + a_end, b_end - a_end, diag, comp);
-  serial_merge<VT, Tie>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
-  return {mp, diag - mp};
+  const int a_stop = serial_merge<VT, Tie>(keys, a_begin + mp, a_end, a_end + diag - mp, b_end, results, indices, comp);
+  return {mp, diag - mp, a_stop - a_begin};
 }
 
 
