@@ -299,3 +299,37 @@ fn unsorted_inputs_stay_in_bounds() {
     mergepath::merge_keys(gpu, &gpu.upload(&a).unwrap(), &gpu.upload(&b).unwrap(), &mut out, Less).unwrap();
     assert_same(&gpu.download(&out).unwrap(), &cpu::merge_keys(&a, &b, Less), "a sorted merge after unsorted ones");
 }
+
+/// Merges from several threads on one `Gpu`, unsorted and sorted inputs mixed: each call keeps
+/// its items and a sorted one is exact (a guard's reports and fallback stay with their call).
+#[test]
+fn merges_from_threads_keep_their_items() {
+    let Some(gpu) = gpu() else { return };
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let mut rng = Rng(100 + t);
+                for round in 0..24 {
+                    let (na, nb) = (rng.below(40_000) as usize + 1, rng.below(40_000) as usize);
+                    let mut a: Vec<u32> = (0..na).map(|_| rng.below(1000) as u32).collect();
+                    let mut b: Vec<u32> = (0..nb).map(|_| rng.below(1000) as u32).collect();
+                    if round % 2 == 0 {
+                        a.sort_unstable();
+                        b.sort_unstable();
+                    }
+                    let mut out = gpu.alloc_zeros::<u32>(na + nb).unwrap();
+                    mergepath::merge_keys(gpu, &gpu.upload(&a).unwrap(), &gpu.upload(&b).unwrap(), &mut out, Less).unwrap();
+                    let mut got = gpu.download(&out).unwrap();
+                    if round % 2 == 0 {
+                        assert_same(&got, &cpu::merge_keys(&a, &b, Less), &format!("thread {t} round {round}: sorted"));
+                    }
+                    got.sort_unstable();
+                    let mut want = [a, b].concat();
+                    want.sort_unstable();
+                    assert!(got == want, "thread {t} round {round}: the same keys");
+                }
+            });
+        }
+    });
+}
+

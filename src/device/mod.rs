@@ -22,7 +22,7 @@ use kernels::{Kernels, Module};
 use staging::StagingPool;
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A CUDA device, a stream on it, and what mergepath keeps per device.
 ///
@@ -162,18 +162,21 @@ impl Gpu {
         unsafe { self.stream.alloc(len) }.map_err(|e| oom(e, len * std::mem::size_of::<T>()))
     }
 
-    /// The device address of the guard the merge kernels share (`merge_guard`, see
-    /// `cta/guard.cuh`): zeroed when made, and each guarded launch leaves it zero, so launches
-    /// in this handle's stream order may take it one after another.
-    pub(crate) fn merge_guard(&self) -> Result<u64> {
+    /// The guard the merge kernels share (`merge_guard`, see `cta/guard.cuh`: zeroed when made,
+    /// and left zero by each guarded launch's fallback kernel): its device address, and a lock
+    /// to hold while a call enqueues its guarded tiles and their fallback kernel, so calls from
+    /// several threads on this handle's stream do not interleave those launches (one call's
+    /// fallback would take another's report).
+    pub(crate) fn merge_guard(&self) -> Result<(u64, MutexGuard<'_, Option<(CudaSlice<u32>, u64)>>)> {
         let mut guard = self.merge_guard.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, ptr)) = &*guard {
-            return Ok(*ptr);
+        if guard.is_none() {
+            let words = std::mem::size_of::<contract::MergeGuard>() / 4;
+            let buffer = self.alloc_zeros::<u32>(words)?;
+            let ptr = buffer.device_ptr(&self.stream).0;
+            *guard = Some((buffer, ptr));
         }
-        let words = std::mem::size_of::<contract::MergeGuard>() / 4;
-        let buffer = self.alloc_zeros::<u32>(words)?;
-        let ptr = buffer.device_ptr(&self.stream).0;
-        Ok(guard.insert((buffer, ptr)).1)
+        let ptr = guard.as_ref().map_or(0, |(_, ptr)| *ptr);
+        Ok((ptr, guard))
     }
 
     /// The kernels of (K, C), loaded on first use.

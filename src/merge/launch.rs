@@ -31,11 +31,12 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     let parts = partition_count(total, tile);
     let mut temp = gpu.temp(parts * 8)?;
     let (parts_ptr, _parts_guard) = temp.device_ptr_mut();
+    // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
+    let (guard, _guard_lock) = gpu.merge_guard()?;
     launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (a_count, b_count) = (a.len as i64, b.len as i64);
-    let guard = gpu.merge_guard()?;
     let (a_vals, b_vals, out_vals, value_bytes) = match values {
         None => {
             let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr, guard };

@@ -88,7 +88,6 @@ fn launch_level<K: Key>(
     let (inputs, counts) = table.pointers(gpu)?;
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (ways, total) = (table.ways as i64, total as i64);
-    let guard = gpu.merge_guard()?;
     // The value table lives until both kernels that read it are enqueued (its drop is stream-ordered).
     let value_table = match values {
         Some((values, _)) => Some(gpu.upload_table(&values.iter().map(|b| b.ptr).collect::<Vec<u64>>())?),
@@ -98,6 +97,8 @@ fn launch_level<K: Key>(
         Some(table) => gpu.input("multiway values", table, 8)?.ptr,
         None => 0,
     };
+    // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
+    let (guard, _guard_lock) = gpu.merge_guard()?;
     let value_bytes = match (values, out_values) {
         (Some((_, word)), Some(out_vals)) => {
             let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals, guard };
