@@ -4,9 +4,9 @@
 // would overlap or leave gaps: items taken twice or not at all. So each tile checks what makes
 // its output a permutation of its share of the inputs (its bounds are exact path points, and
 // its threads' shares meet, or its slices are sorted so every merge inside it is exact) and
-// reports to the launch's guard where it is not (report_inexact); a fallback kernel after the tiles then writes
-// the inputs one after another (kernel/unsorted.cuh): an unspecified order of the same items,
-// each value with its key.
+// reports to the launch's guard where it is not (report_inexact); a fallback kernel after the
+// tiles then writes the inputs one after another (kernel/unsorted.cuh): an unspecified order
+// of the same items, each value with its key.
 #pragma once
 #include <mergepath/contract.cuh>  // merge_guard
 
