@@ -178,12 +178,11 @@ fn sort_record_words<K: Key, U: Comparator<u64>>(
             positions::par_zip(&mut packed, records, |o, r| *o = order.pack(bytemuck::bytes_of(r), w));
             sort_host::<u64, U>(gpu, &mut packed, Carried::Indices(&mut *positions, word), direction, report)?;
         } else {
-            let at = |i: usize| match word {
-                4 => bytemuck::pod_read_unaligned::<u32>(&positions[4 * i..4 * i + 4]) as usize,
-                _ => bytemuck::pod_read_unaligned::<u64>(&positions[8 * i..8 * i + 8]) as usize,
-            };
-            for (i, o) in packed.iter_mut().enumerate() {
-                *o = order.pack(bytemuck::bytes_of(&records[at(i)]), w);
+            // Word w of each record in the order so far, packed on host threads.
+            let pack = |o: &mut u64, p: u64| *o = order.pack(bytemuck::bytes_of(&records[p as usize]), w);
+            match word {
+                4 => positions::par_zip(&mut packed, bytemuck::cast_slice::<u8, u32>(positions), |o, &p| pack(o, p as u64)),
+                _ => positions::par_zip(&mut packed, bytemuck::cast_slice::<u8, u64>(positions), |o, &p| pack(o, p)),
             }
             sort_host::<u64, U>(gpu, &mut packed, Carried::Values(&mut *positions, word), direction, report)?;
         }
