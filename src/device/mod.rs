@@ -51,8 +51,11 @@ pub struct Gpu {
     memory_limit: Option<usize>,
     /// The merge kernels' guard (`contract::MergeGuard`, zero between launches), made on first
     /// use: its buffer and device address.
-    merge_guard: Mutex<Option<(CudaSlice<u32>, u64)>>,
+    merge_guard: Mutex<MergeGuardSlot>,
 }
+
+/// The merge guard's buffer and device address, once made.
+type MergeGuardSlot = Option<(CudaSlice<u32>, u64)>;
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,7 +170,7 @@ impl Gpu {
     /// to hold while a call enqueues its guarded tiles and their fallback kernel, so calls from
     /// several threads on this handle's stream do not interleave those launches (one call's
     /// fallback would take another's report).
-    pub(crate) fn merge_guard(&self) -> Result<(u64, MutexGuard<'_, Option<(CudaSlice<u32>, u64)>>)> {
+    pub(crate) fn merge_guard(&self) -> Result<(u64, MutexGuard<'_, MergeGuardSlot>)> {
         let mut guard = self.merge_guard.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             let words = std::mem::size_of::<contract::MergeGuard>() / 4;
