@@ -1,19 +1,24 @@
 // The sort engine's pieces measured alone (issue 38): (1) the k-way tile merge — a tile's slices
 // of k sorted runs merged in shared memory by cta_merge_lists (pairwise, ceil(log2 k) rounds) —
-// given exact splits computed on the host, so no partition search is timed; two ways of loading
+// given exact splits computed on the host, so no partition search is timed; four ways of loading
 // the slices: the library's multiway_merge_tile (each item finds its slice by a binary search
-// over the slice starts) and one warp per slice (coalesced, no search); (2) the blocksort on
-// tiles of 1x, 2x and 4x the tuning table's (NT = 256, 512, 1024 threads, dynamic shared
-// memory), the passes a larger tile saves being log2 of the factor. Build and run on the GPU
-// machine, from the repository root, with the generated headers in .gpu/include (timing.cuh):
+// over the slice starts), one warp per slice (coalesced, no search), a lean tile (one warp scans
+// the k starts; all loads of a thread in flight) and a persistent tile that copies its next
+// tile's slices with cp.async while it merges the current one; (2) the merge rounds alone, on
+// tiles already holding k equal sorted lists, pairwise as cta_merge_lists or in the blocksort's
+// fixed thread groups; (3) the blocksort on tiles of 1x, 2x and 4x the tuning table's (NT = 256,
+// 512, 1024 threads, dynamic shared memory), the passes a larger tile saves being log2 of the
+// factor. Build and run on the GPU machine, from the repository root, with the generated
+// headers in .gpu/include (timing.cuh):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n [k]]
-// (a k: that k alone, 256-thread tiles, no blocksorts: for ncu).
+// (k > 0: that k alone, 256-thread tiles, no blocksorts: for ncu; k = -1: the rounds alone).
 // Prints TSV: what key_bytes k nt vt ms gbytes_s of_copy ok (of_copy: the device copy's time of
 // the same bytes over this one's).
 #include <mergepath/kernel/multiway.cuh>
 #include <mergepath/kernel/mergesort.cuh>
 #include <mergepath/thread/keys.cuh>
 #include "timing.cuh"
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdio>
@@ -50,6 +55,152 @@ __global__ void __launch_bounds__(NT) tile_warp_load(const K* const* inputs, con
   int positions[VT];
   mergepath::cta_merge_lists<NT, VT, false>(keys, positions, n, slices.start, ways, shared_keys, (int*)nullptr, less_t<K>());
   mergepath::cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
+}
+
+// The persistent, pipelined tile: each CTA takes tiles blockIdx.x, + gridDim.x, ... and, while it
+// merges one, its next tile's slices are already on their way into the second buffer
+// (cp.async, one item per copy, consecutive threads on consecutive items of a slice), so the
+// loads' latency hides behind the merge rounds.
+template <int NT, int VT, class K> struct pipelined_shared {
+  K keys[2][NT * VT];
+  mergepath::multiway_slices_shared<NT> slices[2];
+};
+
+// Finds tile `tile`'s slices into slices[b] and starts copying them into keys[b]; commits one
+// cp.async group. Returns the tile's length.
+template <int NT, int VT, class K>
+__device__ __forceinline__ int start_tile(const K* const* inputs, const int64_t* counts, int ways, int64_t total,
+                                          const int64_t* splits, int64_t tile, int b, pipelined_shared<NT, VT, K>& sh) {
+  constexpr int NV = NT * VT;
+  const int64_t diag0 = tile * NV;
+  const int n_out = total - diag0 < NV ? (int)(total - diag0) : NV;
+  const int64_t* row0 = splits + tile * (int64_t)ways;
+  auto& s = sh.slices[b];
+  const int n = mergepath::multiway_slices<NT>(ways, mergepath::multiway_ranges_between<NT>(counts, ways, row0, row0 + ways), n_out, s);
+  int t = -1;
+  const K* src = nullptr;  // slice t's item i is src[i]
+  for (int i = (int)threadIdx.x; i < n; i += NT) {
+    if (t < 0 || s.start[t + 1] <= i) {
+      do ++t; while (s.start[t + 1] <= i);
+      src = inputs[t] + s.begin[t] - s.start[t];
+    }
+    __pipeline_memcpy_async(&sh.keys[b][i], src + i, sizeof(K));
+  }
+  __pipeline_commit();
+  return n;
+}
+
+template <int NT, int VT, class K>
+__global__ void __launch_bounds__(NT) tile_pipelined(const K* const* inputs, const int64_t* counts, int ways, int64_t total,
+                                                     const int64_t* splits, K* out) {
+  constexpr int NV = NT * VT;
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  auto& sh = *reinterpret_cast<pipelined_shared<NT, VT, K>*>(dynamic_shared);
+  const int64_t tiles = (total + NV - 1) / NV;
+  int64_t tile = blockIdx.x;
+  if (tile >= tiles) return;
+  int b = 0;
+  int n = start_tile<NT, VT>(inputs, counts, ways, total, splits, tile, 0, sh);
+  for (; tile < tiles; tile += gridDim.x, b ^= 1) {
+    const int64_t next = tile + gridDim.x;
+    int n_next = 0;
+    if (next < tiles) n_next = start_tile<NT, VT>(inputs, counts, ways, total, splits, next, b ^ 1, sh);
+    else __pipeline_commit();
+    __pipeline_wait_prior(1);
+    __syncthreads();
+    K keys[VT];
+    int positions[VT];
+    mergepath::cta_merge_lists<NT, VT, false>(keys, positions, n, sh.slices[b].start, ways, sh.keys[b], (int*)nullptr,
+                                              less_t<K>());
+    mergepath::cta_store_thread_order<NT, VT>(keys, sh.keys[b], out + tile * NV, n);
+    n = n_next;
+  }
+}
+
+// A lean tile: the k slices' starts by one warp's scan (no CTA-wide scan over MULTIWAY_MAX_WAYS
+// slots), every thread's VT loads in flight together (each item's slice by a binary search over
+// the k starts in shared memory), then the same rounds and store. K <= 32 ways.
+template <int NT, int VT, class K>
+__global__ void __launch_bounds__(NT) tile_lean(const K* const* inputs, int ways, int64_t total, const int64_t* splits, K* out) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared_keys[NV];
+  __shared__ int start[33];
+  __shared__ const K* src[32];  // slice t's item i (tile position) is src[t][i]
+  const int tid = (int)threadIdx.x;
+  const int64_t diag0 = (int64_t)blockIdx.x * NV;
+  const int n = total - diag0 < NV ? (int)(total - diag0) : NV;
+  if (tid < 32) {
+    const int64_t* row = splits + blockIdx.x * (int64_t)ways;
+    const int64_t lo = tid < ways ? row[tid] : 0, hi = tid < ways ? row[ways + tid] : 0;
+    const int len = (int)(hi - lo);
+    int incl = len;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int x = __shfl_up_sync(0xffffffffu, incl, d);
+      if (tid >= d) incl += x;
+    }
+    if (tid < ways) {
+      start[tid] = incl - len;
+      src[tid] = inputs[tid] + lo - (incl - len);
+    }
+    if (tid == 0) start[ways] = n;
+  }
+  __syncthreads();
+  K x[VT];
+#pragma unroll
+  for (int j = 0; j < VT; ++j) {
+    const int i = tid + j * NT;
+    if (i < n) {
+      int lo = 0, hi = ways;  // the last slice starting at or before i
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (start[mid] <= i) lo = mid;
+        else hi = mid;
+      }
+      x[j] = src[lo][i];
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < VT; ++j)
+    if (tid + j * NT < n) shared_keys[tid + j * NT] = x[j];
+  __syncthreads();
+  K keys[VT];
+  int positions[VT];
+  mergepath::cta_merge_lists<NT, VT, false>(keys, positions, n, start, ways, shared_keys, (int*)nullptr, less_t<K>());
+  mergepath::cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
+}
+
+// The merge rounds alone: each tile already holds k sorted lists of NT * VT / k keys (a
+// multiple of VT), loaded with coalesced loads; then ceil(log2 k) rounds merge them, either
+// as the multiway tile does (cta_merge_lists: every thread searches its pair among all pairs and
+// tests at every step whether its pair ended) or as the blocksort does (lists of equal length,
+// so a fixed group of 2 * list / VT threads merges each pair: no pair search, no test).
+template <int NT, int VT, bool Pairwise, class K>
+__global__ void __launch_bounds__(NT) rounds_only(const K* in, int ways, K* out) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared_keys[NV];
+  __shared__ int start[NT + 1];
+  const int tid = (int)threadIdx.x;
+  const K* src = in + (int64_t)blockIdx.x * NV;
+  for (int i = tid; i < NV; i += NT) shared_keys[i] = src[i];
+  const int list = NV / ways;
+  for (int t = tid; t <= ways; t += NT) start[t] = t * list;
+  __syncthreads();
+  K keys[VT];
+  int positions[VT];
+  if constexpr (Pairwise) {
+    mergepath::cta_merge_lists<NT, VT, false>(keys, positions, NV, start, ways, shared_keys, (int*)nullptr, less_t<K>());
+  } else {
+#pragma unroll 1
+    for (int len = list; len < NV; len *= 2) {
+      if (len > list) mergepath::cta_restage_thread_order<VT, false>(keys, positions, shared_keys, (int*)nullptr);
+      const int coop = 2 * len / VT;
+      const int first = (tid & ~(coop - 1)) * VT;
+      mergepath::serial_merge_at<VT>(shared_keys, first, first + len, first + 2 * len, VT * (tid & (coop - 1)), keys,
+                                     positions, less_t<K>());
+    }
+  }
+  mergepath::cta_store_thread_order<NT, VT>(keys, shared_keys, out + (int64_t)blockIdx.x * NV, NV);
 }
 
 template <int NT, int VT, class K>
@@ -137,6 +288,24 @@ template <int NT, int VT, class K> void kway(const KwayInput<K>& in, K* out, flo
   ms = median_ms([&] { tile_warp_load<NT, VT, K><<<tiles, NT>>>(in.inputs, in.counts, in.k, (int64_t)in.n, splits, out); });
   CK(cudaGetLastError());
   report<K>("tile_warp_load", in.k, NT, VT, in.n, ms, copy_ms, check());
+  if (in.k <= 32) {
+    ms = median_ms([&] { tile_lean<NT, VT, K><<<tiles, NT>>>(in.inputs, in.k, (int64_t)in.n, splits, out); });
+    CK(cudaGetLastError());
+    report<K>("tile_lean", in.k, NT, VT, in.n, ms, copy_ms, check());
+  }
+  const int bytes = (int)sizeof(pipelined_shared<NT, VT, K>);
+  CK(cudaFuncSetAttribute(tile_pipelined<NT, VT, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_pipelined<NT, VT, K>, NT, bytes));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  for (int ctas = 1; ctas <= per_sm; ++ctas) {
+    const unsigned grid = (unsigned)std::min<size_t>(tiles, (size_t)sms * ctas);
+    ms = median_ms([&] { tile_pipelined<NT, VT, K><<<grid, NT, bytes>>>(in.inputs, in.counts, in.k, (int64_t)in.n, splits, out); });
+    CK(cudaGetLastError());
+    char what[64];
+    snprintf(what, sizeof what, "tile_pipelined_%dper_sm", ctas);
+    report<K>(what, in.k, NT, VT, in.n, ms, copy_ms, check());
+  }
   cudaFree(splits);
 }
 
@@ -165,6 +334,36 @@ template <int NT, int VT, class K> void blocksort(size_t n, float copy_ms) {
   cudaFree(in); cudaFree(out);
 }
 
+template <int NT, int VT, class K> void rounds(size_t n, float copy_ms) {
+  constexpr int NV = NT * VT;
+  n -= n % NV;
+  std::mt19937_64 g(11);
+  std::vector<K> h(n);
+  for (auto& x : h) x = (K)g();
+  K *in, *out;
+  CK(cudaMalloc(&in, n * sizeof(K))); CK(cudaMalloc(&out, n * sizeof(K)));
+  std::vector<K> want = h;
+  for (size_t t = 0; t < n; t += NV) std::sort(want.begin() + t, want.begin() + t + NV);
+  for (int k = 2; k <= NT; k *= 2) {
+    std::vector<K> lists = h;
+    for (size_t t = 0; t < n; t += NV / k) std::sort(lists.begin() + t, lists.begin() + t + NV / k);
+    CK(cudaMemcpy(in, lists.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    const unsigned tiles = (unsigned)(n / NV);
+    for (int pairwise = 0; pairwise < 2; ++pairwise) {
+      const float ms = median_ms([&] {
+        if (pairwise) rounds_only<NT, VT, true, K><<<tiles, NT>>>(in, k, out);
+        else rounds_only<NT, VT, false, K><<<tiles, NT>>>(in, k, out);
+      });
+      CK(cudaGetLastError());
+      std::vector<K> got(n);
+      CK(cudaMemcpy(got.data(), out, n * sizeof(K), cudaMemcpyDeviceToHost));
+      report<K>(pairwise ? "rounds_pairwise" : "rounds_fixed_groups", k, NT, VT, n, ms, copy_ms, got == want);
+    }
+    if (k >= 64) break;
+  }
+  cudaFree(in); cudaFree(out);
+}
+
 // `only_k` > 0: that k alone, the 256-thread large-VT tiles, no blocksorts (for a profiler).
 template <class K, int VT_SMALL, int VT_LARGE> void run_type(size_t n, int only_k) {
   const float copy_ms = copy_ms_of(n * sizeof(K));
@@ -190,6 +389,11 @@ int main(int argc, char** argv) {
   const size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
   const int only_k = argc > 2 ? atoi(argv[2]) : 0;
   printf("what\tkey_bytes\tk\tnt\tvt\tms\tgbytes_s\tof_copy\tok\n");
+  if (only_k < 0) {  // the merge rounds alone
+    rounds<256, 23, uint32_t>(n, copy_ms_of(n * sizeof(uint32_t)));
+    rounds<256, 15, uint64_t>(n, copy_ms_of(n * sizeof(uint64_t)));
+    return 0;
+  }
   run_type<uint32_t, 11, 23>(n, only_k);
   run_type<uint64_t, 7, 15>(n, only_k);
   return 0;
