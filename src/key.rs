@@ -47,6 +47,13 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// key-independent kernels.
     #[doc(hidden)]
     const RECORD: Option<RecordOrder> = None;
+    /// `Some` where device sorts go by the order packed into `u64` words instead of moving the
+    /// keys through every pass: records ([`Comparator::RECORD`]), and derived keys of 9 to 16
+    /// bytes in their field order (`Less`, `Greater`). The sort sorts (first word, position)
+    /// pairs, then each later word only inside the runs of items tied on the words before it
+    /// (none for keys whose first word differs), and gathers each key once.
+    #[doc(hidden)]
+    const SORT_BY_WORDS: Option<RecordOrder> = Self::RECORD;
 }
 
 /// One element of a record's packed order: a scalar field or an array element of a built-in

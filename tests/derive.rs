@@ -145,6 +145,16 @@ fn array_fields_and_tuple_structs_on_the_cpu() {
     assert!(Less.is_less(&Quad([3, 0, 0, 0]), &Quad([2, 9, 9, 9])) && Less.is_less(&Quad([2, 0, 0, 1]), &Quad([2, 0, 0, 0])));
     assert_eq!(<Less as Comparator<Quad>>::PACKED_U64, Some(false), "an order over every bit of an 8-byte array");
     assert_eq!(<Less as Comparator<Uuid>>::PACKED_U64, None);
+    // Keys over 8 bytes sort by their order packed into words: a [u8; 16] takes two, byte 0 highest.
+    let words = <Less as Comparator<Uuid>>::SORT_BY_WORDS.expect("a 16-byte key sorts by packed words");
+    assert_eq!((words.words(), words.descending, words.fields.len()), (2, false, 16));
+    let mut bytes = [0u8; 16];
+    bytes[0] = 0xab;
+    bytes[8] = 0xcd;
+    assert_eq!((words.pack(&bytes, 0), words.pack(&bytes, 1)), (0xab << 56, 0xcd << 56));
+    assert!(<Greater as Comparator<Uuid>>::SORT_BY_WORDS.is_some_and(|w| w.descending));
+    assert_eq!(<Less as Comparator<Quad>>::SORT_BY_WORDS, None, "8-byte keys sort as they are (or packed into one u64)");
+    assert_eq!(<ByPopcount as Comparator<Bits>>::SORT_BY_WORDS, None, "custom comparators compare keys");
     assert!(ByPopcount.is_less(&Bits(0b1000), &Bits(0b11)) && !ByPopcount.is_less(&Bits(0b11), &Bits(0b101)));
     assert_eq!(<ByPopcount as Comparator<Bits>>::NAME, "ByPopcount");
 }
@@ -173,6 +183,13 @@ fn sort_array_keys_and_tuple_structs() {
         let mut d = gpu.upload(&uuids).unwrap();
         mergepath::sort_keys(gpu, &mut d, Less).unwrap();
         assert_eq!(gpu.download(&d).unwrap(), want, "Uuid n={n}");
+        // Random ones: the first eight bytes decide (the first word's sort alone).
+        let random: Vec<Uuid> = (0..n).map(|_| Uuid(((rng.next() as u128) << 64 | rng.next() as u128).to_le_bytes())).collect();
+        let mut want_random = random.clone();
+        want_random.sort_by_key(|u| u.0);
+        let mut d = gpu.upload(&random).unwrap();
+        mergepath::sort_keys(gpu, &mut d, Less).unwrap();
+        assert_eq!(gpu.download(&d).unwrap(), want_random, "random Uuid n={n}");
         want.reverse();
         let mut d = gpu.upload(&uuids).unwrap();
         mergepath::sort_keys(gpu, &mut d, Greater).unwrap();
@@ -547,6 +564,18 @@ fn three_words(n: usize, seed: u64) -> Vec<ThreeWords> {
         .collect()
 }
 
+/// ThreeWords whose first word (c) takes `c_values` values (at most n: ties of a few items; far
+/// more: almost none, so the later words sort nothing), the others few.
+fn three_words_spread(n: usize, seed: u64, c_values: u64) -> Vec<ThreeWords> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let (r, s) = (rng.next(), rng.next());
+            ThreeWords { a: r % 3, b: ((r >> 8) % 3) as i64 - 1, c: (s % c_values) as f64 - (c_values / 2) as f64 }
+        })
+        .collect()
+}
+
 fn labelled(n: usize, seed: u64) -> Vec<Labelled> {
     let mut rng = Rng(seed);
     (0..n)
@@ -560,6 +589,34 @@ fn labelled(n: usize, seed: u64) -> Vec<Labelled> {
             Labelled { name, id: (r >> 16) as u32 % 6, payload }
         })
         .collect()
+}
+
+/// Sorts by packed words at sizes a sanitizer runs quickly: the first word alone, runs of ties
+/// long and short in the later words, three words and two, a 16-byte key, each against the
+/// stable sort (`sort_keys` and `sort_pairs` with positions).
+#[test]
+fn sorts_by_packed_words_at_small_sizes() {
+    let Some(gpu) = gpu() else { return };
+    fn run<K: mergepath::Key + mergepath::cudarc::driver::DeviceRepr + mergepath::cudarc::driver::ValidAsZeroBits + PartialEq + std::fmt::Debug, C: Comparator<K>>(gpu: &mergepath::Gpu, items: &[K], comp: C, ctx: &str) {
+        let want = stable(items, comp);
+        let mut d = gpu.upload(items).unwrap();
+        mergepath::sort_keys(gpu, &mut d, comp).unwrap();
+        assert_same(&gpu.download(&d).unwrap(), &want, &format!("{ctx} sort_keys"));
+        let positions: Vec<u32> = (0..items.len() as u32).collect();
+        let (mut dk, mut dv) = (gpu.upload(items).unwrap(), gpu.upload(&positions).unwrap());
+        mergepath::sort_pairs(gpu, &mut dk, &mut dv, comp).unwrap();
+        let got: Vec<K> = gpu.download(&dv).unwrap().iter().map(|&p| items[p as usize]).collect();
+        assert_same(&got, &want, &format!("{ctx} sort_pairs positions"));
+    }
+    let mut rng = Rng(0x5ad);
+    for n in [1usize, 2, 1000, 5000] {
+        run(gpu, &three_words(n, n as u64), Less, &format!("ThreeWords n={n}"));
+        run(gpu, &three_words_spread(n, n as u64 + 1, n as u64), Greater, &format!("ThreeWords, short ties, n={n}"));
+        run(gpu, &three_words_spread(n, n as u64 + 2, 1 << 52), Less, &format!("ThreeWords, first words distinct, n={n}"));
+        run(gpu, &labelled(n, n as u64 + 3), Less, &format!("Labelled n={n}"));
+        let uuids: Vec<Uuid> = (0..n).map(|_| Uuid(((rng.next() % 3) as u128 | (rng.next() as u128) << 64).to_le_bytes())).collect();
+        run(gpu, &uuids, Less, &format!("Uuid, three first words, n={n}"));
+    }
 }
 
 /// The stable sort of `items` by `comp` on the CPU.
@@ -651,12 +708,16 @@ fn sort_records_wider_than_the_key_tiles() {
         run(gpu, &m, Less, &format!("Mixed n={n} Less"));
         run(gpu, &m, Greater, &format!("Mixed n={n} Greater"));
     }
-    // Orders of more than 64 bits: one stable pass per word.
+    // Orders of more than 64 bits: the first word, then the later ones inside the runs tied on
+    // the words before (long runs, short runs, none).
     for n in [1usize, 1000, 100_003, 1 << 20] {
         let (w, l) = (three_words(n, n as u64 + 2), labelled(n, n as u64 + 3));
         run(gpu, &w, Less, &format!("ThreeWords n={n} Less"));
         run(gpu, &w, Greater, &format!("ThreeWords n={n} Greater"));
         run(gpu, &l, Less, &format!("Labelled n={n} Less"));
+        let (pairs, distinct) = (three_words_spread(n, n as u64 + 4, n as u64), three_words_spread(n, n as u64 + 5, 1 << 52));
+        run(gpu, &pairs, Less, &format!("ThreeWords, short ties, n={n} Less"));
+        run(gpu, &distinct, Greater, &format!("ThreeWords, first words distinct, n={n} Greater"));
     }
     // Algorithms other than sorts have no kernels for records: an error, nothing launched.
     let r = gpu.upload(&stable(&rows(100, 3), Less)).unwrap();

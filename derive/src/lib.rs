@@ -110,6 +110,8 @@ struct Comparator {
     /// `Comparator::PACKED_U64`: the order is that of the packed key, ascending (false) or
     /// descending (true).
     packed_u64: Option<bool>,
+    /// The field order, ascending (false) or descending (true); `None` for a custom comparator.
+    field_order: Option<bool>,
 }
 
 /// The built-in numeric type a field has, if it has one.
@@ -317,6 +319,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         span: order_span,
         declare: None,
         packed_u64: packed_u64.then_some(false),
+        field_order: Some(false),
     });
     comparators.push(Comparator {
         rust_type: quote!(::mergepath::Greater),
@@ -331,6 +334,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         span: order_span,
         declare: None,
         packed_u64: packed_u64.then_some(true),
+        field_order: Some(true),
     });
     for (ident, cuda, rust) in customs {
         let closure: syn::Expr = rust.parse().map_err(|e| Error::new(rust.span(), format!("`rust` must be a closure |a, b| ...: {e}")))?;
@@ -350,6 +354,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             span: cuda.span(),
             declare: Some(ident),
             packed_u64: None,
+            field_order: None,
         });
     }
 
@@ -367,6 +372,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     decl += &format!("}};\n{checks}");
 
     let fatbins = compile(name, &decl, &comparators)?;
+    // Keys wider than 8 bytes sort by their field order packed into u64 words
+    // (`Comparator::SORT_BY_WORDS`): the words and positions move through the passes, and each
+    // key once, at the end.
+    let sort_words = (size > 8).then(|| packed_order(&fields, &order_elements(&fields, &order)));
     let vis = &input.vis;
     let impls = comparators.iter().zip(&fatbins).map(|(c, fatbin)| {
         let (rust_type, cname, functor, body) = (&c.rust_type, &c.name, &c.cuda_name, &c.is_less);
@@ -389,6 +398,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             Some(descending) => quote!(::core::option::Option::Some(#descending)),
             None => quote!(::core::option::Option::None),
         };
+        let by_words = match (&sort_words, c.field_order) {
+            (Some(words), Some(descending)) => quote! {
+                const SORT_BY_WORDS: ::core::option::Option<::mergepath::RecordOrder> =
+                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#words),*], descending: #descending });
+            },
+            _ => quote!(),
+        };
         quote! {
             #declare
             impl ::mergepath::Comparator<#name> for #rust_type {
@@ -396,6 +412,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 const CUDA_FUNCTOR: &'static str = #functor;
                 const KERNELS: &'static [u8] = #kernels;
                 const PACKED_U64: ::core::option::Option<bool> = #packed;
+                #by_words
                 fn is_less(&self, a: &#name, b: &#name) -> bool {
                     #body
                 }
@@ -456,8 +473,7 @@ fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, orde
             format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): it sorts by its `order` (with `Less` and `Greater`); custom comparators need keys of at most {MAX_KEY_BYTES} bytes"),
         ));
     }
-    // The order's elements (array elements one by one), first to last, as (field, element).
-    let elements: Vec<(usize, usize, bool)> = order.iter().flat_map(|&(i, desc)| (0..fields[i].len.unwrap_or(1)).map(move |e| (i, e, desc))).collect();
+    let elements = order_elements(fields, order);
     let max_elements = record_max_elements();
     if elements.len() > max_elements {
         return Err(Error::new(
@@ -468,12 +484,39 @@ fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, orde
             ),
         ));
     }
-    // Elements fill 64-bit words in order, none straddling two: the packed words, compared
-    // lexicographically, are the field order. In each word the first element is highest, as
-    // the packing of keys of at most 64 bits.
+    let packed = packed_order(fields, &elements);
+    let rust_less = rust_field_order(fields, order);
+    let key = key_impls(name, fields, size, align);
+    let impls = [(quote!(::mergepath::Less), "less", false), (quote!(::mergepath::Greater), "greater", true)].map(|(rust_type, cname, descending)| {
+        let body = if descending { quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) } } else { quote! { #rust_less } };
+        quote! {
+            impl ::mergepath::Comparator<#name> for #rust_type {
+                const NAME: &'static str = #cname;
+                // No kernels are compiled for a record: its sorts run the u64 ones.
+                const CUDA_FUNCTOR: &'static str = "";
+                const KERNELS: &'static [u8] = <::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS;
+                const RECORD: ::core::option::Option<::mergepath::RecordOrder> =
+                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending });
+                fn is_less(&self, a: &#name, b: &#name) -> bool {
+                    #body
+                }
+            }
+        }
+    });
+    Ok(quote! {
+        #key
+        #(#impls)*
+    })
+}
+
+/// The order's elements (field, array element, descending) as the `RecordField`s of a packed
+/// order: they fill 64-bit words in order, none straddling two, so the packed words, compared
+/// lexicographically, are the field order. In each word the first element is highest, as the
+/// packing of keys of at most 64 bits.
+fn packed_order(fields: &[Field], elements: &[(usize, usize, bool)]) -> Vec<TokenStream2> {
     let mut words: Vec<Vec<(usize, usize, bool)>> = vec![Vec::new()];
     let mut used = 0;
-    for &(i, e, desc) in &elements {
+    for &(i, e, desc) in elements {
         let bits = fields[i].elem_size * 8;
         if used + bits > 64 {
             words.push(Vec::new());
@@ -497,28 +540,13 @@ fn record(input: &DeriveInput, fields: &[Field], size: usize, align: usize, orde
             });
         }
     }
-    let rust_less = rust_field_order(fields, order);
-    let key = key_impls(name, fields, size, align);
-    let impls = [(quote!(::mergepath::Less), "less", false), (quote!(::mergepath::Greater), "greater", true)].map(|(rust_type, cname, descending)| {
-        let body = if descending { quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) } } else { quote! { #rust_less } };
-        quote! {
-            impl ::mergepath::Comparator<#name> for #rust_type {
-                const NAME: &'static str = #cname;
-                // No kernels are compiled for a record: its sorts run the u64 ones.
-                const CUDA_FUNCTOR: &'static str = "";
-                const KERNELS: &'static [u8] = <::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS;
-                const RECORD: ::core::option::Option<::mergepath::RecordOrder> =
-                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending });
-                fn is_less(&self, a: &#name, b: &#name) -> bool {
-                    #body
-                }
-            }
-        }
-    });
-    Ok(quote! {
-        #key
-        #(#impls)*
-    })
+    packed
+}
+
+/// The order's elements, array elements one by one, first to last, as (field, element,
+/// descending).
+fn order_elements(fields: &[Field], order: &[(usize, bool)]) -> Vec<(usize, usize, bool)> {
+    order.iter().flat_map(|&(i, desc)| (0..fields[i].len.unwrap_or(1)).map(move |e| (i, e, desc))).collect()
 }
 
 /// The body of the field order's `is_less(a, b)` in Rust: field by field in `order`, floats in

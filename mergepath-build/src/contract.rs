@@ -69,8 +69,10 @@ pub const CONSTANTS: &[Constant] = &[
     Constant {
         name: "RECORD_MAX_FIELDS",
         value: RECORD_MAX_FIELDS as i64,
-        doc: "Elements of a record's packed order (each at least 8 bits): the order fields of a record wider than the key tiles, packed into as many u64 words as they take (an element never straddles two), each word sorted by one stable pass, the last first.",
+        doc: "Elements of a record's packed order (each at least 8 bits): the order fields of a record wider than the key tiles, packed into as many u64 words as they take (an element never straddles two), sorted by the first word, then each later word inside the runs the words before it tie in.",
     },
+    Constant { name: "RECORD_TIES_THREADS", value: 256, doc: "Threads per CTA of the record sort's tie kernels (mergepath_record_heads, mergepath_record_segments)." },
+    Constant { name: "RECORD_TIES_CHUNKS", value: 1024, doc: "Most CTAs (chunks of the items) of the record sort's tie kernels: each segments CTA sums the counts of the chunks before it." },
     Constant { name: "RECORD_FIELD_WORD_SHIFT", value: 52, doc: "A record order element's word: which u64 word of the packed order it goes in (0: the most significant), from this bit." },
     Constant { name: "RECORD_FIELD_KIND_SHIFT", value: 32, doc: "A record order element's word: its byte offset in bits 0..32, its kind from this bit." },
     Constant { name: "RECORD_FIELD_BITS_SHIFT", value: 40, doc: "A record order element's word: where its bits go in the packed order (a shift) from this bit." },
@@ -547,6 +549,31 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("gather", I64),
             ("order", Ptr("uint64_t*")),
             ("positions", Ptr("P*")),
+        ],
+    },
+    Struct {
+        name: "record_heads_params",
+        templates: &[],
+        doc: "mergepath_record_heads: over chunks of `chunk` items (one CTA each), heads[i] = 1 where order[i] starts a run of equal words (i = 0 or order[i] != order[i - 1]) or, unless `first`, heads[i] was already 1; chunk_heads[c] = the heads of chunk c.",
+        fields: &[
+            ("order", Ptr("const uint64_t*")),
+            ("count", I64),
+            ("chunk", I64),
+            ("first", I64),
+            ("heads", Ptr("unsigned char*")),
+            ("chunk_heads", Ptr("int64_t*")),
+        ],
+    },
+    Struct {
+        name: "record_segments_params",
+        templates: &[],
+        doc: "mergepath_record_segments: offsets[j] = the position of the j-th head (heads and chunk_heads from mergepath_record_heads, the same chunks), and offsets[heads] = count.",
+        fields: &[
+            ("heads", Ptr("const unsigned char*")),
+            ("count", I64),
+            ("chunk", I64),
+            ("chunk_heads", Ptr("const int64_t*")),
+            ("offsets", Ptr("uint64_t*")),
         ],
     },
     Struct {

@@ -98,7 +98,7 @@ pub(crate) struct Kernels {
 }
 
 /// The entry points that do not read keys (prefixes): the ones a record's kernels may use.
-const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mergepath_record_order_"];
+const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mergepath_record_"];
 
 impl Kernels {
     /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.

@@ -37,6 +37,7 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         }
         // As many levels as a segment of all the keys would need.
         sealed::Resolved::Device(arg) => (arg.ptr, arg.len, segment_levels(0, n, stride, small), None),
+        sealed::Resolved::Temp(ptr, len) => (*ptr, *len, segment_levels(0, n, stride, small), None),
     };
     // The levels launched one by one (each a search and a merge kernel, the fastest merges but
     // CTAs that cost even where the level turns out empty): all with host offsets; with device
@@ -44,8 +45,8 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     // only by longer segments if any, run in the launch that also copies back.
     let launched_levels = match &resolved {
         sealed::Resolved::Host(..) => levels,
-        sealed::Resolved::Device(arg) => {
-            let mean = n / arg.len.saturating_sub(1).max(1);
+        sealed::Resolved::Device(_) | sealed::Resolved::Temp(..) => {
+            let mean = n / offsets_len.saturating_sub(1).max(1);
             segment_levels(0, mean.saturating_mul(2).min(n), stride, small).min(levels)
         }
     };

@@ -21,6 +21,8 @@ pub(super) mod sealed {
         Host(CudaSlice<u64>, u32),
         /// Device offsets as they are.
         Device(CheckedBuffer<'a>),
+        /// Offsets the crate wrote in its temporary storage: `len` u64 at a device address.
+        Temp(u64, usize),
     }
 
     pub trait Sealed {
@@ -78,6 +80,20 @@ pub(super) mod sealed {
     }
 }
 
+/// Offsets the crate computed on the device, in its temporary storage: `len` u64 at `ptr`
+/// (a record sort's runs of tied words), used as they are.
+pub(crate) struct TempOffsets {
+    pub ptr: u64,
+    pub len: usize,
+}
+
+impl sealed::Sealed for TempOffsets {
+    fn resolve<'a>(&'a self, _gpu: &'a Gpu, _len: usize, _tile: usize) -> Result<sealed::Resolved<'a>> {
+        Ok(sealed::Resolved::Temp(self.ptr, self.len))
+    }
+}
+
+impl SegmentOffsets for TempOffsets {}
 impl SegmentOffsets for [usize] {}
 impl<const N: usize> SegmentOffsets for [usize; N] {}
 impl SegmentOffsets for Vec<usize> {}

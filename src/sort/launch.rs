@@ -37,7 +37,7 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
     if n == 0 {
         return Ok(());
     }
-    if let Some(order) = &C::RECORD {
+    if let Some(order) = &C::SORT_BY_WORDS {
         // The packed orders sorted as u64 keys with the positions as values.
         let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, None, packed, packed, Some((positions, positions, word)), n, 8);
         return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);

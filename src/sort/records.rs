@@ -1,17 +1,19 @@
-//! Sorts of records wider than the kernels' key tiles ([`Comparator::RECORD`](crate::Comparator::RECORD)): each record's
-//! order fields packed into `u64` words beside its position (`mergepath_record_order`), the
-//! (packed word, position) pairs sorted as `u64` keys, one stable sort per word from the last,
-//! then the records (and their values) gathered by position, so each record's bytes move once
-//! instead of once per pass.
-
-use crate::device::contract::RecordOrderParams;
+//! Device sorts by packed orders ([`Comparator::SORT_BY_WORDS`](crate::Comparator::SORT_BY_WORDS): records
+//! wider than the kernels' key tiles, and derived keys of 9 to 16 bytes): each item's order packed
+//! into `u64` words beside its position (`mergepath_record_order`), the (first word, position)
+//! pairs sorted as `u64` keys, then each later word sorted only inside the runs of items tied on
+//! the words before it (a segmented sort over the runs the tie kernels find; items whose first
+//! word differs need no second sort), then the items (and their values) gathered by position, so
+//! each item's bytes move once instead of once per pass.
+use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{copy_device, launch_gather, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
-use cudarc::driver::LaunchConfig;
+use crate::segmented::{launch_segmented, TempOffsets};
+use cudarc::driver::{result, LaunchConfig};
 use std::sync::Arc;
 
 /// The kernels a record's sort runs: the packed order's `u64` ones.
@@ -49,6 +51,7 @@ pub(crate) fn sort_records<K: Key>(
         Some((vin, vout, w)) if vin == vout => n * w,
         _ => 0,
     });
+    let ties_at = (order.words() > 1).then(|| TieRuns::regions(&mut layout, n));
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let (packed, positions) = (base + order_at as u64, base + positions_at as u64);
@@ -67,10 +70,9 @@ pub(crate) fn sort_records<K: Key>(
     let ctas = n.div_ceil(256).min(1 << 16) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let func = kernels.for_values("mergepath_record_order", word)?;
-    // One stable sort per word of the order, the last word first: the positions then hold the
-    // records in the order of all words (a least-significant-digit sort over words).
-    let words = order.words();
-    for w in (0..words).rev() {
+    // Word `w` of each item's order; `gather`: of the item at positions[i] (else of item i, and
+    // positions[i] = i written).
+    let pack = |w: usize, gather: bool| -> Result<()> {
         let params = RecordOrderParams {
             records: records_src,
             record_bytes: record_bytes as i64,
@@ -78,7 +80,7 @@ pub(crate) fn sort_records<K: Key>(
             fields: order.encoded(),
             num_fields: order.fields.len() as i64,
             word: w as i64,
-            gather: (w + 1 < words) as i64,
+            gather: gather as i64,
             order: packed,
             positions,
         };
@@ -88,12 +90,99 @@ pub(crate) fn sort_records<K: Key>(
         // aligned (offsets are multiples of the element size, the records of the record's
         // alignment), `packed` and `positions` hold n items (positions below n: written by the
         // first word's pass, permuted by the sorts since), and the grid-stride loop stays below n.
-        unsafe { gpu.launch(&func, cfg, &params) }?;
-        sort_packed(&kernels, packed, positions, word)?;
+        unsafe { gpu.launch(&func, cfg, &params) }
+    };
+    // The first word sorts every item; each later word only the runs tied on the words before.
+    pack(0, false)?;
+    sort_packed(&kernels, packed, positions, word)?;
+    if let Some(ties_at) = ties_at {
+        let ties = TieRuns::at(base, ties_at, n);
+        let mut runs = ties.find(gpu, &kernels, packed, true)?;
+        for w in 1..order.words() {
+            if runs == n {
+                break; // no ties left
+            }
+            if runs >= SEGMENTS_MAX {
+                // More runs than a segmented sort takes: every remaining word sorted whole, the
+                // last first, then the first again (stable, so ties keep the order so far).
+                for w in (0..order.words()).rev() {
+                    pack(w, true)?;
+                    sort_packed(&kernels, packed, positions, word)?;
+                }
+                break;
+            }
+            pack(w, true)?;
+            let offsets = TempOffsets { ptr: ties.offsets, len: runs + 1 };
+            let values = Some((positions, word));
+            if order.descending {
+                launch_segmented::<u64, Greater, _>(gpu, packed, values, n, &offsets, Greater)?;
+            } else {
+                launch_segmented::<u64, Less, _>(gpu, packed, values, n, &offsets, Less)?;
+            }
+            if w + 1 < order.words() {
+                runs = ties.find(gpu, &kernels, packed, false)?;
+            }
+        }
     }
     launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
     if let Some((vsrc, vout, w)) = values_src {
         launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;
     }
     Ok(())
+}
+
+/// The most segments a segmented sort takes (its offsets, one more, fit an `i32`).
+const SEGMENTS_MAX: usize = i32::MAX as usize - 1;
+
+/// The device storage of the tie kernels, in a sort's temporary storage: a head flag per item,
+/// a count per chunk, and the runs' offsets (at most n + 1).
+struct TieRuns {
+    n: usize,
+    chunks: usize,
+    heads: u64,
+    chunk_heads: u64,
+    offsets: u64,
+}
+
+impl TieRuns {
+    fn chunks(n: usize) -> usize {
+        n.div_ceil(RECORD_TIES_THREADS).min(RECORD_TIES_CHUNKS)
+    }
+
+    /// Adds the regions for `n` items to `layout`; returns their offsets.
+    fn regions(layout: &mut TempLayout, n: usize) -> [usize; 3] {
+        [layout.region(n), layout.region(Self::chunks(n) * 8), layout.region((n + 1) * 8)]
+    }
+
+    fn at(base: u64, [heads, chunk_heads, offsets]: [usize; 3], n: usize) -> Self {
+        let at = |offset: usize| base + offset as u64;
+        TieRuns { n, chunks: Self::chunks(n), heads: at(heads), chunk_heads: at(chunk_heads), offsets: at(offsets) }
+    }
+
+    /// The runs of items tied on every word sorted so far, `packed` holding the last of them
+    /// (`first`: the first word): their number returned (waits for the GPU), and their offsets
+    /// written where some item is tied (fewer runs than items).
+    fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<usize> {
+        let chunk = self.n.div_ceil(self.chunks);
+        let cfg = LaunchConfig { grid_dim: (self.chunks as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+        let heads = RecordHeadsParams { order: packed, count: self.n as i64, chunk: chunk as i64, first: first as i64, heads: self.heads, chunk_heads: self.chunk_heads };
+        // SAFETY: `RecordHeadsParams` is `mergepath_record_heads`'s parameter struct; `packed`
+        // and `heads` hold n items, `chunk_heads` one per CTA (chunks CTAs of `chunk` items cover
+        // n), and each CTA stays inside its chunk.
+        unsafe { gpu.launch(&kernels.function("mergepath_record_heads")?, cfg, &heads) }?;
+        let mut chunk_heads = vec![0i64; self.chunks];
+        // SAFETY: `chunk_heads` holds the `chunks` i64 the heads kernel writes; the copy is
+        // ordered after it on the stream, and the synchronize below waits for it.
+        unsafe { result::memcpy_dtoh_async(&mut chunk_heads, self.chunk_heads, gpu.stream().cu_stream()) }?;
+        gpu.synchronize()?;
+        let runs = chunk_heads.iter().map(|&h| usize::try_from(h).unwrap_or(0)).sum::<usize>().min(self.n);
+        if runs < self.n {
+            let segments = RecordSegmentsParams { heads: self.heads, count: self.n as i64, chunk: chunk as i64, chunk_heads: self.chunk_heads, offsets: self.offsets };
+            // SAFETY: `RecordSegmentsParams` is `mergepath_record_segments`'s parameter struct;
+            // the heads and chunk counts are the ones just written over the same chunks, and
+            // `offsets` has room for n + 1 (at most n heads and the end).
+            unsafe { gpu.launch(&kernels.function("mergepath_record_segments")?, cfg, &segments) }?;
+        }
+        Ok(runs)
+    }
 }

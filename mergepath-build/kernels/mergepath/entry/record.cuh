@@ -1,10 +1,12 @@
-// Entry layer: the `extern "C"` kernels that pack records' orders, for sorts of records wider
-// than the key tiles (`Comparator::RECORD`): the sort then sorts (packed order word, position)
-// pairs as u64 keys, one stable pass per word of the order from the last, and gathers the
-// records by position. Key-independent (the records are bytes and
-// the order's layout a parameter). Included by ../instantiate.cuh.
+// Entry layer: the `extern "C"` kernels of the sorts of packed orders (records wider than the
+// key tiles, and keys wider than 8 bytes whose order packs: `Comparator::SORT_BY_WORDS`): the
+// order's words packed beside each item's position, the (word, position) pairs sorted as u64
+// keys by the first word, then each later word inside the runs of items tied on the words
+// before it (the tie kernels), and the items gathered by position. Key-independent (the items
+// are bytes and the order's layout a parameter). Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
+#include "../kernel/record_ties.cuh"
 
 namespace mergepath {
 // The bits of one order element of `record` (element word `field`: the RECORD_ constants),
@@ -57,3 +59,13 @@ __device__ __forceinline__ uint64_t record_order_word(const unsigned char* recor
 MERGEPATH_RECORD_ORDER(4, uint32_t)
 MERGEPATH_RECORD_ORDER(8, uint64_t)
 #undef MERGEPATH_RECORD_ORDER
+
+extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
+    mergepath_record_heads(const mergepath::record_heads_params p) {
+  mergepath::record_heads_body<mergepath::RECORD_TIES_THREADS>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
+    mergepath_record_segments(const mergepath::record_segments_params p) {
+  mergepath::record_segments_body<mergepath::RECORD_TIES_THREADS>(p);
+}
