@@ -67,22 +67,47 @@ pub(crate) fn sort_records<K: Key>(
         other => other,
     };
 
-    let ctas = n.div_ceil(256).min(1 << 16) as u32;
-    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let func = kernels.for_values("mergepath_record_order", word)?;
-    // Word `w` of each item's order; `gather`: of the item at positions[i] (else of item i, and
-    // positions[i] = i written).
-    let pack = |w: usize, gather: bool| -> Result<()> {
+    let words = PackedWords { gpu, kernels: &kernels, order, records: records_src, record_bytes, n, packed, positions, word, sort_packed };
+    words.sort(ties_at.map(|at| TieRuns::at(base, at, n)))?;
+    launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
+    if let Some((vsrc, vout, w)) = values_src {
+        launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;
+    }
+    Ok(())
+}
+
+/// A sort's packed words: of `n` records at `records`, the words at `packed` and the positions
+/// (`word` bytes each) at `positions`; `sort_packed` sorts them whole.
+struct PackedWords<'a, S> {
+    gpu: &'a Gpu,
+    kernels: &'a Kernels,
+    order: &'a RecordOrder,
+    records: u64,
+    record_bytes: usize,
+    n: usize,
+    packed: u64,
+    positions: u64,
+    word: usize,
+    sort_packed: S,
+}
+
+impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
+    /// Packs word `w` of each record's order; `gather`: of the record at positions[i] (else of
+    /// record i, and positions[i] = i written).
+    fn pack(&self, w: usize, gather: bool) -> Result<()> {
+        let n = self.n;
+        let ctas = n.div_ceil(256).min(1 << 16) as u32;
+        let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
         let params = RecordOrderParams {
-            records: records_src,
-            record_bytes: record_bytes as i64,
+            records: self.records,
+            record_bytes: self.record_bytes as i64,
             count: n as i64,
-            fields: order.encoded(),
-            num_fields: order.fields.len() as i64,
+            fields: self.order.encoded(),
+            num_fields: self.order.fields.len() as i64,
             word: w as i64,
             gather: gather as i64,
-            order: packed,
-            positions,
+            order: self.packed,
+            positions: self.positions,
         };
         // SAFETY: `RecordOrderParams` is `mergepath_record_order_{4,8}`'s parameter struct; the
         // records hold n items of `record_bytes`, every element of the order (from the derive:
@@ -90,45 +115,45 @@ pub(crate) fn sort_records<K: Key>(
         // aligned (offsets are multiples of the element size, the records of the record's
         // alignment), `packed` and `positions` hold n items (positions below n: written by the
         // first word's pass, permuted by the sorts since), and the grid-stride loop stays below n.
-        unsafe { gpu.launch(&func, cfg, &params) }
-    };
-    // The first word sorts every item; each later word only the runs tied on the words before.
-    pack(0, false)?;
-    sort_packed(&kernels, packed, positions, word)?;
-    if let Some(ties_at) = ties_at {
-        let ties = TieRuns::at(base, ties_at, n);
-        let mut runs = ties.find(gpu, &kernels, packed, true)?;
-        for w in 1..order.words() {
-            if runs == n {
+        unsafe { self.gpu.launch(&self.kernels.for_values("mergepath_record_order", self.word)?, cfg, &params) }
+    }
+
+    /// Word `w` packed through the positions and sorted stably, whole or inside the runs at
+    /// `offsets`.
+    fn sort_word(&self, w: usize, runs: Option<&TempOffsets>) -> Result<()> {
+        self.pack(w, true)?;
+        let (gpu, values) = (self.gpu, Some((self.positions, self.word)));
+        match runs {
+            None => (self.sort_packed)(self.kernels, self.packed, self.positions, self.word),
+            Some(offsets) if self.order.descending => launch_segmented::<u64, Greater, _>(gpu, self.packed, values, self.n, offsets, Greater),
+            Some(offsets) => launch_segmented::<u64, Less, _>(gpu, self.packed, values, self.n, offsets, Less),
+        }
+    }
+
+    /// Leaves the positions in the order's order: the first word sorted whole, then each later
+    /// word only inside the runs tied on the words before (`ties`: for orders of several words),
+    /// until no run is longer than one record.
+    fn sort(&self, ties: Option<TieRuns>) -> Result<()> {
+        self.pack(0, false)?;
+        (self.sort_packed)(self.kernels, self.packed, self.positions, self.word)?;
+        let Some(ties) = ties else { return Ok(()) };
+        let mut runs = ties.find(self.gpu, self.kernels, self.packed, true)?;
+        for w in 1..self.order.words() {
+            if runs == self.n {
                 break; // no ties left
             }
             if runs >= SEGMENTS_MAX {
-                // More runs than a segmented sort takes: every remaining word sorted whole, the
-                // last first, then the first again (stable, so ties keep the order so far).
-                for w in (0..order.words()).rev() {
-                    pack(w, true)?;
-                    sort_packed(&kernels, packed, positions, word)?;
-                }
-                break;
+                // More runs than a segmented sort takes: every word sorted whole, the last
+                // first, the first again last (stable, so ties keep the order so far).
+                return (0..self.order.words()).rev().try_for_each(|w| self.sort_word(w, None));
             }
-            pack(w, true)?;
-            let offsets = TempOffsets { ptr: ties.offsets, len: runs + 1 };
-            let values = Some((positions, word));
-            if order.descending {
-                launch_segmented::<u64, Greater, _>(gpu, packed, values, n, &offsets, Greater)?;
-            } else {
-                launch_segmented::<u64, Less, _>(gpu, packed, values, n, &offsets, Less)?;
-            }
-            if w + 1 < order.words() {
-                runs = ties.find(gpu, &kernels, packed, false)?;
+            self.sort_word(w, Some(&TempOffsets { ptr: ties.offsets, len: runs + 1 }))?;
+            if w + 1 < self.order.words() {
+                runs = ties.find(self.gpu, self.kernels, self.packed, false)?;
             }
         }
+        Ok(())
     }
-    launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
-    if let Some((vsrc, vout, w)) = values_src {
-        launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;
-    }
-    Ok(())
 }
 
 /// The most segments a segmented sort takes (its offsets, one more, fit an `i32`).
