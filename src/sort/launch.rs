@@ -158,9 +158,8 @@ fn enqueue_sort(
                 let func = kernels.function("mergepath_sort_partitions")?;
                 // SAFETY: `SortPartitionsParams` is `mergepath_sort_partitions`'s parameter struct; src holds n keys, the partition
                 // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
-                // blocks) is a multiple of the spacing `tile`. Every kernel of a pass waits
-                // for the one before (follow_previous_kernel) before it reads or writes.
-                unsafe { gpu.launch_dependent(&func, partition_launch_config(parts)?, &params, kernels.arch) }?;
+                // blocks) is a multiple of the spacing `tile`.
+                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
             }
             let parts_arg = if search_in_merge { 0 } else { parts_ptr };
             ("mergepath_sort_merge", config(grid(tiles)?, shape.threads), parts_arg)
@@ -174,32 +173,29 @@ fn enqueue_sort(
             let func = kernels.function("mergepath_sort4_boundaries")?;
             // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
             // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
-            // threads, and run is a multiple of the spacing `tile`; it waits for the kernel
-            // before (follow_previous_kernel) before it reads or writes.
-            unsafe { gpu.launch_dependent(&func, partition_launch_config(bounds)?, &params, kernels.arch) }?;
+            // threads, and run is a multiple of the spacing `tile`.
+            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
             let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr };
             let func = kernels.function("mergepath_sort4_tile_splits")?;
             // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
             // the coarse boundaries were written just above for the same (n, tile, run), the
-            // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads;
-            // it waits for the boundaries (follow_previous_kernel) before it reads them.
-            unsafe { gpu.launch_dependent(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params, kernels.arch) }?;
+            // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
+            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
             ("mergepath_sort4_merge", config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
         };
         match values {
             None => {
                 let params = SortMergeKeysParams { input: src_k, count, run, partitions: parts_arg, out: dst_k };
-                let (func, merge_arch) = match packed {
-                    Some(p) if j + 1 == passes => (p.function(&format!("{merge_name}_unpack"))?, p.arch),
-                    _ => (kernels.function(&format!("{merge_name}_keys"))?, kernels.arch),
+                let func = match packed {
+                    Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
+                    _ => kernels.function(&format!("{merge_name}_keys"))?,
                 };
                 // SAFETY: `SortMergeKeysParams` is the parameter struct of
                 // `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys` (whose CTAs are the shape's or twice its threads, as configured), or their
                 // packed variants for the last pass (same arguments, the derived keys out);
                 // src and dst are distinct n-key buffers (one is the temp); the partitions are
-                // null or were written just above for this pass's grid; the kernel waits for the
-                // one before (follow_previous_kernel) before it reads or writes.
-                unsafe { gpu.launch_dependent(&func, merge_cfg, &params, merge_arch) }?;
+                // null or were written just above for this pass's grid.
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
             }
             Some((_, _, word)) => {
                 let params = SortMergePairsParams {
@@ -214,7 +210,7 @@ fn enqueue_sort(
                 let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
                 // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`)
                 // with n values.
-                unsafe { gpu.launch_dependent(&func, merge_cfg, &params, kernels.arch) }?;
+                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
             }
         }
     }

@@ -34,14 +34,6 @@ __device__ __forceinline__ void wait_for_previous_kernel() {
 #endif
 }
 
-// A kernel of a chain launched back to back (mergesort's passes): lets the next kernel's CTAs
-// be scheduled, then waits for the previous kernel, before reading anything it wrote or
-// overwriting anything it read.
-__device__ __forceinline__ void follow_previous_kernel() {
-  let_dependents_start();
-  wait_for_previous_kernel();
-}
-
 // partitions[p] = A index where the merge path crosses diagonal min(p * spacing, a + b), for
 // p in [0, num_partitions). A and B are pointers or anything indexable (counting_iterator).
 // `Tie` as in merge_path, the same as the tiles' merges; `Probes` is the search's probes per

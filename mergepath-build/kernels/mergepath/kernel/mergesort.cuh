@@ -38,7 +38,6 @@ template <class K, class Comp>
 __device__ __forceinline__ void mergesort_partitions_body(const K* keys, int64_t count, int64_t spacing,
                                                           int64_t run, int64_t num_partitions,
                                                           int64_t* partitions, Comp comp) {
-  follow_previous_kernel();
   const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= num_partitions) return;
   const int64_t diag = p * spacing < count ? p * spacing : count;
@@ -82,14 +81,12 @@ __device__ __forceinline__ void cta_sort_tile(KeysIn keys_in, ValuesIn values_in
 // which may be keys_in itself, staging it in `shared_keys` (and `shared_positions`), NT * VT
 // slots each. With HasValues, values follow their keys: they are gathered once, through the
 // sorted keys' source positions (values_out may be values_in too). Keys are read and written
-// through pointers or an encoding_reader / decoding_writer. The first kernel of a sort: it lets
-// the first pass's CTAs be scheduled at once (they wait for it: follow_previous_kernel).
+// through pointers or an encoding_reader / decoding_writer.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysIn, class KeysOut>
 __device__ __forceinline__ void blocksort_tile_in(KeysIn keys_in, const V* values_in, int64_t count,
                                                   KeysOut keys_out, V* values_out, K* shared_keys,
                                                   int* shared_positions, Comp comp) {
   constexpr int NV = NT * VT;
-  let_dependents_start();
   const int64_t first = (int64_t)blockIdx.x * NV;
   const int n = count - first < NV ? (int)(count - first) : NV;
   cta_sort_tile<NT, VT, HasValues>(keys_in + first, HasValues ? values_in + first : values_in, n, keys_out + first,
@@ -107,8 +104,8 @@ __device__ __forceinline__ void blocksort_tile(KeysIn keys_in, const V* values_i
                                        shared_positions, comp);
 }
 
-// One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items (the
-// kernel before it may still run: see follow_previous_kernel). With `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
+// One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
+// `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
 // of two: faster while the passes are small, see BENCHMARKS.md). Keys are written through a
 // pointer or a decoding_writer.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
@@ -116,7 +113,6 @@ __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* v
                                                     int64_t run, const int64_t* partitions, KeysOut keys_out,
                                                     V* values_out, Comp comp) {
   constexpr int NV = NT * VT;
-  follow_previous_kernel();
   const int64_t tile = blockIdx.x;
   int64_t part0, part1;
   if (partitions) {

@@ -90,7 +90,6 @@ template <class K, class Comp>
 __device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_t count, int64_t spacing,
                                                            int64_t run, int64_t num_boundaries, split4* splits,
                                                            Comp comp) {
-  follow_previous_kernel();
   const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= num_boundaries) return;
   const int64_t per_frame = 4 * run / spacing;
@@ -185,7 +184,6 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
                                                             int64_t run, const split4* coarse, int64_t num_tiles,
                                                             split4* splits, Comp comp) {
   constexpr int G = TILE_SPLIT_LANES;
-  follow_previous_kernel();
   const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
   if (g >= num_tiles) return;  // the tile's lanes leave together
   const int lane = (int)(threadIdx.x % G);
@@ -276,7 +274,6 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   __shared__ int shared_sources[HasValues ? NV : 1];
-  follow_previous_kernel();
   const int64_t g = blockIdx.x;
   const int64_t per_frame = 4 * run / NV;
   const mergesort4_frame f = find_mergesort4_frame(count, run, g / per_frame);
