@@ -51,7 +51,8 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// keys through every pass: records ([`Comparator::RECORD`]), and derived keys of 9 to 16
     /// bytes in their field order (`Less`, `Greater`). The sort sorts (first word, position)
     /// pairs, then each later word only inside the runs of items tied on the words before it
-    /// (none for keys whose first word differs), and gathers each key once.
+    /// (a segmented sort over runs found on the device, so nothing waits for the GPU), and
+    /// gathers each key once.
     #[doc(hidden)]
     const SORT_BY_WORDS: Option<RecordOrder> = Self::RECORD;
 }

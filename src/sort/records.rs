@@ -2,8 +2,8 @@
 //! wider than the kernels' key tiles, and derived keys of 9 to 16 bytes): each item's order packed
 //! into `u64` words beside its position (`mergepath_record_order`), the (first word, position)
 //! pairs sorted as `u64` keys, then each later word sorted only inside the runs of items tied on
-//! the words before it (a segmented sort over the runs the tie kernels find; items whose first
-//! word differs need no second sort), then the items (and their values) gathered by position, so
+//! the words before it (a segmented sort over the runs the tie kernels find on the device; where
+//! no items tie it only copies), then the items (and their values) gathered by position, so
 //! each item's bytes move once instead of once per pass.
 use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::gather::{copy_device, launch_gather, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::segmented::{launch_segmented, TempOffsets};
-use cudarc::driver::{result, LaunchConfig};
+use cudarc::driver::LaunchConfig;
 use std::sync::Arc;
 
 /// The kernels a record's sort runs: the packed order's `u64` ones.
@@ -137,20 +137,17 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
         self.pack(0, false)?;
         (self.sort_packed)(self.kernels, self.packed, self.positions, self.word)?;
         let Some(ties) = ties else { return Ok(()) };
-        let mut runs = ties.find(self.gpu, self.kernels, self.packed, true)?;
+        if self.n >= SEGMENTS_MAX {
+            // Possibly more runs than a segmented sort takes: every word sorted whole, the last
+            // first, the first again last (stable, so ties keep the order so far).
+            return (0..self.order.words()).rev().try_for_each(|w| self.sort_word(w, None));
+        }
+        // The runs' offsets stay on the device (n + 1 of them, empty segments at the end), so
+        // nothing waits for the GPU; where no items tie, the segmented sort only copies.
+        let runs = TempOffsets { ptr: ties.offsets, len: self.n + 1 };
         for w in 1..self.order.words() {
-            if runs == self.n {
-                break; // no ties left
-            }
-            if runs >= SEGMENTS_MAX {
-                // More runs than a segmented sort takes: every word sorted whole, the last
-                // first, the first again last (stable, so ties keep the order so far).
-                return (0..self.order.words()).rev().try_for_each(|w| self.sort_word(w, None));
-            }
-            self.sort_word(w, Some(&TempOffsets { ptr: ties.offsets, len: runs + 1 }))?;
-            if w + 1 < self.order.words() {
-                runs = ties.find(self.gpu, self.kernels, self.packed, false)?;
-            }
+            ties.find(self.gpu, self.kernels, self.packed, w == 1)?;
+            self.sort_word(w, Some(&runs))?;
         }
         Ok(())
     }
@@ -163,51 +160,41 @@ const SEGMENTS_MAX: usize = i32::MAX as usize - 1;
 /// a count per chunk, and the runs' offsets (at most n + 1).
 struct TieRuns {
     n: usize,
-    chunks: usize,
     heads: u64,
     chunk_heads: u64,
     offsets: u64,
 }
 
 impl TieRuns {
-    fn chunks(n: usize) -> usize {
-        n.div_ceil(RECORD_TIES_THREADS).min(RECORD_TIES_CHUNKS)
+    /// Items per CTA of the tie kernels: at most RECORD_TIES_CHUNKS CTAs, none empty.
+    fn chunk(n: usize) -> usize {
+        n.div_ceil(n.div_ceil(RECORD_TIES_THREADS).min(RECORD_TIES_CHUNKS))
     }
 
     /// Adds the regions for `n` items to `layout`; returns their offsets.
     fn regions(layout: &mut TempLayout, n: usize) -> [usize; 3] {
-        [layout.region(n), layout.region(Self::chunks(n) * 8), layout.region((n + 1) * 8)]
+        [layout.region(n), layout.region(n.div_ceil(Self::chunk(n)) * 8), layout.region((n + 1) * 8)]
     }
 
     fn at(base: u64, [heads, chunk_heads, offsets]: [usize; 3], n: usize) -> Self {
         let at = |offset: usize| base + offset as u64;
-        TieRuns { n, chunks: Self::chunks(n), heads: at(heads), chunk_heads: at(chunk_heads), offsets: at(offsets) }
+        TieRuns { n, heads: at(heads), chunk_heads: at(chunk_heads), offsets: at(offsets) }
     }
 
     /// The runs of items tied on every word sorted so far, `packed` holding the last of them
-    /// (`first`: the first word): their number returned (waits for the GPU), and their offsets
-    /// written where some item is tied (fewer runs than items).
-    fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<usize> {
-        let chunk = self.n.div_ceil(self.chunks);
-        let cfg = LaunchConfig { grid_dim: (self.chunks as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+    /// (`first`: the first word), as segment offsets: the runs' starts, then n up to offsets[n].
+    fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<()> {
+        let chunk = Self::chunk(self.n);
+        let cfg = LaunchConfig { grid_dim: (self.n.div_ceil(chunk) as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         let heads = RecordHeadsParams { order: packed, count: self.n as i64, chunk: chunk as i64, first: first as i64, heads: self.heads, chunk_heads: self.chunk_heads };
         // SAFETY: `RecordHeadsParams` is `mergepath_record_heads`'s parameter struct; `packed`
-        // and `heads` hold n items, `chunk_heads` one per CTA (chunks CTAs of `chunk` items cover
-        // n), and each CTA stays inside its chunk.
+        // and `heads` hold n items, `chunk_heads` one per CTA (ceil(n / chunk) CTAs, at most
+        // RECORD_TIES_CHUNKS), and each CTA stays inside its chunk.
         unsafe { gpu.launch(&kernels.function("mergepath_record_heads")?, cfg, &heads) }?;
-        let mut chunk_heads = vec![0i64; self.chunks];
-        // SAFETY: `chunk_heads` holds the `chunks` i64 the heads kernel writes; the copy is
-        // ordered after it on the stream, and the synchronize below waits for it.
-        unsafe { result::memcpy_dtoh_async(&mut chunk_heads, self.chunk_heads, gpu.stream().cu_stream()) }?;
-        gpu.synchronize()?;
-        let runs = chunk_heads.iter().map(|&h| usize::try_from(h).unwrap_or(0)).sum::<usize>().min(self.n);
-        if runs < self.n {
-            let segments = RecordSegmentsParams { heads: self.heads, count: self.n as i64, chunk: chunk as i64, chunk_heads: self.chunk_heads, offsets: self.offsets };
-            // SAFETY: `RecordSegmentsParams` is `mergepath_record_segments`'s parameter struct;
-            // the heads and chunk counts are the ones just written over the same chunks, and
-            // `offsets` has room for n + 1 (at most n heads and the end).
-            unsafe { gpu.launch(&kernels.function("mergepath_record_segments")?, cfg, &segments) }?;
-        }
-        Ok(runs)
+        let segments = RecordSegmentsParams { heads: self.heads, count: self.n as i64, chunk: chunk as i64, chunk_heads: self.chunk_heads, offsets: self.offsets };
+        // SAFETY: `RecordSegmentsParams` is `mergepath_record_segments`'s parameter struct; the
+        // heads and chunk counts are the ones just written over the same chunks (the same
+        // grid), and `offsets` has room for n + 1 (at most n heads, then n up to offsets[n]).
+        unsafe { gpu.launch(&kernels.function("mergepath_record_segments")?, cfg, &segments) }
     }
 }

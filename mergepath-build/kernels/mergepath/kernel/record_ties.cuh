@@ -2,10 +2,11 @@
 // the order, the items tied on every word so far form runs; the next word needs sorting only
 // inside them. A run starts at a head (the first item, or one whose word differs from the
 // item's before it, now or at an earlier word); the heads' positions, compacted, are the
-// offsets of the segments the next word's segmented sort takes. Two launches over the same
-// chunks of items, one CTA each: the heads and their count per chunk (which the host sums: no
-// second launch where every item is a head), then each chunk's heads written at the count of
-// the chunks before it.
+// offsets of the segments the next word's segmented sort takes. The host does not learn how
+// many there are (that would wait for the GPU): the offsets array always has n + 1 entries, those
+// past the heads all n (empty segments at the end). Two launches over the same chunks of items,
+// one CTA each: the heads and their count per chunk, then each chunk's heads written at the
+// count of the chunks before it, and the chunk's share of the empty tail.
 #pragma once
 #include "../cta/scan.cuh"
 
@@ -30,12 +31,23 @@ __device__ __forceinline__ void record_heads_body(const record_heads_params& p) 
 template <int NT>
 __device__ __forceinline__ void record_segments_body(const record_segments_params& p) {
   __shared__ scan_shared<NT> shared;
-  int64_t before = 0;  // the heads of the chunks before this one
-  for (int64_t c = threadIdx.x; c < blockIdx.x; c += NT) before += p.chunk_heads[c];
-  int64_t base;
+  // The heads of the chunks before this one, and of all.
+  int64_t before = 0, all = 0;
+  for (int64_t c = threadIdx.x; c < gridDim.x; c += NT) {
+    const int64_t h = p.chunk_heads[c];
+    all += h;
+    if (c < blockIdx.x) before += h;
+  }
+  int64_t base, heads_total;
   cta_exclusive_scan<NT>(before, base, shared);
+  cta_exclusive_scan<NT>(all, heads_total, shared);
   const int64_t begin = (int64_t)blockIdx.x * p.chunk;
   const int64_t end = p.count - begin < p.chunk ? p.count : begin + p.chunk;
+  // The empty segments at the end: offsets[heads_total .. count] = count, this chunk's share
+  // of them (the last chunk also writes offsets[count]).
+  const int64_t tail_end = blockIdx.x == gridDim.x - 1 ? p.count + 1 : end;
+  for (int64_t j = (begin > heads_total ? begin : heads_total) + threadIdx.x; j < tail_end; j += NT)
+    p.offsets[j] = (uint64_t)p.count;
   for (int64_t first = begin; first < end; first += NT) {
     const int64_t i = first + threadIdx.x;
     const int64_t head = i < end && p.heads[i];
@@ -44,7 +56,6 @@ __device__ __forceinline__ void record_segments_body(const record_segments_param
     if (head) p.offsets[base + at] = (uint64_t)i;
     base += heads;
   }
-  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) p.offsets[base] = (uint64_t)p.count;
 }
 
 }  // namespace mergepath
