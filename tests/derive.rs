@@ -96,8 +96,8 @@ struct Mixed {
     rest: [u64; 2],
 }
 
-/// A 24-byte record whose order, three 8-byte fields, takes 192 bits: three packed words, so
-/// three stable passes (the last field's first).
+/// A 24-byte record whose order, three 8-byte fields, takes 192 bits: three packed words, the
+/// first sorted whole, the others inside the runs tied on the words before.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
 #[key(order = "c desc, a, b")]
