@@ -49,6 +49,7 @@ use crate::gather::sort_values;
 use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_segmented;
 pub(crate) use offsets::TempOffsets;
+pub(crate) use plan::MAX_SEGMENT_OFFSETS;
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
 pub use model::segment_level_merge;

@@ -15,8 +15,11 @@ pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
     check_segment_count(offsets.len())
 }
 
+/// The most offsets a segmented sort takes (its kernels index segments with `int`).
+pub(crate) const MAX_SEGMENT_OFFSETS: usize = i32::MAX as usize;
+
 pub(super) fn check_segment_count(offsets: usize) -> Result<()> {
-    if offsets > i32::MAX as usize {
+    if offsets > MAX_SEGMENT_OFFSETS {
         return Err(Error::TooLarge { what: "segments (at most 2^31 - 1)" });
     }
     Ok(())

@@ -12,7 +12,7 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{copy_device, launch_gather, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
-use crate::segmented::{launch_segmented, TempOffsets};
+use crate::segmented::{launch_segmented, TempOffsets, MAX_SEGMENT_OFFSETS};
 use cudarc::driver::LaunchConfig;
 use std::sync::Arc;
 
@@ -131,13 +131,12 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
     }
 
     /// Leaves the positions in the order's order: the first word sorted whole, then each later
-    /// word only inside the runs tied on the words before (`ties`: for orders of several words),
-    /// until no run is longer than one record.
+    /// word only inside the runs tied on the words before (`ties`: for orders of several words).
     fn sort(&self, ties: Option<TieRuns>) -> Result<()> {
         self.pack(0, false)?;
         (self.sort_packed)(self.kernels, self.packed, self.positions, self.word)?;
         let Some(ties) = ties else { return Ok(()) };
-        if self.n >= SEGMENTS_MAX {
+        if self.n + 1 > MAX_SEGMENT_OFFSETS {
             // Possibly more runs than a segmented sort takes: every word sorted whole, the last
             // first, the first again last (stable, so ties keep the order so far).
             return (0..self.order.words()).rev().try_for_each(|w| self.sort_word(w, None));
@@ -152,9 +151,6 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
         Ok(())
     }
 }
-
-/// The most segments a segmented sort takes (its offsets, one more, fit an `i32`).
-const SEGMENTS_MAX: usize = i32::MAX as usize - 1;
 
 /// The device storage of the tie kernels, in a sort's temporary storage: a head flag per item,
 /// a count per chunk, and the runs' offsets (at most n + 1).
