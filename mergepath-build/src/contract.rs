@@ -538,7 +538,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "record_order_params",
         templates: &["P"],
-        doc: "mergepath_record_order_{4,8} (position bytes): order[i] = word `word` of the packed order (num_fields elements, each a word of offset, kind, shift, direction and packed word: the RECORD_ constants) of record i, positions[i] = i written (gather 0), or of record positions[i] (gather 1: a later word's pass, the positions sorted by the earlier).",
+        doc: "mergepath_record_order_{4,8} (position bytes): order[i] = word `word` of the packed order (num_fields elements, each a word of offset, kind, shift, direction and packed word: the RECORD_ constants) of record i, positions[i] = i written (gather 0), or of record positions[i] (gather 1: a later word's pass, the positions sorted by the earlier); nothing where `runs` (the tied runs' offsets from mergepath_record_segments, or null) say no items tie (runs[0] = count).",
         fields: &[
             ("records", Ptr("const unsigned char*")),
             ("record_bytes", I64),
@@ -549,6 +549,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("gather", I64),
             ("order", Ptr("uint64_t*")),
             ("positions", Ptr("P*")),
+            ("runs", Ptr("const uint64_t*")),
         ],
     },
     Struct {
@@ -567,7 +568,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "record_segments_params",
         templates: &[],
-        doc: "mergepath_record_segments: offsets[j] = the position of the j-th head (heads and chunk_heads from mergepath_record_heads, the same chunks), and offsets[heads] = count.",
+        doc: "mergepath_record_segments: offsets[j] = the position of the j-th head (heads and chunk_heads from mergepath_record_heads, the same chunks), and offsets[heads] = count; where every item is a head (no ties), every offset is count (empty segments: nothing to sort).",
         fields: &[
             ("heads", Ptr("const unsigned char*")),
             ("count", I64),

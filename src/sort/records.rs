@@ -3,7 +3,7 @@
 //! into `u64` words beside its position (`mergepath_record_order`), the (first word, position)
 //! pairs sorted as `u64` keys, then each later word sorted only inside the runs of items tied on
 //! the words before it (a segmented sort over the runs the tie kernels find on the device; where
-//! no items tie it only copies), then the items (and their values) gathered by position, so
+//! no items tie, nothing), then the items (and their values) gathered by position, so
 //! each item's bytes move once instead of once per pass.
 use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
@@ -93,8 +93,9 @@ struct PackedWords<'a, S> {
 
 impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
     /// Packs word `w` of each record's order; `gather`: of the record at positions[i] (else of
-    /// record i, and positions[i] = i written).
-    fn pack(&self, w: usize, gather: bool) -> Result<()> {
+    /// record i, and positions[i] = i written). Nothing where `runs` (the tied runs' offsets on
+    /// the device) hold no run.
+    fn pack(&self, w: usize, gather: bool, runs: Option<&TempOffsets>) -> Result<()> {
         let n = self.n;
         let ctas = n.div_ceil(256).min(1 << 16) as u32;
         let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
@@ -108,20 +109,22 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
             gather: gather as i64,
             order: self.packed,
             positions: self.positions,
+            runs: runs.map_or(0, |r| r.ptr),
         };
         // SAFETY: `RecordOrderParams` is `mergepath_record_order_{4,8}`'s parameter struct; the
         // records hold n items of `record_bytes`, every element of the order (from the derive:
         // offsets and sizes inside the record, at most RECORD_MAX_FIELDS) is read in bounds and
         // aligned (offsets are multiples of the element size, the records of the record's
         // alignment), `packed` and `positions` hold n items (positions below n: written by the
-        // first word's pass, permuted by the sorts since), and the grid-stride loop stays below n.
+        // first word's pass, permuted by the sorts since), the grid-stride loop stays below n,
+        // and `runs` is null or the n + 1 offsets the tie kernels wrote before this launch.
         unsafe { self.gpu.launch(&self.kernels.for_values("mergepath_record_order", self.word)?, cfg, &params) }
     }
 
     /// Word `w` packed through the positions and sorted stably, whole or inside the runs at
     /// `offsets`.
     fn sort_word(&self, w: usize, runs: Option<&TempOffsets>) -> Result<()> {
-        self.pack(w, true)?;
+        self.pack(w, true, runs)?;
         let (gpu, values) = (self.gpu, Some((self.positions, self.word)));
         match runs {
             None => (self.sort_packed)(self.kernels, self.packed, self.positions, self.word),
@@ -133,7 +136,7 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
     /// Leaves the positions in the order's order: the first word sorted whole, then each later
     /// word only inside the runs tied on the words before (`ties`: for orders of several words).
     fn sort(&self, ties: Option<TieRuns>) -> Result<()> {
-        self.pack(0, false)?;
+        self.pack(0, false, None)?;
         (self.sort_packed)(self.kernels, self.packed, self.positions, self.word)?;
         let Some(ties) = ties else { return Ok(()) };
         if self.n + 1 > MAX_SEGMENT_OFFSETS {
@@ -142,7 +145,8 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
             return (0..self.order.words()).rev().try_for_each(|w| self.sort_word(w, None));
         }
         // The runs' offsets stay on the device (n + 1 of them, empty segments at the end), so
-        // nothing waits for the GPU; where no items tie, the segmented sort only copies.
+        // nothing waits for the GPU; where no items tie, all segments are empty, and the word's
+        // packing and segmented sort return at once.
         let runs = TempOffsets { ptr: ties.offsets, len: self.n + 1 };
         for w in 1..self.order.words() {
             ties.find(self.gpu, self.kernels, self.packed, w == 1)?;

@@ -50,6 +50,7 @@ __device__ __forceinline__ uint64_t record_order_word(const unsigned char* recor
 
 #define MERGEPATH_RECORD_ORDER(PBYTES, P)                                                              \
   extern "C" __global__ void mergepath_record_order_##PBYTES(const mergepath::record_order_params<P> p) { \
+    if (p.runs != nullptr && p.runs[0] == (uint64_t)p.count) return; /* no ties: the word orders nothing */ \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += (int64_t)gridDim.x * blockDim.x) { \
       const int64_t r = p.gather ? (int64_t)p.positions[i] : i;                                        \
       p.order[i] = mergepath::record_order_word(p.records + r * p.record_bytes, p.fields, p.num_fields, p.word); \

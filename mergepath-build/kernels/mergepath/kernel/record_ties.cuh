@@ -6,7 +6,9 @@
 // many there are (that would wait for the GPU): the offsets array always has n + 1 entries, those
 // past the heads all n (empty segments at the end). Two launches over the same chunks of items,
 // one CTA each: the heads and their count per chunk, then each chunk's heads written at the
-// count of the chunks before it, and the chunk's share of the empty tail.
+// count of the chunks before it, and the chunk's share of the empty tail. Where no items tie,
+// every offset is n: all segments empty, so the segmented sort and the next word's packing
+// (which reads offsets[0]) return at once instead of sorting n runs of one item.
 #pragma once
 #include "../cta/scan.cuh"
 
@@ -45,9 +47,11 @@ __device__ __forceinline__ void record_segments_body(const record_segments_param
   const int64_t end = p.count - begin < p.chunk ? p.count : begin + p.chunk;
   // The empty segments at the end: offsets[heads_total .. count] = count, this chunk's share
   // of them (the last chunk also writes offsets[count]).
+  // Without ties, all of them.
   const int64_t tail_end = blockIdx.x == gridDim.x - 1 ? p.count + 1 : end;
-  for (int64_t j = (begin > heads_total ? begin : heads_total) + threadIdx.x; j < tail_end; j += NT)
-    p.offsets[j] = (uint64_t)p.count;
+  const int64_t tail_begin = heads_total == p.count ? begin : (begin > heads_total ? begin : heads_total);
+  for (int64_t j = tail_begin + threadIdx.x; j < tail_end; j += NT) p.offsets[j] = (uint64_t)p.count;
+  if (heads_total == p.count) return;
   for (int64_t first = begin; first < end; first += NT) {
     const int64_t i = first + threadIdx.x;
     const int64_t head = i < end && p.heads[i];
