@@ -11,7 +11,8 @@
 // factor. Build and run on the GPU machine, from the repository root, with the generated
 // headers in .gpu/include (timing.cuh):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n [k]]
-// (k > 0: that k alone, 256-thread tiles, no blocksorts: for ncu; k = -1: the rounds alone).
+// (k > 0: that k alone, 256-thread tiles, no blocksorts: for ncu; k = -1: the rounds alone;
+// k = -2: k = 2 .. 32 with the library, warp-load, lean and group tiles only).
 // Prints TSV: what key_bytes k nt vt ms gbytes_s of_copy ok (of_copy: the device copy's time of
 // the same bytes over this one's).
 #include <mergepath/kernel/multiway.cuh>
@@ -170,6 +171,93 @@ __global__ void __launch_bounds__(NT) tile_lean(const K* const* inputs, int ways
   mergepath::cta_store_thread_order<NT, VT>(keys, shared_keys, out + diag0, n);
 }
 
+// Thread groups sized to the pairs: the lean tile's loads, but each thread's slice found by
+// walking the starts (its items are NT apart, so its slice only moves forward), and in each
+// round pair p of the lists merged by ceil(items / VT) threads of its own, so no thread
+// straddles two pairs or tests where its pair ends (the blocksort's fixed groups, for lists of
+// any length). NT + 32 threads: k <= 32 makes at most 16 pairs, each with one partial thread.
+template <int NT, int VT, class K>
+__global__ void __launch_bounds__(NT + 32) tile_groups(const K* const* inputs, int ways, int64_t total, const int64_t* splits, K* out) {
+  constexpr int NV = NT * VT, NTT = NT + 32;
+  __shared__ K shared_keys[NV];
+  __shared__ int start[33];
+  __shared__ int group[17];  // pair p's threads are group[p] .. group[p + 1]
+  __shared__ const K* src[32];
+  const int tid = (int)threadIdx.x;
+  const int64_t diag0 = (int64_t)blockIdx.x * NV;
+  const int n = total - diag0 < NV ? (int)(total - diag0) : NV;
+  if (tid < 32) {
+    const int64_t* row = splits + blockIdx.x * (int64_t)ways;
+    const int64_t lo = tid < ways ? row[tid] : 0, hi = tid < ways ? row[ways + tid] : 0;
+    const int len = (int)(hi - lo);
+    int incl = len;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int x = __shfl_up_sync(0xffffffffu, incl, d);
+      if (tid >= d) incl += x;
+    }
+    if (tid < ways) {
+      start[tid] = incl - len;
+      src[tid] = inputs[tid] + lo - (incl - len);
+    }
+    if (tid == 0) start[ways] = n;
+  }
+  __syncthreads();
+  if (tid < NT) {
+    K x[VT];
+    int s = 0;
+#pragma unroll
+    for (int j = 0; j < VT; ++j) {
+      const int i = tid + j * NT;
+      while (s + 1 < ways && start[s + 1] <= i) ++s;
+      if (i < n) x[j] = src[s][i];
+    }
+#pragma unroll
+    for (int j = 0; j < VT; ++j)
+      if (tid + j * NT < n) shared_keys[tid + j * NT] = x[j];
+  }
+#pragma unroll 1
+  for (int stride = 1; stride < ways; stride *= 2) {
+    const int lists = (ways + stride - 1) / stride, pairs = (lists + 1) / 2;
+    const auto bound = [&](int list) { return start[list * stride < ways ? list * stride : ways]; };
+    __syncthreads();
+    if (tid < 32) {
+      const int c = tid < pairs ? (bound(2 * tid + 2) - bound(2 * tid) + VT - 1) / VT : 0;
+      int incl = c;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const int x = __shfl_up_sync(0xffffffffu, incl, d);
+        if (tid >= d) incl += x;
+      }
+      if (tid < pairs) group[tid + 1] = incl;
+      if (tid == 0) group[0] = 0;
+    }
+    __syncthreads();
+    K keys[VT];
+    int indices[VT];
+    int pos = 0, count = 0;
+    if (tid < group[pairs]) {
+      int lo = 0, hi = pairs;
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (group[mid] <= tid) lo = mid;
+        else hi = mid;
+      }
+      const int a0 = bound(2 * lo), a1 = bound(2 * lo + 1), b1 = bound(2 * lo + 2);
+      const int d = (tid - group[lo]) * VT;
+      mergepath::serial_merge_at<VT>(shared_keys, a0, a1, b1, d, keys, indices, less_t<K>());
+      pos = a0 + d;
+      count = b1 - pos < VT ? b1 - pos : VT;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (i < count) shared_keys[pos + i] = keys[i];
+  }
+  __syncthreads();
+  for (int i = tid; i < n; i += NTT) out[diag0 + i] = shared_keys[i];
+}
+
 // The merge rounds alone: each tile already holds k sorted lists of NT * VT / k keys (a
 // multiple of VT), loaded with coalesced loads; then ceil(log2 k) rounds merge them, either
 // as the multiway tile does (cta_merge_lists: every thread searches its pair among all pairs and
@@ -272,6 +360,8 @@ template <class K> static void report(const char* what, int k, int nt, int vt, s
   fflush(stdout);
 }
 
+static bool groups_only = false;  // k <= -2: the library, warp-load, lean and group tiles only
+
 template <int NT, int VT, class K> void kway(const KwayInput<K>& in, K* out, float copy_ms) {
   const int nv = NT * VT;
   int64_t* splits = in.splits(nv);
@@ -292,6 +382,13 @@ template <int NT, int VT, class K> void kway(const KwayInput<K>& in, K* out, flo
     ms = median_ms([&] { tile_lean<NT, VT, K><<<tiles, NT>>>(in.inputs, in.k, (int64_t)in.n, splits, out); });
     CK(cudaGetLastError());
     report<K>("tile_lean", in.k, NT, VT, in.n, ms, copy_ms, check());
+    ms = median_ms([&] { tile_groups<NT, VT, K><<<tiles, NT + 32>>>(in.inputs, in.k, (int64_t)in.n, splits, out); });
+    CK(cudaGetLastError());
+    report<K>("tile_groups", in.k, NT, VT, in.n, ms, copy_ms, check());
+  }
+  if (groups_only) {
+    cudaFree(splits);
+    return;
   }
   const int bytes = (int)sizeof(pipelined_shared<NT, VT, K>);
   CK(cudaFuncSetAttribute(tile_pipelined<NT, VT, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -389,6 +486,14 @@ int main(int argc, char** argv) {
   const size_t n = size_t(1) << (argc > 1 ? atoi(argv[1]) : 26);
   const int only_k = argc > 2 ? atoi(argv[2]) : 0;
   printf("what\tkey_bytes\tk\tnt\tvt\tms\tgbytes_s\tof_copy\tok\n");
+  if (only_k <= -2) {  // the tiles without the pipelined one, k = 2 .. 32, 256 threads
+    groups_only = true;
+    for (int k = 2; k <= 32; k *= 2) {
+      run_type<uint32_t, 11, 23>(n, k);
+      run_type<uint64_t, 7, 15>(n, k);
+    }
+    return 0;
+  }
   if (only_k < 0) {  // the merge rounds alone
     rounds<256, 23, uint32_t>(n, copy_ms_of(n * sizeof(uint32_t)));
     rounds<256, 15, uint64_t>(n, copy_ms_of(n * sizeof(uint64_t)));
