@@ -18,6 +18,12 @@ pub enum Error {
     },
     /// The crate was built without kernels (on docs.rs).
     KernelsNotBuilt,
+    /// The kernels hold no code this GPU can run: they were built for other architectures
+    /// (`MERGEPATH_CUDA_ARCHS`, else the build machine's GPU, else sm_90).
+    NoKernelsForDevice {
+        /// The device's compute capability, x10 (80 for sm_80).
+        compute_capability: u32,
+    },
     /// Two buffers that must have the same length do not.
     LengthMismatch {
         /// Which buffer.
@@ -106,6 +112,10 @@ impl fmt::Display for Error {
             Error::Driver(e) => write!(f, "CUDA driver error: {e:?}"),
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
             Error::KernelsNotBuilt => write!(f, "mergepath was built without CUDA kernels (docs.rs build)"),
+            Error::NoKernelsForDevice { compute_capability } => write!(
+                f,
+                "the kernels were built for other GPUs than this one (sm_{compute_capability}): rebuild with MERGEPATH_CUDA_ARCHS={compute_capability} (or a list such as 80,90)"
+            ),
             Error::LengthMismatch { what, expected, got } => {
                 write!(f, "{what} has length {got}, expected {expected}")
             }

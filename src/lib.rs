@@ -33,7 +33,8 @@
 //! and properties of every operation against the oracle, on a GPU or the host backend.
 //!
 //! The kernels are compiled at build time by `build.rs` (CUDA 13.0 compiler, installed into the
-//! target directory if none is found) for sm_80 and sm_90 plus PTX; see the README.
+//! target directory if none is found) for the build machine's GPU, or sm_90 where it has none,
+//! or the architectures `MERGEPATH_CUDA_ARCHS` names, plus PTX; see the README.
 #![warn(missing_docs)]
 
 pub mod cpu;

@@ -6,8 +6,9 @@
 //! - nvcc comes from `NVCC`, `CUDA_HOME`/`CUDA_PATH`, `PATH` or `/usr/local/cuda`; where there is
 //!   none, the pinned CUDA 13.0 compiler wheels are installed once from PyPI into a cache under
 //!   the target directory (`MERGEPATH_NO_TOOLKIT_DOWNLOAD=1` turns that off).
-//! - `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`) picks the SASS targets; PTX of the newest one is
-//!   always embedded so newer GPUs can JIT it.
+//! - The SASS targets are `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`), else the build machine's GPUs
+//!   (`nvidia-smi`), else sm_90; PTX of the newest one is always embedded so newer GPUs can JIT
+//!   it ([`cuda_archs`]).
 //! - Launch shapes come from tuning tables (`tuning.tsv` next to the headers, and users' own in
 //!   the same format), turned into CUDA `constexpr` functions and Rust constants that pick rows
 //!   by one rule, [`select_shape`].

@@ -15,7 +15,11 @@ pub const TOOLKIT_WHEELS: &[&str] = &[
 ];
 /// Where the wheels go, under the target directory.
 pub const TOOLKIT_CACHE: &str = "mergepath-cuda-13.0.88";
-const DEFAULT_ARCHS: &[u32] = &[80, 90];
+/// The architectures of a build that neither names them nor finds a GPU: the H100 and H200
+/// (PTX of the newest is embedded too, so newer GPUs JIT it).
+const DEFAULT_ARCHS: &[u32] = &[90];
+/// The oldest architecture the kernels support, and the newest the pinned compiler targets.
+const ARCH_RANGE: std::ops::RangeInclusive<u32> = 80..=121;
 
 /// `<target>` (or `<target>/<triple>`) from `<...>/<profile>/build/<pkg>-<hash>/out`.
 pub fn target_dir(out_dir: &Path) -> PathBuf {
@@ -87,9 +91,11 @@ pub fn build_script_nvcc(target_dir: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// SASS targets from `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`), sm_80 and sm_90 by default.
+/// The SASS targets: `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`); else the architectures of the GPUs
+/// `nvidia-smi` lists on the build machine (sm_80 to sm_121), so a build gets its own GPU's code
+/// and nothing more; else sm_90. PTX of the newest is embedded too.
 pub fn cuda_archs() -> Result<Vec<u32>, String> {
-    let Ok(spec) = env::var("MERGEPATH_CUDA_ARCHS") else { return Ok(DEFAULT_ARCHS.to_vec()) };
+    let Ok(spec) = env::var("MERGEPATH_CUDA_ARCHS") else { return Ok(detected_archs().clone().unwrap_or_else(|| DEFAULT_ARCHS.to_vec())) };
     let mut archs = Vec::new();
     for s in spec.split(|c: char| c == ',' || c == ';' || c.is_whitespace()).filter(|s| !s.is_empty()) {
         let s = s.trim_start_matches("sm_").trim_start_matches("compute_");
@@ -103,6 +109,33 @@ pub fn cuda_archs() -> Result<Vec<u32>, String> {
     Ok(archs)
 }
 
+/// The architectures of the build machine's GPUs that the kernels support, asked of
+/// `nvidia-smi` once per process (a derive expands once per key type); None without a GPU.
+fn detected_archs() -> &'static Option<Vec<u32>> {
+    static DETECTED: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    DETECTED.get_or_init(|| {
+        let out = run_capture(Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader"])).ok()?;
+        let archs = supported_archs(&out);
+        (!archs.is_empty()).then_some(archs)
+    })
+}
+
+/// The architectures in `nvidia-smi --query-gpu=compute_cap` output (`9.0` a line) that the
+/// kernels support, sorted, each once.
+fn supported_archs(compute_caps: &str) -> Vec<u32> {
+    let mut archs: Vec<u32> = compute_caps
+        .lines()
+        .filter_map(|l| {
+            let (major, minor) = l.trim().split_once('.')?;
+            Some(major.parse::<u32>().ok()? * 10 + minor.parse::<u32>().ok()?)
+        })
+        .filter(|a| ARCH_RANGE.contains(a))
+        .collect();
+    archs.sort_unstable();
+    archs.dedup();
+    archs
+}
+
 /// Runs a command; Ok(stdout) on success, Err(its output) otherwise.
 pub(crate) fn run_capture(cmd: &mut Command) -> Result<String, String> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
@@ -110,5 +143,18 @@ pub(crate) fn run_capture(cmd: &mut Command) -> Result<String, String> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!("{cmd:?} exited with {}\n{}{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::supported_archs;
+
+    #[test]
+    fn archs_of_the_gpus_nvidia_smi_lists() {
+        assert_eq!(supported_archs("9.0\n8.0\n9.0\n"), [80, 90]);
+        assert_eq!(supported_archs("12.0\n"), [120]);
+        // Older than the kernels support, newer than the compiler targets, or not a number.
+        assert_eq!(supported_archs("7.5\n13.0\nN/A\n\n"), Vec::<u32>::new());
     }
 }

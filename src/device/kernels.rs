@@ -97,6 +97,15 @@ pub(crate) struct Kernels {
     key_independent_only: bool,
 }
 
+/// [`Error::NoKernelsForDevice`] for `ctx`'s device (a driver error where its compute
+/// capability cannot be read).
+fn no_kernels_for(ctx: &Arc<CudaContext>) -> Error {
+    match ctx.compute_capability() {
+        Ok((major, minor)) => Error::NoKernelsForDevice { compute_capability: (major * 10 + minor) as u32 },
+        Err(e) => Error::Driver(e),
+    }
+}
+
 /// The entry points that do not read keys (prefixes): the ones a record's kernels may use.
 const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mergepath_record_"];
 
@@ -108,7 +117,10 @@ impl Kernels {
         if fatbin.is_empty() {
             return Err(Error::KernelsNotBuilt);
         }
-        let module = Module::load(ctx, fatbin)?;
+        let module = Module::load(ctx, fatbin).map_err(|e| match e {
+            Error::Driver(d) if d.0 == sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => no_kernels_for(ctx),
+            other => other,
+        })?;
         let arch = module.arch("mergepath_merge_keys")?;
         Ok(Kernels { module, arch, key_independent_only })
     }
