@@ -214,7 +214,7 @@ fn check_sort_indices<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
     let tile = tile_of::<K>(gpu);
     let mut rng = Rng(0x1d5);
     for n in lengths(tile, &mut rng, false) {
-        for dist in [SortDist::TwoDistinct, SortDist::AllEqual, SortDist::Uniform, SortDist::ReverseSorted] {
+        for dist in [SortDist::TwoDistinct, SortDist::AllEqual, SortDist::Uniform, SortDist::ReverseSorted, SortDist::Specials] {
             let keys = keys_of::<K, C>(n, dist, rng.next(), comp);
             let positions: Vec<u64> = (0..n as u64).collect();
             let (want_k, want_i) = cpu::sort_pairs(&keys, &positions, comp);
@@ -241,12 +241,14 @@ fn sort_indices_is_stable() {
     check_sort_indices::<i8, Less>(gpu, Less);
     check_sort_indices::<u64, Greater>(gpu, Greater);
     check_sort_indices::<f32, Less>(gpu, Less);
+    check_sort_indices::<f32, Greater>(gpu, Greater);
+    check_sort_indices::<i16, Greater>(gpu, Greater);
     check_sort_indices::<f64, Greater>(gpu, Greater);
 }
 
 /// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were),
-/// with 2-byte keys (two-way passes, per the tuning table) and 8-byte keys (four-way passes
-/// from about 2 M items).
+/// with 2- and 4-byte keys (sorted by packed positions: order bits and position in one u64)
+/// and 8-byte keys (the pairs passes, four-way from about 2 M items).
 fn check_sort_pairs<K: SortKey + mergepath::cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, rng: &mut Rng)
 where
     Less: Comparator<K>,
@@ -290,6 +292,7 @@ fn sort_pairs_in_place_and_copy() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(77);
     check_sort_pairs::<u16>(gpu, &mut rng);
+    check_sort_pairs::<i32>(gpu, &mut rng);
     check_sort_pairs::<u64>(gpu, &mut rng);
 }
 
