@@ -83,7 +83,8 @@ fn sort_by_positions(gpu: &Gpu, kernels: &Kernels, keys_in: u64, keys_out: u64, 
     // SAFETY: `PositionPackParams` is `mergepath_pack_positions`'s parameter struct; keys_in
     // holds n keys, `packed` n u64 (its temp region), and the grid-stride loop stays below n.
     unsafe { gpu.launch(&kernels.function("mergepath_pack_positions")?, cfg, &params) }?;
-    enqueue_sort(gpu, &gpu.kernels::<u64, Less>()?, None, packed, packed, None, n, 8)?;
+    let u64_kernels = gpu.kernels::<u64, Less>()?;
+    enqueue_sort(gpu, &u64_kernels, None, packed, packed, None, n, 8)?;
     let params = PositionUnpackParams { packed, count, keys_out, values, values_out: vals_out };
     // SAFETY: `PositionUnpackParams` is `mergepath_unpack_positions_{4,8,16}`'s parameter
     // struct; `packed` holds n u64 whose low 32 bits are positions below n (the packing wrote
