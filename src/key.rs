@@ -55,12 +55,6 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// gathers each key once.
     #[doc(hidden)]
     const SORT_BY_WORDS: Option<RecordOrder> = Self::RECORD;
-    /// `true` where the order is that of 32 bits of the key (`Less` and `Greater` on the
-    /// built-in keys of at most 4 bytes): device sorts of pairs and indices pack each key's
-    /// order bits with its position into a `u64`, sort those alone and gather the values once
-    /// (the `mergepath_pack_positions` and `mergepath_unpack_positions` kernels).
-    #[doc(hidden)]
-    const POSITION_PACKED: bool = false;
 }
 
 /// One element of a record's packed order: a scalar field or an array element of a built-in
@@ -183,7 +177,6 @@ macro_rules! builtin_keys {
                 const NAME: &'static str = "less";
                 const CUDA_FUNCTOR: &'static str = concat!("mergepath::less_t<", $cuda, ">");
                 const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _LESS>];
-                const POSITION_PACKED: bool = std::mem::size_of::<$t>() <= 4;
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     a.total_order(b) == Ordering::Less
@@ -193,7 +186,6 @@ macro_rules! builtin_keys {
                 const NAME: &'static str = "greater";
                 const CUDA_FUNCTOR: &'static str = concat!("mergepath::greater_t<", $cuda, ">");
                 const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _GREATER>];
-                const POSITION_PACKED: bool = std::mem::size_of::<$t>() <= 4;
                 #[inline]
                 fn is_less(&self, a: &$t, b: &$t) -> bool {
                     b.total_order(a) == Ordering::Less

@@ -247,8 +247,8 @@ fn sort_indices_is_stable() {
 }
 
 /// Pairs with 4-, 8- and 16-byte values, in place and as copies (inputs left as they were),
-/// with 2- and 4-byte keys (sorted by packed positions: order bits and position in one u64)
-/// and 8-byte keys (the pairs passes, four-way from about 2 M items).
+/// with 2- and 4-byte keys (two-way passes, per the tuning table, for 2-byte keys) and 8-byte
+/// keys (four-way passes from about 2 M items).
 fn check_sort_pairs<K: SortKey + mergepath::cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, rng: &mut Rng)
 where
     Less: Comparator<K>,

@@ -536,18 +536,6 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
-        name: "position_pack_params",
-        templates: &["K"],
-        doc: "mergepath_pack_positions (built-in keys of at most 4 bytes, Less or Greater): packed[i] = the order bits of keys[i] (complemented for Greater) << 32 | i, so the u64 order of packed is the stable order of the keys.",
-        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("packed", Ptr("uint64_t*"))],
-    },
-    Struct {
-        name: "position_unpack_params",
-        templates: &["K", "V"],
-        doc: "mergepath_unpack_positions_{4,8,16} (value word bytes): keys_out[i] = the key of packed[i]'s high 32 bits, values_out[i] = values[packed[i]'s low 32 bits] (values and values_out distinct).",
-        fields: &[("packed", Ptr("const uint64_t*")), ("count", I64), ("keys_out", Ptr(KEYS_OUT)), ("values", Ptr(VALS)), ("values_out", Ptr(VALS_OUT))],
-    },
-    Struct {
         name: "record_order_params",
         templates: &["P"],
         doc: "mergepath_record_order_{4,8} (position bytes): order[i] = word `word` of the packed order (num_fields elements, each a word of offset, kind, shift, direction and packed word: the RECORD_ constants) of record i, positions[i] = i written (gather 0), or of record positions[i] (gather 1: a later word's pass, the positions sorted by the earlier); nothing where `runs` (the tied runs' offsets from mergepath_record_segments, or null) say no items tie (runs[0] = count).",

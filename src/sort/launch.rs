@@ -4,12 +4,11 @@ use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, Merg
 use crate::error::{Error, Result};
 use crate::device::kernels::Kernels;
 use crate::device::contract::{
-    BlocksortKeysParams, BlocksortPairsParams, PositionPackParams, PositionUnpackParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
+    BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
 };
 use crate::device::launch::grid_ctas;
 use super::records::sort_records;
 use crate::device::temp::TempLayout;
-use crate::gather::copy_device;
 use crate::device::Gpu;
 use crate::key::{Comparator, Greater, Key, Less};
 use crate::partition::partition_launch_config;
@@ -44,10 +43,6 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);
     }
     let kernels = gpu.kernels::<K, C>()?;
-    // Positions 0 .. n fill the low 32 bits of the packed u64s.
-    if let (true, Some(values), true) = (C::POSITION_PACKED, values, u32::try_from(n - 1).is_ok()) {
-        return sort_by_positions(gpu, &kernels, keys_in, keys_out, values, n);
-    }
     if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out) % 8 == 0) {
         // The order is a packed u64's (and both buffers are aligned for u64: the output holds
         // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
@@ -56,42 +51,6 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return enqueue_sort(gpu, &u64_kernels, Some(&kernels), keys_in, keys_out, None, n, 8);
     }
     enqueue_sort(gpu, &kernels, None, keys_in, keys_out, values, n, std::mem::size_of::<K>())
-}
-
-/// Enqueues a sort of `n <= 2^32` pairs whose keys' order is 32 bits of the key
-/// ([`Comparator::POSITION_PACKED`]): (order bits, position) packed into u64s and sorted as keys
-/// alone (positions break ties: the stable order), then the keys unpacked into `keys_out` and
-/// the values (input, output, word) gathered by position, so each value moves once.
-fn sort_by_positions(gpu: &Gpu, kernels: &Kernels, keys_in: u64, keys_out: u64, (vals_in, vals_out, word): (u64, u64, usize), n: usize) -> Result<()> {
-    // Temp: the packed keys, and the values a sort in place overwrites before it has gathered
-    // from them.
-    let mut layout = TempLayout::default();
-    let packed_at = layout.region(n * 8);
-    let aside_at = layout.region(if vals_in == vals_out { n * word } else { 0 });
-    let mut temp = gpu.temp(layout.bytes())?;
-    let (base, _guard) = temp.device_ptr_mut();
-    let packed = base + packed_at as u64;
-    let values = if vals_in == vals_out {
-        copy_device(gpu, base + aside_at as u64, vals_in, n * word)?;
-        base + aside_at as u64
-    } else {
-        vals_in
-    };
-    let count = n as i64;
-    let cfg = LaunchConfig { grid_dim: (n.div_ceil(256).min(1 << 16) as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = PositionPackParams { keys: keys_in, count, packed };
-    // SAFETY: `PositionPackParams` is `mergepath_pack_positions`'s parameter struct; keys_in
-    // holds n keys, `packed` n u64 (its temp region), and the grid-stride loop stays below n.
-    unsafe { gpu.launch(&kernels.function("mergepath_pack_positions")?, cfg, &params) }?;
-    let u64_kernels = gpu.kernels::<u64, Less>()?;
-    enqueue_sort(gpu, &u64_kernels, None, packed, packed, None, n, 8)?;
-    let params = PositionUnpackParams { packed, count, keys_out, values, values_out: vals_out };
-    // SAFETY: `PositionUnpackParams` is `mergepath_unpack_positions_{4,8,16}`'s parameter
-    // struct; `packed` holds n u64 whose low 32 bits are positions below n (the packing wrote
-    // 0..n and the sort permuted them; n <= 2^32), keys_out holds n keys, `values` (the input,
-    // or its copy for a sort in place) and vals_out n words of `word` bytes, distinct buffers,
-    // and the grid-stride loop stays below n.
-    unsafe { gpu.launch(&kernels.for_values("mergepath_unpack_positions", word)?, cfg, &params) }
 }
 
 /// `launch_sort` with the module's kernels (`key_bytes` per key) for a sort of `n >= 1` keys;

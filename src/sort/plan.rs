@@ -136,9 +136,6 @@ pub fn mergesort4_tile_count(n: usize, run: usize, tile: usize) -> usize {
 /// An upper bound of the temporary device memory a sort of `n` items (keys of `key_bytes`,
 /// values of `value_bytes`) takes from the temp pool: the ping-pong buffer (each lane a region
 /// of the temp layout) and the partitions, at most 48 bytes per tile of at least 512 items.
-/// Pairs with keys of at most 4 bytes may sort by packed positions: the packed u64s, the
-/// values set aside and the u64 sort's ping-pong buffer.
 pub(crate) fn sort_temp_bytes(n: usize, key_bytes: usize, value_bytes: usize) -> usize {
-    let keys = if value_bytes > 0 && key_bytes <= 4 { 2 * temp_aligned(n * 8) } else { temp_aligned(n * key_bytes) };
-    keys + temp_aligned(n * value_bytes) + 48 * (n / 512 + 2)
+    temp_aligned(n * key_bytes) + temp_aligned(n * value_bytes) + 48 * (n / 512 + 2)
 }
