@@ -152,3 +152,14 @@ impl From<DriverError> for Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn no_kernels_for_device_names_the_setting() {
+        let message = Error::NoKernelsForDevice { compute_capability: 80 }.to_string();
+        assert!(message.contains("sm_80") && message.contains("MERGEPATH_CUDA_ARCHS=80"), "{message}");
+    }
+}
