@@ -118,6 +118,33 @@ __global__ void __launch_bounds__(NT) tile_pipelined(const K* const* inputs, con
   }
 }
 
+// The first warp of a lean or group tile: the tile's slices found from its split row (k <= 32
+// ways) by one shuffle scan of their lengths: start[t], the tile position of slice t's first
+// item (start[ways] = n), and src[t], so that the slice's item at tile position i is src[t][i].
+__device__ __forceinline__ int warp_inclusive_sum(int x) {
+  const int lane = (int)(threadIdx.x % 32);
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x += y;
+  }
+  return x;
+}
+template <class K>
+__device__ __forceinline__ void warp_slice_starts(const K* const* inputs, int ways, const int64_t* splits, int n,
+                                                  int* start, const K** src) {
+  const int lane = (int)threadIdx.x;
+  const int64_t* row = splits + blockIdx.x * (int64_t)ways;
+  const int64_t lo = lane < ways ? row[lane] : 0, hi = lane < ways ? row[ways + lane] : 0;
+  const int len = (int)(hi - lo);
+  const int incl = warp_inclusive_sum(len);
+  if (lane < ways) {
+    start[lane] = incl - len;
+    src[lane] = inputs[lane] + lo - (incl - len);
+  }
+  if (lane == 0) start[ways] = n;
+}
+
 // A lean tile: the k slices' starts by one warp's scan (no CTA-wide scan over MULTIWAY_MAX_WAYS
 // slots), every thread's VT loads in flight together (each item's slice by a binary search over
 // the k starts in shared memory), then the same rounds and store. K <= 32 ways.
@@ -130,22 +157,7 @@ __global__ void __launch_bounds__(NT) tile_lean(const K* const* inputs, int ways
   const int tid = (int)threadIdx.x;
   const int64_t diag0 = (int64_t)blockIdx.x * NV;
   const int n = total - diag0 < NV ? (int)(total - diag0) : NV;
-  if (tid < 32) {
-    const int64_t* row = splits + blockIdx.x * (int64_t)ways;
-    const int64_t lo = tid < ways ? row[tid] : 0, hi = tid < ways ? row[ways + tid] : 0;
-    const int len = (int)(hi - lo);
-    int incl = len;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const int x = __shfl_up_sync(0xffffffffu, incl, d);
-      if (tid >= d) incl += x;
-    }
-    if (tid < ways) {
-      start[tid] = incl - len;
-      src[tid] = inputs[tid] + lo - (incl - len);
-    }
-    if (tid == 0) start[ways] = n;
-  }
+  if (tid < 32) warp_slice_starts(inputs, ways, splits, n, start, src);
   __syncthreads();
   K x[VT];
 #pragma unroll
@@ -186,22 +198,7 @@ __global__ void __launch_bounds__(NT + 32) tile_groups(const K* const* inputs, i
   const int tid = (int)threadIdx.x;
   const int64_t diag0 = (int64_t)blockIdx.x * NV;
   const int n = total - diag0 < NV ? (int)(total - diag0) : NV;
-  if (tid < 32) {
-    const int64_t* row = splits + blockIdx.x * (int64_t)ways;
-    const int64_t lo = tid < ways ? row[tid] : 0, hi = tid < ways ? row[ways + tid] : 0;
-    const int len = (int)(hi - lo);
-    int incl = len;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const int x = __shfl_up_sync(0xffffffffu, incl, d);
-      if (tid >= d) incl += x;
-    }
-    if (tid < ways) {
-      start[tid] = incl - len;
-      src[tid] = inputs[tid] + lo - (incl - len);
-    }
-    if (tid == 0) start[ways] = n;
-  }
+  if (tid < 32) warp_slice_starts(inputs, ways, splits, n, start, src);
   __syncthreads();
   if (tid < NT) {
     K x[VT];
@@ -223,12 +220,7 @@ __global__ void __launch_bounds__(NT + 32) tile_groups(const K* const* inputs, i
     __syncthreads();
     if (tid < 32) {
       const int c = tid < pairs ? (bound(2 * tid + 2) - bound(2 * tid) + VT - 1) / VT : 0;
-      int incl = c;
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const int x = __shfl_up_sync(0xffffffffu, incl, d);
-        if (tid >= d) incl += x;
-      }
+      const int incl = warp_inclusive_sum(c);
       if (tid < pairs) group[tid + 1] = incl;
       if (tid == 0) group[0] = 0;
     }
