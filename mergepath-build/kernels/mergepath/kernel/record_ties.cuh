@@ -46,8 +46,7 @@ __device__ __forceinline__ void record_segments_body(const record_segments_param
   const int64_t begin = (int64_t)blockIdx.x * p.chunk;
   const int64_t end = p.count - begin < p.chunk ? p.count : begin + p.chunk;
   // The empty segments at the end: offsets[heads_total .. count] = count, this chunk's share
-  // of them (the last chunk also writes offsets[count]).
-  // Without ties, all of them.
+  // of them (the last chunk also writes offsets[count]); without ties, every offset.
   const int64_t tail_end = blockIdx.x == gridDim.x - 1 ? p.count + 1 : end;
   const int64_t tail_begin = heads_total == p.count ? begin : (begin > heads_total ? begin : heads_total);
   for (int64_t j = tail_begin + threadIdx.x; j < tail_end; j += NT) p.offsets[j] = (uint64_t)p.count;
