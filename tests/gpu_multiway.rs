@@ -1,5 +1,5 @@
-//! GPU multiway merge against the CPU oracle: k = 1, 2, 3, 64, 1,000 and 1,500 (merged in groups)
-//! inputs with empty ones and equal keys across inputs (stability by input order through
+//! GPU multiway merge against the CPU oracle: k = 1 … 2,000 inputs (one to six four-way passes,
+//! counts on either side of a power of four) with empty ones and equal keys across inputs (stability by input order through
 //! positions as values), several key types and a derived key, runs in extreme patterns,
 //! 4/8/16-byte values, the partitions against their CPU mirror, unsorted inputs keeping their
 //! items, API validation.
@@ -70,7 +70,7 @@ fn check_merge<K: mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, inpu
 
 fn check_ways<K: TestKey + mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, distinct: u64, seed: u64) {
     let mut rng = Rng(seed);
-    for (k, total) in [(1, 100_000), (2, 5_000), (3, 1 << 20), (3, 17), (64, (1 << 20) + 7), (1000, 1 << 20), (1000, 900), (1500, 300_000)] {
+    for (k, total) in [(1, 100_000), (2, 5_000), (3, 1 << 20), (3, 17), (4, 8193), (5, 100_003), (16, 1 << 16), (17, 65_537), (64, (1 << 20) + 7), (257, 1 << 20), (1000, 1 << 20), (1000, 900), (1500, 300_000), (2000, 1 << 20)] {
         let inputs = inputs_of(k, total, &mut rng, comp, |r| K::from_bits(r.below(distinct)));
         check_merge(gpu, &inputs, comp, &format!("{} {} k={k} n={total}", std::any::type_name::<K>(), C::NAME));
     }
@@ -179,7 +179,7 @@ fn pairs_multiset(keys: &[u32], values: &[u32]) -> Vec<(u32, u32)> {
 /// Unsorted inputs give an unspecified order of the same keys, each value with its key: never
 /// an item lost or doubled, nor an access out of bounds (run under compute-sanitizer on the GPU
 /// machine): three small inputs, sorted inputs but one with two items swapped (one tile sees
-/// it), random ones of 2, 50 and 1,100 inputs (merged in groups); a sorted merge afterwards is
+/// it), random ones of 2, 50 and 1,100 inputs (one, three and six passes); a sorted merge afterwards is
 /// exact (the guard is reset).
 #[test]
 fn unsorted_inputs_keep_their_items() {
@@ -213,6 +213,18 @@ fn unsorted_inputs_keep_their_items() {
     }
     let inputs = inputs_of(10, 10_000, &mut rng, Less, |r| r.next() as u32);
     check_merge(gpu, &inputs, Less, "a correct merge after");
+}
+
+/// Merges small enough for compute-sanitizer: one to four passes, keys and pairs, some runs
+/// shorter than a tile and some across tile edges.
+#[test]
+fn multiway_merges_at_small_sizes() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(11);
+    for (k, total) in [(2, 3000), (5, 20_000), (17, 40_000), (70, 9000)] {
+        let inputs = inputs_of(k, total, &mut rng, Less, |r| r.below(5000) as u32);
+        check_merge(gpu, &inputs, Less, &format!("k={k} n={total}"));
+    }
 }
 
 #[test]

@@ -95,7 +95,8 @@ pub enum Field {
     I32,
     /// A device pointer (`u64` on the host) of the C type given (`const K*`, `mergepath::split4*`).
     Ptr(&'static str),
-    /// `N` of the C type given, which must be `int64_t` or `unsigned int` (device structs only).
+    /// `N` of the C type given, which must be `int64_t`, `unsigned long long` or `unsigned int`
+    /// (device structs only).
     Array(&'static str, usize),
     /// `unsigned long long` / `u64`.
     U64,
@@ -107,7 +108,7 @@ impl Field {
             Field::I64 | Field::U64 | Field::Ptr(_) => (8, 8),
             Field::I32 => (4, 4),
             Field::Array(c, n) => {
-                let s = if c == "int64_t" { 8 } else { 4 };
+                let s = if c == "unsigned int" { 4 } else { 8 };
                 (s * n, s)
             }
         }
@@ -118,7 +119,14 @@ impl Field {
             Field::I64 => "i64".into(),
             Field::I32 => "i32".into(),
             Field::U64 | Field::Ptr(_) => "u64".into(),
-            Field::Array(c, n) => format!("[{}; {n}]", if c == "int64_t" { "i64" } else { "u32" }),
+            Field::Array(c, n) => format!(
+                "[{}; {n}]",
+                match c {
+                    "int64_t" => "i64",
+                    "unsigned long long" => "u64",
+                    _ => "u32",
+                }
+            ),
         }
     }
 }
@@ -175,6 +183,19 @@ pub const DEVICE_STRUCTS: &[Struct] = &[
         templates: &[],
         doc: "Items of each of a four-way frame's four runs that go out before a boundary or a tile (frame-local).",
         fields: &[("at", Field::Array("int64_t", 4))],
+    },
+    Struct {
+        name: "sort4_frame",
+        templates: &[],
+        doc: "A frame of a four-way pass over runs the host lists (the multiway merge's passes): its four runs' keys and values (device addresses; 0 for none) and item counts, where its output starts, and its first coarse boundary and first output tile among the pass's.",
+        fields: &[
+            ("keys", Field::Array("unsigned long long", 4)),
+            ("values", Field::Array("unsigned long long", 4)),
+            ("count", Field::Array("int64_t", 4)),
+            ("out_begin", I64),
+            ("first_boundary", I64),
+            ("first_tile", I64),
+        ],
     },
     Struct {
         name: "merge_guard",
@@ -291,13 +312,22 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort_merge_keys_params",
         templates: &["K", "P"],
-        doc: "A merge pass: mergepath_sort_merge_keys and mergepath_sort_merge_unpack (two-way, P = int64_t; partitions null: searched in the kernel), mergepath_sort4_merge_keys and mergepath_sort4_merge_unpack (four-way, P = split4); the unpack passes read packed u64.",
-        fields: &[("input", Ptr(KEYS)), ("count", I64), ("run", I64), ("partitions", Ptr("const P*")), ("out", Ptr(KEYS_OUT))],
+        doc: "A merge pass: mergepath_sort_merge_keys and mergepath_sort_merge_unpack (two-way, P = int64_t; partitions null: searched in the kernel), mergepath_sort4_merge_keys and mergepath_sort4_merge_unpack (four-way, P = split4); the unpack passes read packed u64. Four-way passes: with `frames` (null in a sort: runs of `run` items of `input`), the pass's `num_frames` frames instead; mergepath_multiway4_merge_keys (the multiway merge's passes) reports to `guard` tiles that cannot put out their share's items (cta/guard.cuh; the sort's kernels take no guard: null).",
+        fields: &[
+            ("input", Ptr(KEYS)),
+            ("count", I64),
+            ("run", I64),
+            ("partitions", Ptr("const P*")),
+            ("out", Ptr(KEYS_OUT)),
+            ("frames", Ptr("const mergepath::sort4_frame*")),
+            ("num_frames", I64),
+            ("guard", Ptr(GUARD)),
+        ],
     },
     Struct {
         name: "sort_merge_pairs_params",
         templates: &["K", "V", "P"],
-        doc: "mergepath_sort_merge_pairs_{4,8,16} (P = int64_t) and mergepath_sort4_merge_pairs_{4,8,16} (P = split4).",
+        doc: "mergepath_sort_merge_pairs_{4,8,16} (P = int64_t), mergepath_sort4_merge_pairs_{4,8,16} and mergepath_multiway4_merge_pairs_{4,8,16} (P = split4), as sort_merge_keys_params.",
         fields: &[
             ("input", Ptr(KEYS)),
             ("input_vals", Ptr(VALS)),
@@ -306,13 +336,25 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("partitions", Ptr("const P*")),
             ("out", Ptr(KEYS_OUT)),
             ("out_vals", Ptr(VALS_OUT)),
+            ("frames", Ptr("const mergepath::sort4_frame*")),
+            ("num_frames", I64),
+            ("guard", Ptr(GUARD)),
         ],
     },
     Struct {
         name: "sort4_boundaries_params",
         templates: &["K"],
-        doc: "mergepath_sort4_boundaries: a four-way pass's coarse boundaries.",
-        fields: &[("keys", Ptr(KEYS)), ("count", I64), ("spacing", I64), ("run", I64), ("num_boundaries", I64), ("splits", Ptr("mergepath::split4*"))],
+        doc: "mergepath_sort4_boundaries: a four-way pass's coarse boundaries (frames as in sort_merge_keys_params).",
+        fields: &[
+            ("keys", Ptr(KEYS)),
+            ("count", I64),
+            ("spacing", I64),
+            ("run", I64),
+            ("num_boundaries", I64),
+            ("splits", Ptr("mergepath::split4*")),
+            ("frames", Ptr("const mergepath::sort4_frame*")),
+            ("num_frames", I64),
+        ],
     },
     Struct {
         name: "sort4_tile_splits_params",
@@ -326,6 +368,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("coarse", Ptr("const mergepath::split4*")),
             ("num_tiles", I64),
             ("splits", Ptr("mergepath::split4*")),
+            ("frames", Ptr("const mergepath::sort4_frame*")),
+            ("num_frames", I64),
         ],
     },
     Struct {
@@ -874,20 +918,21 @@ pub fn contract_rust() -> String {
         writeln!(s, "\n/// `mergepath::{}`: {}", st.name, st.doc).unwrap();
         s.push_str("#[repr(C)]\n#[derive(Clone, Copy)]\n");
         if !params {
-            s.push_str("#[allow(dead_code)] // only its size is used: the device writes and reads it\n");
+            s.push_str("#[allow(dead_code)] // most are only sized on the host: the device writes and reads them\n");
         }
         writeln!(s, "pub(crate) struct {name} {{").unwrap();
         for (field, f) in st.fields {
             writeln!(s, "    pub(crate) {field}: {},", f.rust()).unwrap();
         }
         s.push_str("}\n");
+        writeln!(
+            s,
+            "// SAFETY: #[repr(C)] of integers, laid out as the kernels' `mergepath::{}` (asserted on both sides), so its bytes are what the device reads.\nunsafe impl cudarc::driver::DeviceRepr for {name} {{}}",
+            st.name
+        )
+        .unwrap();
         if params {
-            writeln!(
-                s,
-                "// SAFETY: #[repr(C)] of integers, laid out as the kernels' `mergepath::{}` (asserted on both sides), so its bytes are the kernel argument.\nunsafe impl cudarc::driver::DeviceRepr for {name} {{}}\nimpl KernelParams for {name} {{}}",
-                st.name
-            )
-            .unwrap();
+            writeln!(s, "impl KernelParams for {name} {{}}").unwrap();
         }
         writeln!(s, "const _: () = assert!(core::mem::size_of::<{name}>() == {} && core::mem::align_of::<{name}>() == {});", layout.size, layout.align).unwrap();
         for ((field, _), at) in st.fields.iter().zip(&layout.offsets) {

@@ -1,9 +1,12 @@
-//! Multiway merge: k sorted inputs merged stably into one output in one pass, partitioned by
-//! multiway Merge Path ([`crate::partition::multiway_partitions`]): the exact split of every
-//! input at each output tile's first rank, then one CTA per tile merging the tile's slices of
-//! all inputs. For merging many sorted runs at once (compaction, external sorts, the last
-//! passes of a sort) instead of a tree of two-way merges that reads and writes everything
-//! log2(k) times.
+//! Multiway merge: k sorted inputs merged stably into one output. The merge runs in
+//! ceil(log4 k) four-way passes ([`plan`]: each merges groups of four consecutive runs, the
+//! first reading the inputs where they are), on the mergesort's four-way kernels over a table
+//! of frames ([`passes`]): each pass reads and writes everything once at about the sort pass's
+//! speed. Where the temporary buffer the passes take does not fit, one pass of the multiway
+//! kernels ([`launch`]: multiway Merge Path, [`crate::partition::multiway_partitions`], splits
+//! every input at each output tile's first rank; slower, but with temporary memory for the
+//! splits only). For merging many sorted runs at once (compaction, external sorts, the last
+//! passes of a sort) instead of a tree of two-way merges.
 //!
 //! ```no_run
 //! use mergepath::{Gpu, Less};
@@ -18,8 +21,11 @@
 //! ```
 
 mod launch;
+mod passes;
+mod plan;
 
 use crate::device::buffers::CheckedBuffer;
+use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
@@ -29,8 +35,10 @@ pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
 /// Merges `inputs` (each sorted by `comp`; any number, empty ones allowed) into
 /// `out[..total]`, stably: of equal keys, those of a lower input first, each input's in its
 /// own order. `out` must hold the total ([`Error::OutputTooSmall`]) and overlap no input
-/// ([`Error::Overlap`]); the rest of it is left alone. More than 1,024 inputs are merged in
-/// groups of 1,024 first (through temporary device memory), then the groups' results. Unsorted
+/// ([`Error::Overlap`]); the rest of it is left alone. Runs in ceil(log4 k) passes over the
+/// data; more than four non-empty inputs take temporary device memory of the output's size
+/// (keys, and values for [`merge_multiway_pairs`]), and where that does not fit, the merge runs
+/// in one pass of slower kernels whose temporary memory is a split per input and tile. Unsorted
 /// inputs give an unspecified order of the same keys (each value with its key, for
 /// [`merge_multiway_pairs`]), never an item lost or doubled nor an access out of bounds: every
 /// tile checks that its splits are exact and its slices sorted, and where one is not, the output
@@ -45,7 +53,7 @@ pub fn merge_multiway_keys<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    launch_multiway::<K>(gpu, &kernels, &keys, None, out.ptr, None)
+    launch_merge::<K>(gpu, &kernels, &keys, None, out.ptr, None)
 }
 
 /// [`merge_multiway_keys`] of key/value pairs: `values[t]` (the length of `keys[t]`,
@@ -81,7 +89,17 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
         return Ok(());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    launch_multiway::<K>(gpu, &kernels, &k, Some((&v, word)), ok.ptr, Some(ov.ptr))
+    launch_merge::<K>(gpu, &kernels, &k, Some((&v, word)), ok.ptr, Some(ov.ptr))
+}
+
+/// The merge in four-way passes ([`passes`]), or, where their temporary buffer does not fit on
+/// the device, in single passes of the multiway kernels ([`launch`]), which take temporary
+/// memory only for their splits.
+fn launch_merge<K: Key>(gpu: &Gpu, kernels: &Kernels, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+    match passes::launch_passes::<K>(gpu, kernels, keys, values, out, out_values) {
+        Err(Error::OutOfMemory { .. }) => launch_multiway::<K>(gpu, kernels, keys, values, out, out_values),
+        other => other,
+    }
 }
 
 /// Each of `inputs` validated (context, alignment).

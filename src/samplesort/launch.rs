@@ -18,10 +18,6 @@ use crate::sort::launch_sort;
 use crate::tuning::{blocksort_shape, samplesort_shape};
 use cudarc::driver::LaunchConfig;
 
-// SAFETY: `SamplesortSegment` is the contract's `#[repr(C)]` struct of four i64 (no padding, any
-// bits valid), the layout the device's `samplesort_segment` has (asserted on both sides).
-unsafe impl cudarc::driver::DeviceRepr for SamplesortSegment {}
-
 /// A buffer pair a pass reads or writes: keys and, for pairs, values.
 #[derive(Clone, Copy)]
 struct Buffers {

@@ -169,13 +169,13 @@ fn enqueue_sort(
             let bounds = mergesort4_boundary_count(n, pass.run, tile);
             let tiles4 = mergesort4_tile_count(n, pass.run, tile);
             let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
-            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr };
+            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr, frames: 0, num_frames: 0 };
             let func = kernels.function("mergepath_sort4_boundaries")?;
             // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
             // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
             // threads, and run is a multiple of the spacing `tile`.
             unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
-            let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr };
+            let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr, frames: 0, num_frames: 0 };
             let func = kernels.function("mergepath_sort4_tile_splits")?;
             // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
             // the coarse boundaries were written just above for the same (n, tile, run), the
@@ -185,7 +185,7 @@ fn enqueue_sort(
         };
         match values {
             None => {
-                let params = SortMergeKeysParams { input: src_k, count, run, partitions: parts_arg, out: dst_k };
+                let params = SortMergeKeysParams { input: src_k, count, run, partitions: parts_arg, out: dst_k, frames: 0, num_frames: 0, guard: 0 };
                 let func = match packed {
                     Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
                     _ => kernels.function(&format!("{merge_name}_keys"))?,
@@ -206,6 +206,9 @@ fn enqueue_sort(
                     partitions: parts_arg,
                     out: dst_k,
                     out_vals: dst_v.unwrap(),
+                    frames: 0,
+                    num_frames: 0,
+                    guard: 0,
                 };
                 let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
                 // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`)

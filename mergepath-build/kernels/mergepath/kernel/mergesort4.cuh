@@ -8,36 +8,93 @@
 
 namespace mergepath {
 
-// Frame `frame` of a four-way pass: four runs of `run` items from `begin` (the last frame's
-// runs may be short or empty).
+// A frame of a four-way pass: its four runs (keys, and values where the pass moves them; the
+// last frame's runs may be short or empty), where its output starts, and its first coarse
+// boundary and first output tile among the pass's.
+template <class K, class V>
 struct mergesort4_frame {
-  int64_t begin;
+  const K* keys[4];
+  const V* values[4];
   int64_t count[4];
-  __device__ __forceinline__ int64_t run_begin(int r) const {
-    int64_t b = begin;
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-      if (i < r) b += count[i];
-    return b;
-  }
+  int64_t out_begin, first_boundary, first_tile;
+  __device__ __forceinline__ int64_t total() const { return count[0] + count[1] + count[2] + count[3]; }
 };
 
-__device__ __forceinline__ mergesort4_frame find_mergesort4_frame(int64_t count, int64_t run, int64_t frame) {
-  mergesort4_frame f;
-  f.begin = frame * 4 * run;
-  int64_t rest = count - f.begin;
+// Where a four-way pass's frames come from: a sort's runs of `run` items one after another in
+// `keys` (and `values`), four to a frame (table null), or the host's table of `num_frames`
+// frames over runs of any lengths anywhere (the multiway merge's passes).
+template <class K, class V>
+struct mergesort4_frames {
+  const K* keys;
+  const V* values;
+  int64_t count, run;
+  const sort4_frame* table;
+  int64_t num_frames;
+
+  // Sort frame `frame`, with boundaries `spacing` apart and tiles of 2 * spacing.
+  __device__ __forceinline__ mergesort4_frame<K, V> uniform(int64_t frame, int64_t spacing) const {
+    mergesort4_frame<K, V> f;
+    int64_t begin = frame * 4 * run, rest = count - begin;
+    f.out_begin = begin;
+    f.first_boundary = frame * (4 * run / spacing);
+    f.first_tile = frame * (2 * run / spacing);
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    f.count[r] = rest < run ? rest : run;
-    rest -= f.count[r];
+    for (int r = 0; r < 4; ++r) {
+      f.count[r] = rest < run ? rest : run;
+      f.keys[r] = keys + begin;
+      f.values[r] = values ? values + begin : nullptr;
+      begin += f.count[r];
+      rest -= f.count[r];
+    }
+    return f;
   }
-  return f;
-}
+
+  __device__ __forceinline__ mergesort4_frame<K, V> row(int64_t i) const {
+    const sort4_frame& t = table[i];
+    mergesort4_frame<K, V> f;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      f.keys[r] = reinterpret_cast<const K*>(t.keys[r]);
+      f.values[r] = reinterpret_cast<const V*>(t.values[r]);
+      f.count[r] = t.count[r];
+    }
+    f.out_begin = t.out_begin;
+    f.first_boundary = t.first_boundary;
+    f.first_tile = t.first_tile;
+    return f;
+  }
+
+  // The last table row whose `first` (first_boundary or first_tile) is at most g: the frame
+  // holding g (frames before it with as many are empty).
+  template <class First>
+  __device__ __forceinline__ int64_t row_of(int64_t g, First first) const {
+    int64_t lo = 0, hi = num_frames;  // first(lo) <= g < first(hi), first(num_frames) = infinity
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (first(table[mid]) <= g) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  // The frame of coarse boundary g.
+  __device__ __forceinline__ mergesort4_frame<K, V> of_boundary(int64_t g, int64_t spacing) const {
+    if (!table) return uniform(g / (4 * run / spacing), spacing);
+    return row(row_of(g, [](const sort4_frame& t) { return t.first_boundary; }));
+  }
+
+  // The frame of output tile g (tiles of 2 * spacing items).
+  __device__ __forceinline__ mergesort4_frame<K, V> of_tile(int64_t g, int64_t spacing) const {
+    if (!table) return uniform(g / (2 * run / spacing), spacing);
+    return row(row_of(g, [](const sort4_frame& t) { return t.first_tile; }));
+  }
+};
 
 __device__ __forceinline__ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Coarse boundaries of a frame: one every `spacing` items of A + B and of C + D.
-__device__ __forceinline__ int64_t mergesort4_frame_boundaries(const mergesort4_frame& f, int64_t spacing) {
+template <class F>
+__device__ __forceinline__ int64_t mergesort4_frame_boundaries(const F& f, int64_t spacing) {
   return ceil_div(f.count[0] + f.count[1], spacing) + ceil_div(f.count[2] + f.count[3], spacing);
 }
 
@@ -87,46 +144,43 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
 // in which mergesort4_tile_splits_body finds the tiles' exact splits. Three binary searches
 // per boundary, none nested.
 template <class K, class Comp>
-__device__ __forceinline__ void mergesort4_boundaries_body(const K* keys, int64_t count, int64_t spacing,
-                                                           int64_t run, int64_t num_boundaries, split4* splits,
-                                                           Comp comp) {
+__device__ __forceinline__ void mergesort4_boundaries_body(const mergesort4_frames<K, K>& frames, int64_t spacing,
+                                                           int64_t num_boundaries, split4* splits, Comp comp) {
   const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= num_boundaries) return;
-  const int64_t per_frame = 4 * run / spacing;
-  const int64_t frame = g / per_frame, j = g % per_frame;
-  const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
-  const K* a = keys + f.begin;
-  const K* b = a + f.count[0];
-  const K* c = b + f.count[1];
-  const K* d = c + f.count[2];
+  const mergesort4_frame<K, K> f = frames.of_boundary(g, spacing);
+  const int64_t j = g - f.first_boundary;
+  const K* const* run = f.keys;
   const int64_t ab_boundaries = ceil_div(f.count[0] + f.count[1], spacing);
   int64_t split[4], slot;
   if (j < ab_boundaries) {
-    slot = pair_boundary<true>(a, f.count[0], b, f.count[1], c, f.count[2], d, f.count[3], j, spacing, split, comp);
+    slot = pair_boundary<true>(run[0], f.count[0], run[1], f.count[1], run[2], f.count[2], run[3], f.count[3], j,
+                               spacing, split, comp);
   } else {
     int64_t s[4];
-    slot = pair_boundary<false>(c, f.count[2], d, f.count[3], a, f.count[0], b, f.count[1], j - ab_boundaries,
-                                spacing, s, comp);
+    slot = pair_boundary<false>(run[2], f.count[2], run[3], f.count[3], run[0], f.count[0], run[1], f.count[1],
+                                j - ab_boundaries, spacing, s, comp);
     split[0] = s[2];
     split[1] = s[3];
     split[2] = s[0];
     split[3] = s[1];
   }
-  // Distinct slots for a strict weak order; a comparator that is not one can push a boundary
-  // past the frame's last slot (and leave others unwritten: mergesort4_tile_splits_body clamps
-  // what it reads).
+  // Distinct slots for a strict weak order; a comparator that is not one (or unsorted runs)
+  // can push a boundary past the frame's last slot (and leave others unwritten:
+  // mergesort4_tile_splits_body clamps what it reads).
   const int64_t frame_boundaries = mergesort4_frame_boundaries(f, spacing);
   if (slot >= frame_boundaries) slot = frame_boundaries - 1;
   split4 out;
 #pragma unroll
   for (int r = 0; r < 4; ++r) out.at[r] = split[r];
-  splits[frame * per_frame + slot] = out;
+  splits[f.first_boundary + slot] = out;
 }
 
 // Tiles of a frame in a four-way pass: one per `tile` items of its output (the last may be
 // short).
-__device__ __forceinline__ int64_t mergesort4_tiles(const mergesort4_frame& f, int64_t tile) {
-  return ceil_div(f.count[0] + f.count[1] + f.count[2] + f.count[3], tile);
+template <class F>
+__device__ __forceinline__ int64_t mergesort4_tiles(const F& f, int64_t tile) {
+  return ceil_div(f.total(), tile);
 }
 
 // split4 and TILE_SPLIT_LANES (lanes per output tile in mergesort4_tile_splits_body) are the
@@ -180,17 +234,18 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 // Against one thread per run (a binary search over its items, each probe three nested bound
 // searches), the chain of dependent loads is less than half as long.
 template <class K, class Comp>
-__device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64_t count, int64_t spacing,
-                                                            int64_t run, const split4* coarse, int64_t num_tiles,
-                                                            split4* splits, Comp comp) {
+__device__ __forceinline__ void mergesort4_tile_splits_body(const mergesort4_frames<K, K>& frames, int64_t spacing,
+                                                            const split4* coarse, int64_t num_tiles, split4* splits,
+                                                            Comp comp) {
   constexpr int G = TILE_SPLIT_LANES;
   const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
   if (g >= num_tiles) return;  // the tile's lanes leave together
   const int lane = (int)(threadIdx.x % G);
   const unsigned group = (G == 32 ? 0xffffffffu : ((1u << G) - 1)) << ((threadIdx.x % 32) / G * G);
-  const int64_t tile = 2 * spacing, per_frame = 4 * run / tile, frame = g / per_frame, j = g % per_frame;
-  const mergesort4_frame f = find_mergesort4_frame(count, run, frame);
-  const split4* bounds = coarse + frame * (4 * run / spacing);
+  const int64_t tile = 2 * spacing;
+  const mergesort4_frame<K, K> f = frames.of_tile(g, spacing);
+  const int64_t j = g - f.first_tile;
+  const split4* bounds = coarse + f.first_boundary;
   split4 lo = bounds[2 * j], hi;
   if (2 * j + 1 < mergesort4_frame_boundaries(f, spacing)) hi = bounds[2 * j + 1];
   else
@@ -205,8 +260,8 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
     hi.at[r] = hi.at[r] < lo.at[r] ? lo.at[r] : (hi.at[r] > f.count[r] ? f.count[r] : hi.at[r]);
   }
   const int64_t rank = j * tile;
-  const K* const x[2] = {keys + f.run_begin(0), keys + f.run_begin(2)};
-  const K* const y[2] = {keys + f.run_begin(1), keys + f.run_begin(3)};
+  const K* const x[2] = {f.keys[0], f.keys[2]};
+  const K* const y[2] = {f.keys[1], f.keys[3]};
   const int64_t x_count[2] = {f.count[0], f.count[2]}, y_count[2] = {f.count[1], f.count[3]};
   // Known path points: pair 0 (A + B) at diagonals <= and >= every probe m, pair 1 (C + D) at
   // diagonals <= and >= r - 1 - m.
@@ -266,35 +321,41 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const K* keys, int64
 // [A | C | B | D]; all threads merge A with B and C with D in one pass (serial_merge_two_at:
 // X = A | C, Y = B | D), back into shared memory as [A + B | C + D], then (A + B) with (C + D).
 // With HasValues, the source positions of both levels are composed and values are gathered
-// once, from global memory.
-template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
-__device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* values_in, int64_t count,
-                                                     int64_t run, const split4* splits, KeysOut keys_out,
-                                                     V* values_out, Comp comp) {
+// once, from global memory. Guarded (the multiway merge's passes, whose runs a caller may not
+// have sorted), a tile whose splits do not cut its share exactly, or whose slices are not each
+// sorted, writes nothing and reports to `guard` (cta/guard.cuh); where none reports, every tile
+// put out a permutation of its share. (A template parameter: the checks' registers made the
+// sort's u32 tile spill even where they were skipped.)
+template <int NT, int VT, bool HasValues, bool Guarded, class K, class V, class Comp, class KeysOut>
+__device__ __forceinline__ void mergesort4_pass_tile(const mergesort4_frames<K, V>& frames, const split4* splits,
+                                                     KeysOut keys_out, V* values_out, merge_guard* guard,
+                                                     Comp comp) {
   constexpr int NV = NT * VT;
   __shared__ merge_shared<NV, K> shared;
   __shared__ int shared_sources[HasValues ? NV : 1];
   const int64_t g = blockIdx.x;
-  const int64_t per_frame = 4 * run / NV;
-  const mergesort4_frame f = find_mergesort4_frame(count, run, g / per_frame);
+  const mergesort4_frame<K, V> f = frames.of_tile(g, NV / 2);
+  const int64_t j = g - f.first_tile;
   const split4 lo = splits[g];
   split4 hi;
-  if (g % per_frame + 1 < mergesort4_tiles(f, NV)) hi = splits[g + 1];
+  if (j + 1 < mergesort4_tiles(f, NV)) hi = splits[g + 1];
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
   // The tile's output starts at its rank in the frame. mergesort4_tile_splits_body keeps every
-  // split inside the runs; for a strict weak order the splits also grow from tile to tile by
-  // exactly the tile's items. A comparator that is not one can break that: the tile is then
-  // left unwritten (unspecified output, no access out of bounds).
-  const int64_t out_first = f.begin + g % per_frame * NV;
-  const int64_t frame_rest = count - out_first;
-  bool ranges = true;
+  // split inside the runs; for a strict weak order on sorted runs the splits also start at 0
+  // and grow from tile to tile by exactly the tile's items. A comparator that is not one, or
+  // unsorted runs, can break that: the tile is then left unwritten (no access out of bounds;
+  // reported where guarded).
+  const int64_t out_first = f.out_begin + j * NV;
+  const int64_t frame_rest = f.total() - j * NV;
+  bool ranges = true, from_start = true;
   int items = 0;
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
     const int64_t len = hi.at[r] - lo.at[r];
     ranges = ranges && 0 <= len && len <= NV;
+    from_start = from_start && lo.at[r] == 0;
     items += (int)len;
   }
   const bool consistent = ranges && items == (frame_rest < NV ? (int)frame_rest : NV);
@@ -306,12 +367,24 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int r = LOAD_ORDER[i];
-    key_src.range[i] = keys_in + f.run_begin(r) + lo.at[r];
+    key_src.range[i] = f.keys[r] + lo.at[r];
     key_src.start[i + 1] = key_src.start[i] + (int)(hi.at[r] - lo.at[r]);
   }
   const int n = consistent ? key_src.start[4] : 0;
   cta_load_ranges<NT, VT>(key_src, n, shared.keys);
   __syncthreads();
+  if constexpr (Guarded) {
+    // Uniform over the CTA: the splits are the same for every thread.
+    bool exact = consistent && (j > 0 || from_start);
+    // The slices' starts as scalars: an index into key_src.start would put it in local memory.
+    const int s1 = key_src.start[1], s2 = key_src.start[2], s3 = key_src.start[3];
+    const auto start = [=](int t) { return t <= 0 ? 0 : (t == 1 ? s1 : (t == 2 ? s2 : (t == 3 ? s3 : n))); };
+    if (exact) exact = cta_lists_sorted<VT>(shared.keys, n, start, 4, comp);
+    if (!exact) {
+      if (threadIdx.x == 0) report_inexact(guard);
+      return;
+    }
+  }
 
   // Level 1: A + B, then C + D.
   const int first = VT * (int)threadIdx.x;
@@ -339,10 +412,13 @@ __device__ __forceinline__ void mergesort4_pass_tile(const K* keys_in, const V* 
   }
   cta_store_thread_order<NT, VT>(results, shared.keys, keys_out + out_first, n);
   if constexpr (HasValues) {
+    // The frame found again rather than its value runs kept in registers through the merge.
+    const mergesort4_frame<K, V> fv = frames.of_tile(g, NV / 2);
     tile_ranges<4, V> value_src;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      value_src.range[i] = values_in + (key_src.range[i] - keys_in);
+      const int r = LOAD_ORDER[i];
+      value_src.range[i] = fv.values[r] + lo.at[r];
       value_src.start[i] = key_src.start[i];
     }
     value_src.start[4] = n;
