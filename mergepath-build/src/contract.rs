@@ -187,7 +187,7 @@ pub const DEVICE_STRUCTS: &[Struct] = &[
     Struct {
         name: "sort4_frame",
         templates: &[],
-        doc: "A frame of a four-way pass over runs the host lists (the multiway merge's passes): its four runs' keys and values (device addresses; 0 for none) and item counts, where its output starts, and its first coarse boundary and first output tile among the pass's.",
+        doc: "A frame of a four-way pass over runs the host lists (the multiway merge's passes): its four runs' keys and values (byte offsets from the kernel's `keys` and `values` parameters, the pass's first run) and item counts, where its output starts, and its first coarse boundary and first output tile among the pass's.",
         fields: &[
             ("keys", Field::Array("unsigned long long", 4)),
             ("values", Field::Array("unsigned long long", 4)),
@@ -312,7 +312,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort_merge_keys_params",
         templates: &["K", "P"],
-        doc: "A merge pass: mergepath_sort_merge_keys and mergepath_sort_merge_unpack (two-way, P = int64_t; partitions null: searched in the kernel), mergepath_sort4_merge_keys and mergepath_sort4_merge_unpack (four-way, P = split4); the unpack passes read packed u64. Four-way passes: with `frames` (null in a sort: runs of `run` items of `input`), the pass's `num_frames` frames instead; mergepath_multiway4_merge_keys (the multiway merge's passes) reports to `guard` tiles that cannot put out their share's items (cta/guard.cuh; the sort's kernels take no guard: null).",
+        doc: "A merge pass: mergepath_sort_merge_keys and mergepath_sort_merge_unpack (two-way, P = int64_t; partitions null: searched in the kernel), mergepath_sort4_merge_keys and mergepath_sort4_merge_unpack (four-way, P = split4); the unpack passes read packed u64. Four-way passes of the multiway merge (mergepath_multiway4_merge_keys): `frames`, the pass's `num_frames` frames (instead of runs of `run` items of `input`), their runs' addresses byte offsets from `input`; tiles that cannot put out their share's items report to `guard` (cta/guard.cuh). The sort's kernels take neither: null.",
         fields: &[
             ("input", Ptr(KEYS)),
             ("count", I64),
@@ -344,7 +344,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort4_boundaries_params",
         templates: &["K"],
-        doc: "mergepath_sort4_boundaries: a four-way pass's coarse boundaries (frames as in sort_merge_keys_params).",
+        doc: "mergepath_sort4_boundaries and mergepath_multiway4_boundaries: a four-way pass's coarse boundaries (frames as in sort_merge_keys_params).",
         fields: &[
             ("keys", Ptr(KEYS)),
             ("count", I64),
@@ -359,7 +359,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort4_tile_splits_params",
         templates: &["K"],
-        doc: "mergepath_sort4_tile_splits: each output tile's exact split (TILE_SPLIT_LANES threads per tile).",
+        doc: "mergepath_sort4_tile_splits and mergepath_multiway4_tile_splits: each output tile's exact split (TILE_SPLIT_LANES threads per tile; frames as in sort_merge_keys_params).",
         fields: &[
             ("keys", Ptr(KEYS)),
             ("count", I64),

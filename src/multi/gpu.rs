@@ -9,7 +9,8 @@ use crate::device::temp::Temp;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::slices::{merge_lanes, Lanes};
+use crate::multiway::launch_passes;
+use crate::slices::Lanes;
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, DevicePtrMut, DeviceRepr};
 use std::ops::Range;
@@ -76,7 +77,7 @@ impl GpuRank {
     /// Each rank sorts its shard (mergepath's sort), the ranks find the exact global splitters
     /// together (a distributed multiway selection over the sorted shards, a few small gathers
     /// per round), send each rank its slices in one grouped send/receive and merge what they
-    /// received (a tree of two-way merges, ceil(log2 size) passes). Device memory: the shard,
+    /// received (four-way passes of the multiway merge, ceil(log4 size) of them). Device memory: the shard,
     /// its sorted copy and three times the part. Returns once the part is written. A
     /// comparator that is not a strict weak order gives parts of unspecified order and sizes.
     /// Where a rank fails before the exchange, every rank returns an error
@@ -239,38 +240,16 @@ fn sorted_copy<K: Key + DeviceRepr>(gpu: &Gpu, input: &impl DevicePtr<K>, sort: 
 }
 
 /// Merges a part's received runs (`runs`: ranges of `part` in rank order, together the whole
-/// part) into `out`, stably, by a tree of two-way merges: adjacent runs paired level by level,
-/// the levels alternating between scratch and `out` so that the last one writes `out` (one run
-/// alone is copied). A group's few runs take ceil(log2 ranks) passes at the two-way merge's
-/// bandwidth, less than one pass of the multiway merge, which runs far below it (BENCHMARKS.md:
-/// 8 runs merged at 0.055 of the copy's bandwidth, two at 0.87).
-fn merge_received<K: Key, C: Comparator<K>>(gpu: &Gpu, part: Lanes, out: Lanes, runs: &[Range<usize>], comp: C) -> Result<()> {
-    let mut runs: Vec<Range<usize>> = runs.iter().filter(|r| !r.is_empty()).cloned().collect();
-    let Some(total) = runs.last().map(|r| r.end) else { return Ok(()) };
-    let levels = runs.len().next_power_of_two().trailing_zeros();
-    let mut scratch = match levels >= 2 {
-        true => Some(gpu.temp(Lanes::bytes(total, std::mem::size_of::<K>(), part.word))?),
-        false => None,
-    };
-    let scratch_ptr = scratch.as_mut().map(|t| t.device_ptr_mut());
-    // Levels an odd number before the last write to scratch; with fewer than two levels there
-    // are none, and `out` stands in for the scratch that was not made.
-    let scratch = scratch_ptr.as_ref().map_or(out, |(at, _)| Lanes::at(*at, total, std::mem::size_of::<K>(), part.word));
-    let mut src = part;
-    for level in (0..levels.max(1)).rev() {
-        let dst = if level % 2 == 0 { out } else { scratch };
-        runs = runs
-            .chunks(2)
-            .map(|pair| {
-                let a = pair[0].clone();
-                let b = pair.get(1).cloned().unwrap_or(a.end..a.end);
-                merge_lanes::<K, C>(gpu, (&src, a.clone()), (&src, b.clone()), (&dst, a.start), comp)?;
-                Ok(a.start..b.end)
-            })
-            .collect::<Result<_>>()?;
-        src = dst;
-    }
-    Ok(())
+/// part) into `out`, stably, as the multiway merge does: ceil(log4 ranks) four-way passes (one
+/// for up to four ranks), the first reading the runs where they were received.
+fn merge_received<K: Key, C: Comparator<K>>(gpu: &Gpu, part: Lanes, out: Lanes, runs: &[Range<usize>], _comp: C) -> Result<()> {
+    let Some(total) = runs.iter().map(|r| r.end).max() else { return Ok(()) };
+    let keys: Vec<_> = runs.iter().map(|r| part.keys(r.clone())).collect();
+    let values: Vec<_> = runs.iter().map(|r| part.values(r.clone())).collect();
+    let kernels = gpu.kernels::<K, C>()?;
+    let word = part.word;
+    let out_values = (word > 0).then(|| out.values(0..total).ptr);
+    launch_passes::<K>(gpu, &kernels, &keys, (word > 0).then_some((&values[..], word)), out.keys(0..total).ptr, out_values)
 }
 
 /// A rank's sorted shard on its GPU, as the splitter selection reads it: keys by index through

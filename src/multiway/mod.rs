@@ -31,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
+pub(crate) use passes::launch_passes;
 
 /// Merges `inputs` (each sorted by `comp`; any number, empty ones allowed) into
 /// `out[..total]`, stably: of equal keys, those of a lower input first, each input's in its

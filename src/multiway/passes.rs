@@ -1,5 +1,5 @@
 //! The launches of a multiway merge in four-way passes ([`super::plan`]): the sort's four-way
-//! kernels (coarse boundaries, tile splits; merge tiles guarded) over the host's table of frames, the
+//! kernels (coarse boundaries, tile splits, merge tiles guarded) over the host's table of frames, the
 //! first pass reading the inputs where they are, the passes writing a temporary buffer and the
 //! output in turn so that the last writes the output; then the guard's fallback.
 
@@ -66,10 +66,15 @@ pub(crate) fn launch_passes<K: Key>(
         let begin = plan[j - 1].frames[run].out_begin as u64;
         (k + begin * key_bytes as u64, if word > 0 { v + begin * word as u64 } else { 0 })
     };
+    // Each pass's rows hold its runs' addresses as byte offsets from its first run's (the
+    // kernels add them to their `keys` and `values` parameters, so their loads stay global).
+    let bases: Vec<(u64, u64)> = (0..passes).map(|j| run_at(j, 0)).collect();
     let rows: Vec<Sort4Frame> = plan.iter().enumerate().flat_map(|(j, pass)| pass.frames.iter().map(move |f| (j, f))).map(|(j, f)| {
         let mut row = Sort4Frame { keys: [0; 4], values: [0; 4], count: [0; 4], out_begin: f.out_begin as i64, first_boundary: f.first_boundary as i64, first_tile: f.first_tile as i64 };
         for r in (0..4).filter(|&r| f.count[r] > 0) {
-            (row.keys[r], row.values[r]) = run_at(j, f.first_run + r);
+            let (keys_at, values_at) = run_at(j, f.first_run + r);
+            row.keys[r] = keys_at.wrapping_sub(bases[j].0);
+            row.values[r] = values_at.wrapping_sub(bases[j].1);
             row.count[r] = f.count[r] as i64;
         }
         row
@@ -81,7 +86,7 @@ pub(crate) fn launch_passes<K: Key>(
     for (j, pass) in plan.iter().enumerate() {
         let splits = base + splits_at as u64;
         let (dst_keys, dst_values) = stage(j);
-        let pass_frames = PassFrames { table: frames, pass, splits, spacing, total };
+        let pass_frames = PassFrames { table: frames, bases: bases[j], pass, splits, spacing, total };
         launch_pass_splits(gpu, kernels, &pass_frames)?;
         launch_pass_merge(gpu, kernels, &pass_frames, shape.threads, values.map(|_| (word, dst_values)), dst_keys, guard)?;
         frames += (pass.frames.len() * std::mem::size_of::<Sort4Frame>()) as u64;
@@ -93,6 +98,8 @@ pub(crate) fn launch_passes<K: Key>(
 struct PassFrames<'a> {
     /// The device address of its frames' rows.
     table: u64,
+    /// The addresses its rows' keys and values are offsets from.
+    bases: (u64, u64),
     pass: &'a MultiwayPass,
     /// Its coarse boundaries, then its tiles' splits.
     splits: u64,
@@ -110,16 +117,16 @@ impl PassFrames<'_> {
 /// A pass's coarse boundaries, then its tiles' exact splits.
 fn launch_pass_splits(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>) -> Result<()> {
     let (count, spacing, frames, num_frames) = (p.total as i64, p.spacing as i64, p.table, p.pass.frames.len() as i64);
-    let params = Sort4BoundariesParams { keys: 0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, splits: p.splits, frames, num_frames };
-    let func = kernels.function("mergepath_sort4_boundaries")?;
-    // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct; the
+    let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, splits: p.splits, frames, num_frames };
+    let func = kernels.function("mergepath_multiway4_boundaries")?;
+    // SAFETY: `Sort4BoundariesParams` is `mergepath_multiway4_boundaries`'s parameter struct; the
     // table holds the pass's `num_frames` rows, whose runs are validated inputs or regions of the
     // pass before's output, and whose boundaries, counted as the kernel counts them, number
     // `boundaries`: the grid's threads, and the splits buffer's first rows.
     unsafe { gpu.launch(&func, partition_launch_config(p.pass.boundaries)?, &params) }?;
-    let params = Sort4TileSplitsParams { keys: 0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, splits: p.tile_splits(), frames, num_frames };
-    let func = kernels.function("mergepath_sort4_tile_splits")?;
-    // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct; the
+    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, splits: p.tile_splits(), frames, num_frames };
+    let func = kernels.function("mergepath_multiway4_tile_splits")?;
+    // SAFETY: `Sort4TileSplitsParams` is `mergepath_multiway4_tile_splits`'s parameter struct; the
     // coarse boundaries were written just above for the same frames, the splits buffer holds
     // `tiles` more rows after them, and the grid covers TILE_SPLIT_LANES * tiles threads.
     unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * p.pass.tiles)?, &params) }
@@ -132,7 +139,7 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
     let (count, partitions, frames, num_frames) = (p.total as i64, p.tile_splits(), p.table, p.pass.frames.len() as i64);
     match values {
         None => {
-            let params = SortMergeKeysParams { input: 0, count, run: 0, partitions, out, frames, num_frames, guard };
+            let params = SortMergeKeysParams { input: p.bases.0, count, run: 0, partitions, out, frames, num_frames, guard };
             let func = kernels.function("mergepath_multiway4_merge_keys")?;
             // SAFETY: `SortMergeKeysParams` is `mergepath_multiway4_merge_keys`'s parameter struct
             // (CTAs of twice the sort shape's threads); the frames' runs and the tiles' splits
@@ -141,7 +148,7 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
             unsafe { gpu.launch(&func, cfg, &params) }
         }
         Some((word, out_vals)) => {
-            let params = SortMergePairsParams { input: 0, input_vals: 0, count, run: 0, partitions, out, out_vals, frames, num_frames, guard };
+            let params = SortMergePairsParams { input: p.bases.0, input_vals: p.bases.1, count, run: 0, partitions, out, out_vals, frames, num_frames, guard };
             let func = kernels.for_values("mergepath_multiway4_merge_pairs", word)?;
             // SAFETY: as above for `mergepath_multiway4_merge_pairs_{4,8,16}` (the sort_pairs shape),
             // the frames' value runs aligned to `word`, `out_vals` holding the total.

@@ -56,7 +56,6 @@ use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
 use merge::merge_host;
-pub(crate) use merge::merge_lanes;
 pub(crate) use plan::Lanes;
 use plan::bytes_mut;
 use external::{external_plan, sort_external};

@@ -212,12 +212,12 @@ impl Lanes {
     }
 
     /// Items `r` of the keys.
-    pub(super) fn keys(&self, r: Range<usize>) -> CheckedBuffer<'static> {
+    pub(crate) fn keys(&self, r: Range<usize>) -> CheckedBuffer<'static> {
         CheckedBuffer::raw(self.keys + (r.start * self.key_bytes) as u64, r.len(), self.key_bytes)
     }
 
     /// Items `r` of the values.
-    pub(super) fn values(&self, r: Range<usize>) -> CheckedBuffer<'static> {
+    pub(crate) fn values(&self, r: Range<usize>) -> CheckedBuffer<'static> {
         CheckedBuffer::raw(self.values + (r.start * self.word) as u64, r.len(), self.word)
     }
 }

@@ -54,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(2 * mergepath_instance::SORT.nt, 5)
 mergepath_sort4_merge_unpack(const mergepath::sort_merge_keys_params<mergepath_key_t, mergepath::split4> p) {
   using namespace mergepath_instance;
   // A sort's pass: uniform frames, no guard.
-  const mergepath::mergesort4_frames<uint64_t, uint64_t> frames{reinterpret_cast<const uint64_t*>(p.input), nullptr,
+  const mergepath::mergesort4_frames<uint64_t, uint64_t, false> frames{reinterpret_cast<const uint64_t*>(p.input), nullptr,
                                                                 p.count, p.run, nullptr, 0};
   mergepath::mergesort4_pass_tile<2 * SORT.nt, SORT.vt, false, false>(frames, p.partitions, Unpacked{p.out},
                                                                       (uint64_t*)nullptr, nullptr, PackedOrder());

@@ -21,10 +21,13 @@ struct mergesort4_frame {
 };
 
 // Where a four-way pass's frames come from: a sort's runs of `run` items one after another in
-// `keys` (and `values`), four to a frame (table null), or the host's table of `num_frames`
-// frames over runs of any lengths anywhere (the multiway merge's passes).
-template <class K, class V>
+// `keys` (and `values`), four to a frame, or, with Table (the multiway merge's passes), the
+// host's table of `num_frames` frames over runs of any lengths anywhere. A template parameter:
+// with both ways in one kernel, the loads through the frames' pointers compiled as generic
+// loads instead of global ones, which made the sort's four-way pairs pass 70 % slower.
+template <class K, class V, bool Table>
 struct mergesort4_frames {
+  using key_type = K;
   const K* keys;
   const V* values;
   int64_t count, run;
@@ -42,20 +45,23 @@ struct mergesort4_frames {
     for (int r = 0; r < 4; ++r) {
       f.count[r] = rest < run ? rest : run;
       f.keys[r] = keys + begin;
-      f.values[r] = values ? values + begin : nullptr;
+      f.values[r] = values + begin;  // unused where values is null
       begin += f.count[r];
       rest -= f.count[r];
     }
     return f;
   }
 
+  // Table row i. Its addresses are byte offsets from `keys` and `values` (the pass's first
+  // run): pointers derived from the kernel's parameters are known to be global, so the loads
+  // through them stay global loads (from bare integers they would be generic ones).
   __device__ __forceinline__ mergesort4_frame<K, V> row(int64_t i) const {
     const sort4_frame& t = table[i];
     mergesort4_frame<K, V> f;
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      f.keys[r] = reinterpret_cast<const K*>(t.keys[r]);
-      f.values[r] = reinterpret_cast<const V*>(t.values[r]);
+      f.keys[r] = reinterpret_cast<const K*>(reinterpret_cast<const unsigned char*>(keys) + t.keys[r]);
+      f.values[r] = reinterpret_cast<const V*>(reinterpret_cast<const unsigned char*>(values) + t.values[r]);
       f.count[r] = t.count[r];
     }
     f.out_begin = t.out_begin;
@@ -79,14 +85,14 @@ struct mergesort4_frames {
 
   // The frame of coarse boundary g.
   __device__ __forceinline__ mergesort4_frame<K, V> of_boundary(int64_t g, int64_t spacing) const {
-    if (!table) return uniform(g / (4 * run / spacing), spacing);
-    return row(row_of(g, [](const sort4_frame& t) { return t.first_boundary; }));
+    if constexpr (Table) return row(row_of(g, [](const sort4_frame& t) { return t.first_boundary; }));
+    else return uniform(g / (4 * run / spacing), spacing);
   }
 
   // The frame of output tile g (tiles of 2 * spacing items).
   __device__ __forceinline__ mergesort4_frame<K, V> of_tile(int64_t g, int64_t spacing) const {
-    if (!table) return uniform(g / (2 * run / spacing), spacing);
-    return row(row_of(g, [](const sort4_frame& t) { return t.first_tile; }));
+    if constexpr (Table) return row(row_of(g, [](const sort4_frame& t) { return t.first_tile; }));
+    else return uniform(g / (2 * run / spacing), spacing);
   }
 };
 
@@ -143,9 +149,10 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
 // boundaries there are at most `spacing` items of A + B and `spacing` of C + D: the brackets
 // in which mergesort4_tile_splits_body finds the tiles' exact splits. Three binary searches
 // per boundary, none nested.
-template <class K, class Comp>
-__device__ __forceinline__ void mergesort4_boundaries_body(const mergesort4_frames<K, K>& frames, int64_t spacing,
+template <class Frames, class Comp>
+__device__ __forceinline__ void mergesort4_boundaries_body(const Frames& frames, int64_t spacing,
                                                            int64_t num_boundaries, split4* splits, Comp comp) {
+  using K = typename Frames::key_type;
   const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= num_boundaries) return;
   const mergesort4_frame<K, K> f = frames.of_boundary(g, spacing);
@@ -233,10 +240,11 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 // bound every later search of both pairs, so the inner searches shrink with the outer one.
 // Against one thread per run (a binary search over its items, each probe three nested bound
 // searches), the chain of dependent loads is less than half as long.
-template <class K, class Comp>
-__device__ __forceinline__ void mergesort4_tile_splits_body(const mergesort4_frames<K, K>& frames, int64_t spacing,
+template <class Frames, class Comp>
+__device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames, int64_t spacing,
                                                             const split4* coarse, int64_t num_tiles, split4* splits,
                                                             Comp comp) {
+  using K = typename Frames::key_type;
   constexpr int G = TILE_SPLIT_LANES;
   const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
   if (g >= num_tiles) return;  // the tile's lanes leave together
@@ -326,8 +334,8 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const mergesort4_fra
 // sorted, writes nothing and reports to `guard` (cta/guard.cuh); where none reports, every tile
 // put out a permutation of its share. (A template parameter: the checks' registers made the
 // sort's u32 tile spill even where they were skipped.)
-template <int NT, int VT, bool HasValues, bool Guarded, class K, class V, class Comp, class KeysOut>
-__device__ __forceinline__ void mergesort4_pass_tile(const mergesort4_frames<K, V>& frames, const split4* splits,
+template <int NT, int VT, bool HasValues, bool Guarded, class K, class V, bool Table, class Comp, class KeysOut>
+__device__ __forceinline__ void mergesort4_pass_tile(const mergesort4_frames<K, V, Table>& frames, const split4* splits,
                                                      KeysOut keys_out, V* values_out, merge_guard* guard,
                                                      Comp comp) {
   constexpr int NV = NT * VT;
