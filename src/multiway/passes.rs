@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::key::Key;
 use crate::partition::partition_launch_config;
 use crate::tuning::{sort_pairs_shape, sort_shape};
-use cudarc::driver::LaunchConfig;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
 
 /// Merges validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`), which
 /// hold their total, in four-way passes. Takes temporary device memory for the total's keys
@@ -66,21 +66,15 @@ pub(crate) fn launch_passes<K: Key>(
         let begin = plan[j - 1].frames[run].out_begin as u64;
         (k + begin * key_bytes as u64, if word > 0 { v + begin * word as u64 } else { 0 })
     };
-    // Each pass's rows hold its runs' addresses as byte offsets from its first run's (the
-    // kernels add them to their `keys` and `values` parameters, so their loads stay global).
-    let bases: Vec<(u64, u64)> = (0..passes).map(|j| run_at(j, 0)).collect();
-    let rows: Vec<Sort4Frame> = plan.iter().enumerate().flat_map(|(j, pass)| pass.frames.iter().map(move |f| (j, f))).map(|(j, f)| {
-        let mut row = Sort4Frame { keys: [0; 4], values: [0; 4], count: [0; 4], out_begin: f.out_begin as i64, first_boundary: f.first_boundary as i64, first_tile: f.first_tile as i64 };
-        for r in (0..4).filter(|&r| f.count[r] > 0) {
-            let (keys_at, values_at) = run_at(j, f.first_run + r);
-            row.keys[r] = keys_at.wrapping_sub(bases[j].0);
-            row.values[r] = values_at.wrapping_sub(bases[j].1);
-            row.count[r] = f.count[r] as i64;
-        }
-        row
-    }).collect();
+    let (bases, rows) = frame_rows(&plan, run_at);
     let table = gpu.upload_table(&rows)?;
     let mut frames = gpu.input("multiway frames", &table, 8)?.ptr;
+    let fallback = Fallback::new(gpu, kernels, keys, values, key_bytes)?;
+    // Every pass's grids checked before the first runs (see Fallback).
+    for pass in &plan {
+        grid_ctas(pass.tiles, "multiway pass grid")?;
+        partition_launch_config(pass.boundaries.max(TILE_SPLIT_LANES * pass.tiles))?;
+    }
     // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
     let (guard, _guard_lock) = gpu.merge_guard()?;
     for (j, pass) in plan.iter().enumerate() {
@@ -91,7 +85,28 @@ pub(crate) fn launch_passes<K: Key>(
         launch_pass_merge(gpu, kernels, &pass_frames, shape.threads, values.map(|_| (word, dst_values)), dst_keys, guard)?;
         frames += (pass.frames.len() * std::mem::size_of::<Sort4Frame>()) as u64;
     }
-    launch_fallback::<K>(gpu, kernels, keys, values, out, out_values, guard)
+    fallback.launch(gpu, kernels.arch, out, out_values, guard)
+}
+
+/// The passes' frame rows, pass after pass, with each pass's base addresses: the rows hold its
+/// runs' addresses (`run_at(pass, run)`: keys, values) as byte offsets from its first run's,
+/// which the kernels add to their `keys` and `values` parameters so their loads stay global.
+fn frame_rows(plan: &[MultiwayPass], run_at: impl Fn(usize, usize) -> (u64, u64)) -> (Vec<(u64, u64)>, Vec<Sort4Frame>) {
+    let bases: Vec<(u64, u64)> = (0..plan.len()).map(|j| run_at(j, 0)).collect();
+    let mut rows = Vec::new();
+    for (j, pass) in plan.iter().enumerate() {
+        for f in &pass.frames {
+            let mut row = Sort4Frame { keys: [0; 4], values: [0; 4], count: [0; 4], out_begin: f.out_begin as i64, first_boundary: f.first_boundary as i64, first_tile: f.first_tile as i64 };
+            for r in (0..4).filter(|&r| f.count[r] > 0) {
+                let (keys_at, values_at) = run_at(j, f.first_run + r);
+                row.keys[r] = keys_at.wrapping_sub(bases[j].0);
+                row.values[r] = values_at.wrapping_sub(bases[j].1);
+                row.count[r] = f.count[r] as i64;
+            }
+            rows.push(row);
+        }
+    }
+    (bases, rows)
 }
 
 /// One pass's frames and split buffer on the device.
@@ -157,29 +172,50 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
     }
 }
 
-/// The fallback after the last pass: where a tile reported unsorted inputs, the inputs one
-/// after another over the output.
-fn launch_fallback<K: Key>(gpu: &Gpu, kernels: &Kernels, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>, guard: u64) -> Result<()> {
-    let addresses = gpu.upload_table(&keys.iter().map(|b| b.ptr).collect::<Vec<u64>>())?;
-    let counts = gpu.upload_table(&keys.iter().map(|b| b.len as i64).collect::<Vec<i64>>())?;
-    let value_addresses = values.map(|(v, _)| gpu.upload_table(&v.iter().map(|b| b.ptr).collect::<Vec<u64>>())).transpose()?;
-    let params = MultiwayFallbackParams {
-        guard,
-        inputs: gpu.input("multiway inputs", &addresses, 8)?.ptr,
-        values: match &value_addresses {
-            Some(table) => gpu.input("multiway values", table, 8)?.ptr,
-            None => 0,
-        },
-        counts: gpu.input("multiway counts", &counts, 8)?.ptr,
-        ways: keys.len() as i64,
-        key_bytes: std::mem::size_of::<K>() as i64,
-        value_bytes: values.map_or(0, |(_, w)| w) as i64,
-        out,
-        out_vals: out_values.unwrap_or(0),
-    };
-    let func = kernels.function("mergepath_multiway_fallback")?;
-    // SAFETY: `MultiwayFallbackParams` is `mergepath_multiway_fallback`'s parameter struct; the
-    // tables list the validated inputs (values null where there are none) and the outputs hold
-    // their total; the kernel waits for the last pass and copies only where a tile reported.
-    unsafe { gpu.launch_dependent(&func, merge_fallback_config(), &params, kernels.arch) }
+/// The fallback after the last pass (where a tile reported unsorted inputs, the inputs one
+/// after another over the output), made ready before any pass runs: once a tile may have
+/// reported, nothing but the launches can fail before the fallback clears the guard.
+struct Fallback {
+    func: CudaFunction,
+    addresses: CudaSlice<u64>,
+    counts: CudaSlice<i64>,
+    value_addresses: Option<CudaSlice<u64>>,
+    key_bytes: usize,
+    value_bytes: usize,
+}
+
+impl Fallback {
+    /// The kernel and the tables of the inputs `keys` (and `values`).
+    fn new(gpu: &Gpu, kernels: &Kernels, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, key_bytes: usize) -> Result<Self> {
+        Ok(Fallback {
+            func: kernels.function("mergepath_multiway_fallback")?,
+            addresses: gpu.upload_table(&keys.iter().map(|b| b.ptr).collect::<Vec<u64>>())?,
+            counts: gpu.upload_table(&keys.iter().map(|b| b.len as i64).collect::<Vec<i64>>())?,
+            value_addresses: values.map(|(v, _)| gpu.upload_table(&v.iter().map(|b| b.ptr).collect::<Vec<u64>>())).transpose()?,
+            key_bytes,
+            value_bytes: values.map_or(0, |(_, w)| w),
+        })
+    }
+
+    fn launch(&self, gpu: &Gpu, arch: u32, out: u64, out_values: Option<u64>, guard: u64) -> Result<()> {
+        let params = MultiwayFallbackParams {
+            guard,
+            inputs: gpu.input("multiway inputs", &self.addresses, 8)?.ptr,
+            values: match &self.value_addresses {
+                Some(table) => gpu.input("multiway values", table, 8)?.ptr,
+                None => 0,
+            },
+            counts: gpu.input("multiway counts", &self.counts, 8)?.ptr,
+            ways: self.counts.len() as i64,
+            key_bytes: self.key_bytes as i64,
+            value_bytes: self.value_bytes as i64,
+            out,
+            out_vals: out_values.unwrap_or(0),
+        };
+        // SAFETY: `MultiwayFallbackParams` is `mergepath_multiway_fallback`'s parameter struct;
+        // the tables list the validated inputs (values null where there are none) and the
+        // outputs hold their total; the kernel waits for the last pass and copies only where a
+        // tile reported.
+        unsafe { gpu.launch_dependent(&self.func, merge_fallback_config(), &params, arch) }
+    }
 }
