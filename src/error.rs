@@ -109,7 +109,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NoDriver => write!(f, "no CUDA driver library (libcuda) found"),
-            Error::Driver(e) => write!(f, "CUDA driver error: {e:?}"),
+            Error::Driver(e) => match (e.error_name(), e.error_string()) {
+                (Ok(name), Ok(text)) => write!(f, "CUDA driver error {}: {}", name.to_string_lossy(), text.to_string_lossy()),
+                _ => write!(f, "CUDA driver error {:?}", e.0),
+            },
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
             Error::KernelsNotBuilt => write!(f, "mergepath was built without CUDA kernels (docs.rs build)"),
             Error::NoKernelsForDevice { compute_capability } => write!(
@@ -142,7 +145,15 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The driver's error behind [`Error::Driver`], so error chains (`anyhow`, `eyre`) keep it.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Driver(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<DriverError> for Error {
     fn from(e: DriverError) -> Self {
@@ -156,6 +167,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::Error;
+    use cudarc::driver::{sys::CUresult, DriverError};
+    use std::error::Error as _;
+
+    #[test]
+    fn driver_errors_are_the_source() {
+        let error = Error::from(DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED));
+        let source = error.source().and_then(|s| s.downcast_ref::<DriverError>());
+        assert_eq!(source.map(|e| e.0), Some(CUresult::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(Error::OutOfMemory { bytes: 1 }.source().is_none());
+    }
 
     #[test]
     fn no_kernels_for_device_names_the_setting() {

@@ -161,7 +161,7 @@ pub trait TotalOrd {
 }
 
 macro_rules! builtin_keys {
-    ($($t:ident => $cuda:literal, $cmp:expr;)*) => {$(
+    ($($t:ident => $cuda:literal, $cmp:expr, $less:ident, $greater:ident;)*) => {$(
         impl Key for $t {
             const CUDA_TYPE: &'static str = $cuda;
         }
@@ -172,30 +172,28 @@ macro_rules! builtin_keys {
                 cmp(self, other)
             }
         }
-        paste::paste! {
-            impl Comparator<$t> for Less {
-                const NAME: &'static str = "less";
-                const CUDA_FUNCTOR: &'static str = concat!("mergepath::less_t<", $cuda, ">");
-                const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _LESS>];
-                #[inline]
-                fn is_less(&self, a: &$t, b: &$t) -> bool {
-                    a.total_order(b) == Ordering::Less
-                }
+        impl Comparator<$t> for Less {
+            const NAME: &'static str = "less";
+            const CUDA_FUNCTOR: &'static str = concat!("mergepath::less_t<", $cuda, ">");
+            const KERNELS: &'static [u8] = crate::fatbins::$less;
+            #[inline]
+            fn is_less(&self, a: &$t, b: &$t) -> bool {
+                a.total_order(b) == Ordering::Less
             }
-            impl Comparator<$t> for Greater {
-                const NAME: &'static str = "greater";
-                const CUDA_FUNCTOR: &'static str = concat!("mergepath::greater_t<", $cuda, ">");
-                const KERNELS: &'static [u8] = crate::fatbins::[<FATBIN_ $t:upper _GREATER>];
-                #[inline]
-                fn is_less(&self, a: &$t, b: &$t) -> bool {
-                    b.total_order(a) == Ordering::Less
-                }
+        }
+        impl Comparator<$t> for Greater {
+            const NAME: &'static str = "greater";
+            const CUDA_FUNCTOR: &'static str = concat!("mergepath::greater_t<", $cuda, ">");
+            const KERNELS: &'static [u8] = crate::fatbins::$greater;
+            #[inline]
+            fn is_less(&self, a: &$t, b: &$t) -> bool {
+                b.total_order(a) == Ordering::Less
             }
         }
     )*};
 }
 
-// `builtin_keys! { u8 => "uint8_t", Ord::cmp; ... }`, from mergepath_build::BUILTIN_KEYS.
+// `builtin_keys! { u8 => "uint8_t", Ord::cmp, FATBIN_U8_LESS, FATBIN_U8_GREATER; ... }`, from mergepath_build::BUILTIN_KEYS.
 include!(concat!(env!("OUT_DIR"), "/builtin_keys.rs"));
 
 /// A value carried along with its key: any `Pod` type.

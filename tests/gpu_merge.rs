@@ -58,18 +58,16 @@ fn check_merge_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
 }
 
 macro_rules! merge_keys_tests {
-    ($($t:ident),*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<merge_keys_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_merge_keys::<$t, Less>(gpu, Less);
-                check_merge_keys::<$t, Greater>(gpu, Greater);
-            }
+    ($($name:ident: $t:ident),*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_merge_keys::<$t, Less>(gpu, Less);
+            check_merge_keys::<$t, Greater>(gpu, Greater);
         }
     )*};
 }
-merge_keys_tests!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
+merge_keys_tests!(merge_keys_u8: u8, merge_keys_u16: u16, merge_keys_u32: u32, merge_keys_u64: u64, merge_keys_i8: i8, merge_keys_i16: i16, merge_keys_i32: i32, merge_keys_i64: i64, merge_keys_f32: f32, merge_keys_f64: f64);
 
 /// Values are the source positions (A: 0.., B: a_len..), so equal keys show whether A's came
 /// first and each input kept its order: the oracle is stable, and the comparison is exact.

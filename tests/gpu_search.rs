@@ -62,18 +62,16 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: bool) {
 }
 
 macro_rules! search_tests {
-    ($($t:ident $big:expr),*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<sorted_search_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_type::<$t, Less>(gpu, Less, $big);
-                check_type::<$t, Greater>(gpu, Greater, false);
-            }
+    ($($name:ident: $t:ident $big:expr),*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_type::<$t, Less>(gpu, Less, $big);
+            check_type::<$t, Greater>(gpu, Greater, false);
         }
     )*};
 }
-search_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+search_tests!(sorted_search_u8: u8 false, sorted_search_u16: u16 false, sorted_search_u32: u32 true, sorted_search_u64: u64 true, sorted_search_i8: i8 false, sorted_search_i16: i16 false, sorted_search_i32: i32 false, sorted_search_i64: i64 false, sorted_search_f32: f32 true, sorted_search_f64: f64 false);
 
 #[test]
 fn one_pass_runs_crossing_many_tiles() {

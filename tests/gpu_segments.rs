@@ -97,18 +97,16 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool) {
 }
 
 macro_rules! segment_tests {
-    ($($t:ident $pairs:expr),*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<sort_segments_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_type::<$t, Less>(gpu, Less, $pairs);
-                check_type::<$t, Greater>(gpu, Greater, false);
-            }
+    ($($name:ident: $t:ident $pairs:expr),*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_type::<$t, Less>(gpu, Less, $pairs);
+            check_type::<$t, Greater>(gpu, Greater, false);
         }
     )*};
 }
-segment_tests!(u8 false, u16 true, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+segment_tests!(sort_segments_u8: u8 false, sort_segments_u16: u16 true, sort_segments_u32: u32 true, sort_segments_u64: u64 true, sort_segments_i8: i8 false, sort_segments_i16: i16 false, sort_segments_i32: i32 false, sort_segments_i64: i64 false, sort_segments_f32: f32 true, sort_segments_f64: f64 false);
 
 #[test]
 fn sort_segments_issue_cases() {

@@ -63,19 +63,17 @@ fn check_type<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, pairs: bool, big
 }
 
 macro_rules! set_tests {
-    ($($t:ident $pairs:expr, $big:expr);*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<sets_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_type::<$t, Less>(gpu, Less, $pairs, $big);
-                check_type::<$t, Greater>(gpu, Greater, false, false);
-            }
+    ($($name:ident: $t:ident $pairs:expr, $big:expr);*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_type::<$t, Less>(gpu, Less, $pairs, $big);
+            check_type::<$t, Greater>(gpu, Greater, false, false);
         }
     )*};
 }
-set_tests!(u8 false, false; u16 true, false; u32 true, true; u64 true, true; i8 false, false; i16 false, false;
-           i32 false, false; i64 false, false; f32 true, false; f64 false, false);
+set_tests!(sets_u8: u8 false, false; sets_u16: u16 true, false; sets_u32: u32 true, true; sets_u64: u64 true, true; sets_i8: i8 false, false; sets_i16: i16 false, false;
+           sets_i32: i32 false, false; sets_i64: i64 false, false; sets_f32: f32 true, false; sets_f64: f64 false, false);
 
 /// 2^26 items (2^25 per side) of random u32 keys with many matches, keys and pairs.
 #[test]

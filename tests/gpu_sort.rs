@@ -123,32 +123,28 @@ fn check_sort_keys_by<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C, big: boo
 }
 
 macro_rules! sort_keys_tests {
-    ($($t:ident $big:expr),*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<sort_keys_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_sort_keys::<$t, Less>(gpu, Less, $big);
-                check_sort_keys::<$t, Greater>(gpu, Greater, false);
-            }
+    ($($name:ident: $t:ident $big:expr),*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_sort_keys::<$t, Less>(gpu, Less, $big);
+            check_sort_keys::<$t, Greater>(gpu, Greater, false);
         }
     )*};
 }
-sort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i8 false, i16 false, i32 false, i64 false, f32 true, f64 false);
+sort_keys_tests!(sort_keys_u8: u8 false, sort_keys_u16: u16 false, sort_keys_u32: u32 true, sort_keys_u64: u64 true, sort_keys_i8: i8 false, sort_keys_i16: i16 false, sort_keys_i32: i32 false, sort_keys_i64: i64 false, sort_keys_f32: f32 true, sort_keys_f64: f64 false);
 
 macro_rules! samplesort_keys_tests {
-    ($($t:ident $big:expr),*) => {$(
-        paste::paste! {
-            #[test]
-            fn [<samplesort_keys_ $t>]() {
-                let Some(gpu) = gpu() else { return };
-                check_sort_keys_by::<$t, Less>(gpu, Less, $big, "samplesort", mergepath::samplesort::sort_keys::<$t, Less>);
-                check_sort_keys_by::<$t, Greater>(gpu, Greater, false, "samplesort", mergepath::samplesort::sort_keys::<$t, Greater>);
-            }
+    ($($name:ident: $t:ident $big:expr),*) => {$(
+        #[test]
+        fn $name() {
+            let Some(gpu) = gpu() else { return };
+            check_sort_keys_by::<$t, Less>(gpu, Less, $big, "samplesort", mergepath::samplesort::sort_keys::<$t, Less>);
+            check_sort_keys_by::<$t, Greater>(gpu, Greater, false, "samplesort", mergepath::samplesort::sort_keys::<$t, Greater>);
         }
     )*};
 }
-samplesort_keys_tests!(u8 false, u16 false, u32 true, u64 true, i32 false, i64 false, f32 true, f64 false);
+samplesort_keys_tests!(samplesort_keys_u8: u8 false, samplesort_keys_u16: u16 false, samplesort_keys_u32: u32 true, samplesort_keys_u64: u64 true, samplesort_keys_i32: i32 false, samplesort_keys_i64: i64 false, samplesort_keys_f32: f32 true, samplesort_keys_f64: f64 false);
 
 /// The sample sort's stability and values: u32 keys with many duplicates (equality buckets) or
 /// random ones with their input positions, u64 keys with 16-byte values, against a stable sort
