@@ -112,7 +112,7 @@ fn main() -> Result<(), mergepath::Error> {
         }
         None => {
             let mut keys = input.clone();
-            host::sort_keys(&mut keys, Less);
+            host::sort_keys(&mut keys, Less)?;
             keys
         }
     };

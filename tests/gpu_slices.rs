@@ -46,7 +46,7 @@ fn check_sort_keys<K: TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, seed: u64) 
         for n in lengths(work, std::mem::size_of::<K>()) {
             let input: Vec<K> = random_keys(n, &mut rng);
             let mut want = input.clone();
-            host::sort_keys(&mut want, comp);
+            host::sort_keys(&mut want, comp).unwrap();
             let ctx = format!("{} {} n={n} work={work}", std::any::type_name::<K>(), C::NAME);
             let mut got = input.clone();
             with_work_bytes(work, || gpu.sort_keys(&mut got, comp)).unwrap();
@@ -103,10 +103,10 @@ fn check_hits(gpu: &Gpu, input: &[Hit], work: usize, ctx: &str) {
     for by_x in [false, true] {
         let (mut want, mut got) = (input.to_vec(), input.to_vec());
         if by_x {
-            host::sort_keys(&mut want, hit::ByX);
+            host::sort_keys(&mut want, hit::ByX).unwrap();
             with_work_bytes(work, || gpu.sort_keys(&mut got, hit::ByX)).unwrap();
         } else {
-            host::sort_keys(&mut want, Less);
+            host::sort_keys(&mut want, Less).unwrap();
             with_work_bytes(work, || gpu.sort_keys(&mut got, Less)).unwrap();
         }
         assert_same(&got, &want, &format!("Hit by_x={by_x} {ctx}"));
@@ -209,8 +209,8 @@ fn merges_equal_the_host_backend() {
     check_merges::<f32, _>(gpu, Less, 33);
     let mut rng = Rng(34);
     let (mut a, mut b) = (hits(5000, &mut rng), hits(7001, &mut rng));
-    host::sort_keys(&mut a, Less);
-    host::sort_keys(&mut b, Less);
+    host::sort_keys(&mut a, Less).unwrap();
+    host::sort_keys(&mut b, Less).unwrap();
     let mut want = vec![Hit { score: 0.0, id: 0, x: 0 }; 12_001];
     host::merge_keys(&a, &b, &mut want, Less).unwrap();
     let mut got = want.clone();

@@ -25,7 +25,7 @@
 //! host::merge_keys(&[1, 3, 5, 7], &[2, 3, 4], &mut out, Less)?;
 //! assert_eq!(out, [1, 2, 3, 3, 4, 5, 7]);
 //! let mut keys = [3.5f32, -1.0, 2.0];
-//! host::sort_keys(&mut keys, Less);
+//! host::sort_keys(&mut keys, Less)?;
 //! assert_eq!(keys, [-1.0, 2.0, 3.5]);
 //! # Ok(()) }
 //! ```
@@ -127,9 +127,11 @@ fn sort_lanes<L: Lanes>(plan: Plan, mut lanes: L, is_less: &(impl Fn(&L::Item, &
     par_sort_into(plan, items, lanes, is_less);
 }
 
-/// Sorts `keys` in place by `comp`, stably (equal keys keep their order).
-pub fn sort_keys<K: Key, C: Comparator<K>>(keys: &mut [K], comp: C) {
+/// Sorts `keys` in place by `comp`, stably (equal keys keep their order). Returns `Result` as
+/// the GPU's `sort_keys` does (it cannot fail here), so code runs on either backend unchanged.
+pub fn sort_keys<K: Key, C: Comparator<K>>(keys: &mut [K], comp: C) -> Result<()> {
     par_sort(Plan::current(), keys, &|x: &K, y: &K| comp.is_less(x, y));
+    Ok(())
 }
 
 /// Sorts `input` into `output[..input.len()]` by `comp`, stably; the rest of `output` is left as
@@ -371,14 +373,15 @@ pub fn set_operation_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     })
 }
 
-/// The length of `op`'s result on `a` and `b` (sorted by `comp`), without writing it.
-pub fn set_operation_len<K: Key, C: Comparator<K>>(op: SetOperation, a: &[K], b: &[K], comp: C) -> usize {
+/// The length of `op`'s result on `a` and `b` (sorted by `comp`), without writing it. Returns
+/// `Result` as the GPU's does (it cannot fail here).
+pub fn set_operation_len<K: Key, C: Comparator<K>>(op: SetOperation, a: &[K], b: &[K], comp: C) -> Result<usize> {
     let counts = set_pieces(a, b, comp, |_, _, ap, bp| {
         let mut n = 0;
         set_operation_each(op, ap, bp, |x, y| comp.is_less(x, y), |_| n += 1);
         n
     });
-    counts.into_iter().sum()
+    Ok(counts.into_iter().sum())
 }
 
 /// Sorts the segments of `lanes` (validated `offsets`): whole segments of about equal total

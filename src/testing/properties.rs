@@ -117,7 +117,7 @@ pub fn sort_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K],
     let got = match backend {
         Backend::Host => {
             let mut k = keys.to_vec();
-            crate::host::sort_keys(&mut k, comp);
+            crate::host::sort_keys(&mut k, comp).map_err(|e| op_error("sort_keys", backend, e))?;
             k
         }
         Backend::Gpu(gpu) => on_gpu("sort_keys", backend, || {
@@ -228,7 +228,7 @@ pub fn set_operations<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K
                 let n = crate::host::set_operation_pairs(op, a, &av, b, &bv, &mut pk, &mut pv, comp).map_err(err)?;
                 pk.truncate(n);
                 pv.truncate(n);
-                (k, pk, pv, crate::host::set_operation_len(op, a, b, comp))
+                (k, pk, pv, crate::host::set_operation_len(op, a, b, comp).map_err(err)?)
             }
             Backend::Gpu(gpu) => on_gpu(&name, backend, || {
                 let (da, db, dav, dbv) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(&av)?, gpu.upload(&bv)?);
