@@ -45,7 +45,7 @@ struct mergesort4_frames {
     for (int r = 0; r < 4; ++r) {
       f.count[r] = rest < run ? rest : run;
       f.keys[r] = keys + begin;
-      f.values[r] = values + begin;  // unused where values is null
+      f.values[r] = nullptr;  // a sort's values are at its keys' offsets: value_slice
       begin += f.count[r];
       rest -= f.count[r];
     }
@@ -93,6 +93,15 @@ struct mergesort4_frames {
   __device__ __forceinline__ mergesort4_frame<K, V> of_tile(int64_t g, int64_t spacing) const {
     if constexpr (Table) return row(row_of(g, [](const sort4_frame& t) { return t.first_tile; }));
     else return uniform(g / (2 * run / spacing), spacing);
+  }
+
+  // The values of the key slice `slice` (run r of frame f from item lo): in a sort at the
+  // slice's offset in `values` (nothing more held in registers through the merge), from a
+  // table at the run's own values.
+  __device__ __forceinline__ const V* value_slice(const K* slice, const mergesort4_frame<K, V>& f, int r,
+                                                  int64_t lo) const {
+    if constexpr (Table) return f.values[r] + lo;
+    else return values + (slice - keys);
   }
 };
 
@@ -420,13 +429,11 @@ __device__ __forceinline__ void mergesort4_pass_tile(const mergesort4_frames<K, 
   }
   cta_store_thread_order<NT, VT>(results, shared.keys, keys_out + out_first, n);
   if constexpr (HasValues) {
-    // The frame found again rather than its value runs kept in registers through the merge.
-    const mergesort4_frame<K, V> fv = frames.of_tile(g, NV / 2);
     tile_ranges<4, V> value_src;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int r = LOAD_ORDER[i];
-      value_src.range[i] = fv.values[r] + lo.at[r];
+      value_src.range[i] = frames.value_slice(key_src.range[i], f, r, lo.at[r]);
       value_src.start[i] = key_src.start[i];
     }
     value_src.start[4] = n;
