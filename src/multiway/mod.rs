@@ -1,9 +1,9 @@
 //! Multiway merge: k sorted inputs merged stably into one output. The merge runs in
-//! ceil(log4 k) four-way passes ([`plan`]: each merges groups of four consecutive runs, the
+//! ceil(log4 k) four-way passes (`plan.rs`: each merges groups of four consecutive runs, the
 //! first reading the inputs where they are), on the mergesort's four-way kernels over a table
-//! of frames ([`passes`]): each pass reads and writes everything once at about the sort pass's
-//! speed. Where the temporary buffer the passes take does not fit, one pass of the multiway
-//! kernels ([`launch`]: multiway Merge Path, [`crate::partition::multiway_partitions`], splits
+//! of frames (`passes.rs`): each pass reads and writes everything once, a little slower than
+//! the sort's own pass (BENCHMARKS.md). Where the temporary buffer the passes take does not fit, one pass of the multiway
+//! kernels (`launch.rs`: multiway Merge Path, [`crate::partition::multiway_partitions`], splits
 //! every input at each output tile's first rank; slower, but with temporary memory for the
 //! splits only). For merging many sorted runs at once (compaction, external sorts, the last
 //! passes of a sort) instead of a tree of two-way merges.
