@@ -1,6 +1,8 @@
 //! The passes of a multiway merge: rounds of four-way merges of consecutive runs (the sort's
 //! four-way pass over runs of any lengths), until one run is left.
 
+use crate::sort::mergesort4_pair_boundaries;
+
 /// One frame of a four-way pass: up to four consecutive runs merged into one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PassFrame {
@@ -29,7 +31,8 @@ pub(crate) struct MultiwayPass {
     /// Its frames, one per four runs, in order.
     pub(crate) frames: Vec<PassFrame>,
     /// Coarse boundaries of all frames: one every `spacing` items of each frame's first two
-    /// runs and of its last two (the device's `mergesort4_frame_boundaries`).
+    /// runs and of its last two (the sort's `mergesort4_pair_boundaries`, the device's
+    /// `mergesort4_frame_boundaries`).
     pub(crate) boundaries: usize,
     /// Output tiles of `2 * spacing` items of all frames (each frame's last may be short).
     pub(crate) tiles: usize,
@@ -60,7 +63,8 @@ fn four_way_pass(runs: &[usize], spacing: usize) -> MultiwayPass {
             count[..group.len()].copy_from_slice(group);
             let frame = PassFrame { first_run: 4 * f, count, out_begin, first_boundary: boundaries, first_tile: tiles };
             out_begin += frame.total();
-            boundaries += (count[0] + count[1]).div_ceil(spacing) + (count[2] + count[3]).div_ceil(spacing);
+            let (ab, cd) = mergesort4_pair_boundaries(&count, spacing);
+            boundaries += ab + cd;
             tiles += frame.total().div_ceil(2 * spacing);
             frame
         })

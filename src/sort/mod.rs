@@ -45,7 +45,7 @@ use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_sort;
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
-pub(crate) use plan::sort_temp_bytes;
+pub(crate) use plan::{mergesort4_pair_boundaries, sort_temp_bytes};
 pub use plan::{mergesort4_boundary_count, mergesort4_tile_count, mergesort_block, mergesort_frame, mergesort_levels, mergesort_plan, MergesortFrame, MergesortPass};
 pub use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};

@@ -107,7 +107,7 @@ pub(super) fn mergesort4_frame(n: usize, run: usize, frame: usize) -> (usize, [u
 
 /// Coarse boundaries of a frame with runs of `c` items: one every `tile` items, rounded up, of
 /// A + B, and of C + D.
-pub(super) fn mergesort4_pair_boundaries(c: &[usize; 4], tile: usize) -> (usize, usize) {
+pub(crate) fn mergesort4_pair_boundaries(c: &[usize; 4], tile: usize) -> (usize, usize) {
     ((c[0] + c[1]).div_ceil(tile), (c[2] + c[3]).div_ceil(tile))
 }
 
