@@ -6,8 +6,9 @@
 //! `cargo run --release --example demo`. Without a usable GPU it says so in one line and runs
 //! the same demonstration on the host backend (`mergepath::host`, CPU threads);
 //! `cargo run --release --example demo -- --host` runs it there even where there is a GPU.
+//! The demonstration is written once, against `mergepath::Backend`, which both implement.
 
-use mergepath::{host, Gpu, Less};
+use mergepath::{host, Backend, Gpu, Host, Less};
 
 const N: usize = 100;
 
@@ -41,17 +42,20 @@ fn sort_random(n: usize, seed: u64) -> Vec<i32> {
 
 fn main() -> Result<(), mergepath::Error> {
     let force_host = std::env::args().skip(1).any(|a| a == "--host");
-    let gpu = match Gpu::new(0) {
+    match Gpu::new(0) {
         _ if force_host => {
             println!("--host: running the demonstration on the host backend ({} CPU threads).", host::threads());
-            None
+            demonstrate(&Host)
         }
-        Ok(gpu) => Some(gpu),
+        Ok(gpu) => demonstrate(&gpu),
         Err(e) => {
             println!("No usable GPU ({e}): running the demonstration on the host backend ({} CPU threads).", host::threads());
-            None
+            demonstrate(&Host)
         }
-    };
+    }
+}
+
+fn demonstrate(backend: &impl Backend) -> Result<(), mergepath::Error> {
     let (a, b) = (sort_random(N, 1), sort_random(N, 2));
 
     println!("\nMERGE KEYS DEMONSTRATION:\n");
@@ -59,19 +63,8 @@ fn main() -> Result<(), mergepath::Error> {
     print_array(&a);
     println!("\nB:");
     print_array(&b);
-    let merged = match &gpu {
-        Some(gpu) => {
-            let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-            let mut out = gpu.alloc_zeros::<i32>(2 * N)?;
-            mergepath::merge_keys(gpu, &da, &db, &mut out, Less)?;
-            gpu.download(&out)?
-        }
-        None => {
-            let mut out = vec![0; 2 * N];
-            host::merge_keys(&a, &b, &mut out, Less)?;
-            out
-        }
-    };
+    let mut merged = vec![0; 2 * N];
+    backend.merge_keys(&a, &b, &mut merged, Less)?;
     println!("\nMerged array:");
     print_array(&merged);
 
@@ -81,60 +74,26 @@ fn main() -> Result<(), mergepath::Error> {
     print_array(&a);
     println!("\nB:");
     print_array(&b);
-    let (keys, values) = match &gpu {
-        Some(gpu) => {
-            let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-            let (dav, dbv) = (gpu.upload(&a_vals)?, gpu.upload(&b_vals)?);
-            let (mut ok, mut ov) = (gpu.alloc_zeros::<i32>(2 * N)?, gpu.alloc_zeros::<i32>(2 * N)?);
-            mergepath::merge_pairs(gpu, &da, &dav, &db, &dbv, &mut ok, &mut ov, Less)?;
-            (gpu.download(&ok)?, gpu.download(&ov)?)
-        }
-        None => {
-            let (mut ok, mut ov) = (vec![0; 2 * N], vec![0; 2 * N]);
-            host::merge_pairs(&a, &a_vals, &b, &b_vals, &mut ok, &mut ov, Less)?;
-            (ok, ov)
-        }
-    };
+    let (mut keys, mut values) = (vec![0; 2 * N], vec![0; 2 * N]);
+    backend.merge_pairs(&a, &a_vals, &b, &b_vals, &mut keys, &mut values, Less)?;
     println!("\nMerged keys:");
     print_array(&keys);
     println!("\nMerged values:");
     print_array(&values);
 
     println!("\n\nSORT KEYS DEMONSTRATION:\n");
-    let input = random(N, 3);
+    let mut keys = random(N, 3);
     println!("Input:");
-    print_array(&input);
-    let sorted = match &gpu {
-        Some(gpu) => {
-            let mut d = gpu.upload(&input)?;
-            mergepath::sort_keys(gpu, &mut d, Less)?;
-            gpu.download(&d)?
-        }
-        None => {
-            let mut keys = input.clone();
-            host::sort_keys(&mut keys, Less)?;
-            keys
-        }
-    };
+    print_array(&keys);
+    backend.sort_keys(&mut keys, Less)?;
     println!("\nSorted output:");
-    print_array(&sorted);
+    print_array(&keys);
 
     println!("\n\nSORT PAIRS DEMONSTRATION:\n");
-    let (keys, values): (Vec<i32>, Vec<i32>) = (random(N, 4), (0..N as i32).collect());
+    let (mut keys, mut values): (Vec<i32>, Vec<i32>) = (random(N, 4), (0..N as i32).collect());
     println!("Input keys:");
     print_array(&keys);
-    let (keys, values) = match &gpu {
-        Some(gpu) => {
-            let (mut dk, mut dv) = (gpu.upload(&keys)?, gpu.upload(&values)?);
-            mergepath::sort_pairs(gpu, &mut dk, &mut dv, Less)?;
-            (gpu.download(&dk)?, gpu.download(&dv)?)
-        }
-        None => {
-            let (mut keys, mut values) = (keys, values);
-            host::sort_pairs(&mut keys, &mut values, Less)?;
-            (keys, values)
-        }
-    };
+    backend.sort_pairs(&mut keys, &mut values, Less)?;
     println!("\nSorted keys:");
     print_array(&keys);
     println!("\nSorted values:");

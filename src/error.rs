@@ -62,8 +62,21 @@ pub enum Error {
         /// Which input.
         input: &'static str,
     },
-    /// An argument is out of its range (the message says which and why).
-    InvalidArgument(&'static str),
+    /// An argument is out of its range.
+    InvalidArgument {
+        /// Which argument (`offsets`, `spacing`, `ordinals`, ...).
+        argument: &'static str,
+        /// Why, with the values that show it (`offsets[2] = 5 is below offsets[1] = 7`).
+        reason: String,
+    },
+    /// The operation has no kernels for this key type: records (derived keys wider than 16
+    /// bytes) have sorts only. Nothing was launched or changed.
+    NotSupported {
+        /// The key type (as `std::any::type_name` spells it).
+        key: &'static str,
+        /// What is not supported, and what is.
+        operation: String,
+    },
     /// The problem is larger than one launch can cover.
     TooLarge {
         /// What overflowed.
@@ -130,7 +143,8 @@ impl fmt::Display for Error {
                 write!(f, "{what} is not aligned to {align} bytes")
             }
             Error::Overlap { output, input } => write!(f, "{output} overlaps {input}"),
-            Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+            Error::InvalidArgument { argument, reason } => write!(f, "invalid argument `{argument}`: {reason}"),
+            Error::NotSupported { key, operation } => write!(f, "not supported for key type {key}: {operation}"),
             Error::TooLarge { what } => write!(f, "problem too large: {what}"),
             Error::TooLargeForDevice { needed, available } => write!(
                 f,
@@ -155,6 +169,13 @@ impl std::error::Error for Error {
     }
 }
 
+impl Error {
+    /// [`Error::InvalidArgument`] for `argument`, `reason` saying why with its values.
+    pub(crate) fn invalid(argument: &'static str, reason: impl Into<String>) -> Error {
+        Error::InvalidArgument { argument, reason: reason.into() }
+    }
+}
+
 impl From<DriverError> for Error {
     fn from(e: DriverError) -> Self {
         Error::Driver(e)
@@ -176,6 +197,12 @@ mod tests {
         let source = error.source().and_then(|s| s.downcast_ref::<DriverError>());
         assert_eq!(source.map(|e| e.0), Some(CUresult::CUDA_ERROR_LAUNCH_FAILED));
         assert!(Error::OutOfMemory { bytes: 1 }.source().is_none());
+    }
+
+    #[test]
+    fn argument_errors_name_the_argument_and_values() {
+        let message = Error::invalid("offsets", "offsets[2] = 5 is below offsets[1] = 7").to_string();
+        assert_eq!(message, "invalid argument `offsets`: offsets[2] = 5 is below offsets[1] = 7");
     }
 
     #[test]

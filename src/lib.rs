@@ -37,6 +37,7 @@
 //! or the architectures `MERGEPATH_CUDA_ARCHS` names, plus PTX; see the README.
 #![warn(missing_docs)]
 
+mod backend;
 pub mod cpu;
 mod error;
 mod device;
@@ -60,6 +61,7 @@ pub mod tuning;
 mod types;
 
 pub use cudarc;
+pub use backend::{Backend, Host};
 pub use error::{Error, Result};
 pub use device::buffers::CheckedBuffer;
 pub use device::kernels::Module;
@@ -78,7 +80,7 @@ pub use search::{sorted_search, sorted_search_contains, sorted_search_count, sor
 pub use segmented::{sort_segments_keys, sort_segments_pairs, SegmentOffsets};
 pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLen, SetOperation};
 pub use device::staging::PinnedBuffer;
-pub use sort::{sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};
+pub use sort::{argsort, sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};
 
 /// The items `#[derive(Key)]` generates for `mergepath::testing` (its `TestKey` implementation): kept
 /// with the `testing` feature, dropped without it, so the derive needs no feature of its own.

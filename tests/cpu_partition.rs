@@ -84,8 +84,8 @@ fn tile_shape_grids() {
     assert_eq!((shape.tile(), shape.tiles(0), shape.tiles(1), shape.tiles(1408), shape.tiles(1409)), (1408, 0, 1, 1, 2));
     let cfg = shape.launch_config(1409).unwrap();
     assert_eq!((cfg.grid_dim, cfg.block_dim, cfg.shared_mem_bytes), ((2, 1, 1), (128, 1, 1), 0));
-    assert!(matches!(shape.launch_config(0), Err(Error::InvalidArgument(_))));
-    assert!(matches!(TileShape { threads: 0, items_per_thread: 4 }.launch_config(10), Err(Error::InvalidArgument(_))));
+    assert!(matches!(shape.launch_config(0), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(TileShape { threads: 0, items_per_thread: 4 }.launch_config(10), Err(Error::InvalidArgument { .. })));
     let one = TileShape { threads: 1, items_per_thread: 1 };
     assert_eq!(one.launch_config(i32::MAX as usize).unwrap().grid_dim.0, i32::MAX as u32);
     assert!(matches!(one.launch_config(1 << 31), Err(Error::TooLarge { what: "tile grid" })));

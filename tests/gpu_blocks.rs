@@ -65,7 +65,7 @@ fn partitions_into_a_callers_buffer_equal_the_cpu_ones() {
         let mut short = gpu.alloc_zeros::<i64>(count - 1).unwrap();
         let err = merge_path_partitions_into(gpu, &da, &db, spacing, Less, &mut short);
         assert_eq!(err, Err(Error::OutputTooSmall { what: "partitions", needed: count, got: count - 1 }));
-        assert_eq!(merge_path_partitions_into(gpu, &da, &db, 0, Less, &mut parts), Err(Error::InvalidArgument("spacing must be positive")));
+        assert_eq!(merge_path_partitions_into(gpu, &da, &db, 0, Less, &mut parts), Err(Error::InvalidArgument { argument: "spacing", reason: "must be positive, got 0".into() }));
 
         // B first on ties (few distinct keys, so most boundaries fall inside runs of equal keys).
         for (tie, comp_greater) in [(Tie::BFirst, false), (Tie::AFirst, false), (Tie::BFirst, true)] {
@@ -88,7 +88,7 @@ fn partitions_into_a_callers_buffer_equal_the_cpu_ones() {
 #[test]
 fn a_users_module_loads_validates_launches_and_times() {
     let Some(gpu) = gpu() else { return };
-    assert!(matches!(gpu.load_module(&[]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(gpu.load_module(&[]), Err(Error::InvalidArgument { .. })));
     let module = gpu.load_module(FILL_IOTA_PTX.as_bytes()).unwrap();
     assert_eq!(module.function("no_such_kernel").err(), Some(Error::MissingEntryPoint("no_such_kernel".into())));
     let fill = module.function("fill_iota").unwrap();

@@ -187,7 +187,7 @@ fn api_errors() {
     );
     assert_eq!(
         mergepath::merge_path_partitions(gpu, &a, &b, 0, Less).map(|_| ()),
-        Err(Error::InvalidArgument("spacing must be positive"))
+        Err(Error::InvalidArgument { argument: "spacing", reason: "must be positive, got 0".into() })
     );
     // A buffer of another context is refused before anything is launched.
     let other = mergepath::cudarc::driver::CudaContext::new_non_primary(0, 0).unwrap();

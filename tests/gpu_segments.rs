@@ -162,8 +162,8 @@ fn sort_segments_on_two_streams() {
 fn sort_segments_errors() {
     let Some(gpu) = gpu() else { return };
     let mut k = gpu.upload(&[3u32, 2, 1, 0]).unwrap();
-    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 3, 2], Less), Err(Error::InvalidArgument("segment offsets must be non-decreasing")));
-    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 5], Less), Err(Error::InvalidArgument("segment offsets past the end of the keys")));
+    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 3, 2], Less), Err(Error::InvalidArgument { argument: "offsets", reason: "must be non-decreasing: offsets[2] = 2 is below offsets[1] = 3".into() }));
+    assert_eq!(mergepath::sort_segments_keys(gpu, &mut k, &[0, 5], Less), Err(Error::InvalidArgument { argument: "offsets", reason: "offsets[1] = 5 is past the end of the 4 keys".into() }));
     let mut v = gpu.upload(&[0u32; 3]).unwrap();
     assert_eq!(mergepath::sort_segments_pairs(gpu, &mut k, &mut v, &[0, 4], Less), Err(Error::LengthMismatch { what: "values", expected: 4, got: 3 }));
     assert_eq!(gpu.download(&k).unwrap(), [3, 2, 1, 0], "nothing sorted on bad input");

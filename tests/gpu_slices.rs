@@ -13,7 +13,7 @@ mod hit;
 use common::{assert_same, capped_gpu, gpu, inputs, Dist, Rng, TestKey};
 use hit::{hits, Hit};
 use mergepath::slices::with_work_bytes;
-use mergepath::{host, Bound, Comparator, Error, Gpu, Greater, Less, SetOperation};
+use mergepath::{host, Backend, Bound, Comparator, Error, Gpu, Greater, Host, Less, SetOperation};
 
 /// Work pieces of the runs: small ones (many chunks, ranges and staging pieces from small
 /// inputs, an odd size among them) and the default (0).
@@ -319,26 +319,70 @@ fn segmented_sorts_equal_the_host_backend() {
     }
 }
 
-#[test]
-fn bad_input_is_an_error_and_leaves_the_data_as_it_was() {
-    let Some(gpu) = gpu() else { return };
+/// Bad input to every kind of call on `backend`: each call's error, after checking that the
+/// call left its data as it was.
+fn bad_input_errors(backend: &impl Backend) -> Vec<Error> {
     let keys: Vec<u32> = (0..1000).rev().collect();
+    let mut errors = Vec::new();
     let (mut k, mut v) = (keys.clone(), vec![5u32; 999]);
-    assert_eq!(gpu.sort_pairs(&mut k, &mut v, Less), Err(Error::LengthMismatch { what: "values", expected: 1000, got: 999 }));
+    errors.push(backend.sort_pairs(&mut k, &mut v, Less).unwrap_err());
     assert_eq!((&k, &v), (&keys, &vec![5u32; 999]));
     let mut idx = vec![0u64; 10];
-    assert!(matches!(gpu.sort_indices(&mut k, &mut idx, Less), Err(Error::LengthMismatch { .. })));
+    errors.push(backend.sort_indices(&mut k, &mut idx, Less).unwrap_err());
     assert_eq!(k, keys);
     let mut out = vec![1u32; 1999];
-    assert_eq!(gpu.merge_keys(&keys, &keys, &mut out, Less), Err(Error::OutputTooSmall { what: "out", needed: 2000, got: 1999 }));
+    errors.push(backend.merge_keys(&keys, &keys, &mut out, Less).unwrap_err());
     assert_eq!(out, vec![1u32; 1999]);
     let mut short = vec![0u32; 3];
-    assert!(matches!(gpu.sorted_search(&keys, &keys, Bound::Lower, &mut short, Less), Err(Error::OutputTooSmall { .. })));
+    errors.push(backend.sorted_search(&keys, &keys, Bound::Lower, &mut short, Less).unwrap_err());
     assert_eq!(short, [0, 0, 0]);
-    assert!(matches!(gpu.sort_segments_keys(&mut k, &[0, 500, 400], Less), Err(Error::InvalidArgument(_))));
-    assert!(matches!(gpu.sort_segments_keys(&mut k, &[0, 1001], Less), Err(Error::InvalidArgument(_))));
+    let mut vout = vec![0u32; 5];
+    errors.push(backend.set_operation_pairs(SetOperation::Union, &keys, &keys[1..], &keys, &keys, &mut out, &mut vout, Less).unwrap_err());
+    errors.push(backend.sort_segments_keys(&mut k, &[0, 500, 400], Less).unwrap_err());
+    errors.push(backend.sort_segments_keys(&mut k, &[0, 1001], Less).unwrap_err());
     assert_eq!(k, keys);
+    errors
+}
+
+/// `argsort` on both backends: the positions of a stable sort, the keys left as they are.
+fn check_argsort(backend: &impl Backend, keys: &[u32]) {
+    let positions: Vec<u64> = (0..keys.len() as u64).collect();
+    let (_, want) = mergepath::cpu::sort_pairs(keys, &positions, Greater);
+    let mut got = vec![u64::MAX; keys.len()];
+    let before = keys.to_vec();
+    backend.argsort(keys, &mut got, Greater).unwrap();
+    assert_eq!(got, want, "argsort on {}, n={}", backend.name(), keys.len());
+    assert_eq!(keys, before);
+}
+
+#[test]
+fn argsort_leaves_the_keys_on_both_backends() {
+    let mut rng = Rng(0xa5);
+    for n in [0usize, 1, 1000, 300_001] {
+        let keys: Vec<u32> = (0..n).map(|_| rng.below(50) as u32).collect();
+        check_argsort(&Host, &keys);
+        if let Some(gpu) = gpu() {
+            check_argsort(gpu, &keys);
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_the_same_error_on_both_backends_and_leaves_the_data_as_it_was() {
+    let want = [
+        Error::LengthMismatch { what: "values", expected: 1000, got: 999 },
+        Error::LengthMismatch { what: "indices", expected: 1000, got: 10 },
+        Error::OutputTooSmall { what: "out", needed: 2000, got: 1999 },
+        Error::OutputTooSmall { what: "out", needed: 1000, got: 3 },
+        Error::LengthMismatch { what: "a_values", expected: 1000, got: 999 },
+        Error::InvalidArgument { argument: "offsets", reason: "must be non-decreasing: offsets[2] = 400 is below offsets[1] = 500".into() },
+        Error::InvalidArgument { argument: "offsets", reason: "offsets[1] = 1001 is past the end of the 1000 keys".into() },
+    ];
+    assert_eq!(bad_input_errors(&Host), want);
+    let Some(gpu) = gpu() else { return };
+    assert_eq!(bad_input_errors(gpu), want);
     // Uploads and downloads of the plain API through the staging buffers.
+    let keys: Vec<u32> = (0..1000).rev().collect();
     let dev = gpu.upload(&keys).unwrap();
     let mut back = vec![0u32; 999];
     assert!(matches!(gpu.download_into(&dev, &mut back), Err(Error::LengthMismatch { .. })));

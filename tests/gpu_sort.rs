@@ -204,8 +204,8 @@ fn samplesort_beyond_2_pow_31() {
     check_u8_sort_beyond_2_pow_31(gpu, 321, Less, mergepath::samplesort::sort_keys::<u8, Less>);
 }
 
-/// Stability: `sort_indices` on keys with many duplicates must give exactly the positions a
-/// stable sort gives, for u32 and u64 indices.
+/// Stability: `sort_indices` and `argsort` on keys with many duplicates must give exactly the
+/// positions a stable sort gives, for u32 and u64 indices; `argsort` leaves the keys as they are.
 fn check_sort_indices<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
     let tile = tile_of::<K>(gpu);
     let mut rng = Rng(0x1d5);
@@ -225,6 +225,11 @@ fn check_sort_indices<K: SortKey, C: Comparator<K>>(gpu: &Gpu, comp: C) {
             let mut di = gpu.upload(&vec![u64::MAX; n]).unwrap();
             mergepath::sort_indices(gpu, &mut dk, &mut di, comp).unwrap();
             assert_eq!(gpu.download(&di).unwrap(), want_i, "{ctx}: u64 indices");
+            let dk = gpu.upload(&keys).unwrap();
+            let mut di = gpu.upload(&vec![u64::MAX; n]).unwrap();
+            mergepath::argsort(gpu, &dk, &mut di, comp).unwrap();
+            assert_eq!(gpu.download(&di).unwrap(), want_i, "{ctx}: argsort");
+            assert_same(&gpu.download(&dk).unwrap(), &keys, &format!("{ctx}: argsort's keys"));
         }
     }
 }

@@ -27,19 +27,12 @@ fn cases(backend: Backend<'_>) -> u32 {
     }
 }
 
-/// The host backend, and the GPU where there is one.
-fn backends() -> Vec<Backend<'static>> {
-    let mut out = vec![Backend::Host];
-    out.extend(common::gpu().map(Backend::Gpu));
-    out
-}
-
 /// Runs `property` on values of `strategy` on every backend.
 fn check<S: Strategy>(name: &str, strategy: S, property: impl Fn(Backend<'static>, S::Value) -> PropertyResult)
 where
     S::Value: std::fmt::Debug,
 {
-    for backend in backends() {
+    for backend in testing::backends() {
         Check::new(format!("{name} on {}", backend.name()))
             .cases(cases(backend))
             .persist_beside(file!())

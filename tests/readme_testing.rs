@@ -1,8 +1,8 @@
 //! The example of the README's "Testing your keys and kernels", verbatim down to the line that
 //! ends it; `readme_shows_this_example` (below that line) checks that the README still does.
 
-use mergepath::testing::{self, Backend, Check};
-use mergepath::{Gpu, Less};
+use mergepath::testing::{self, Check};
+use mergepath::Less;
 use proptest::prelude::*;
 
 /// A leaderboard entry: by score (highest first), then player; `ByLevel` orders by level alone.
@@ -16,19 +16,13 @@ struct Entry {
     level: u32,
 }
 
-/// The GPU where there is one, else the host backend (the same properties, on CPU threads).
-fn backend() -> Backend<'static> {
-    static GPU: std::sync::OnceLock<Option<Gpu>> = std::sync::OnceLock::new();
-    GPU.get_or_init(|| Gpu::new(0).ok()).as_ref().map_or(Backend::Host, Backend::Gpu)
-}
-
 #[test]
 fn entry_comparators_are_strict_weak_orders() {
     // Irreflexive, asymmetric, transitive, incomparability transitive; on a GPU the CUDA
     // expression answers as the Rust closure on every pair.
     Check::new("Entry comparators").cases(300).run(testing::comparator_keys::<Entry>(), |keys| {
-        testing::check_comparator(backend(), &keys, Less)?;
-        testing::check_comparator(backend(), &keys, ByLevel)
+        testing::check_comparator(testing::gpu_or_host(), &keys, Less)?;
+        testing::check_comparator(testing::gpu_or_host(), &keys, ByLevel)
     });
 }
 
@@ -37,14 +31,14 @@ fn sorting_by_level_is_stable() {
     // Lengths at the kernels' tile edges, sort-benchmark patterns, NaN and ±0 scores; values
     // are the input positions, so a reordering of equal levels is a failure.
     let entries = testing::keys::<Entry, _>(testing::lengths::<Entry>(50_000), ByLevel);
-    Check::new("sort_pairs Entry ByLevel").cases(100).run(entries, |keys| testing::sort_pairs(backend(), &keys, ByLevel));
+    Check::new("sort_pairs Entry ByLevel").cases(100).run(entries, |keys| testing::sort_pairs(testing::gpu_or_host(), &keys, ByLevel));
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
     #[test]
     fn merging_leaderboards((a, b) in testing::two_sorted::<Entry, _>(testing::lengths::<Entry>(20_000), Less)) {
-        testing::merge_pairs(backend(), &a, &b, Less)?;
+        testing::merge_pairs(testing::gpu_or_host(), &a, &b, Less)?;
     }
 }
 

@@ -46,7 +46,7 @@ impl Module {
     /// Loads `image` (a fatbin, a cubin or NUL-terminated PTX) into `ctx`.
     pub(crate) fn load(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Self> {
         if image.is_empty() {
-            return Err(Error::InvalidArgument("the module image (fatbin) is empty"));
+            return Err(Error::invalid("image", "the module image (fatbin) is empty"));
         }
         let module = ctx.load_module(Ptx::from_binary(image.to_vec()))?;
         Ok(Module { module, functions: Mutex::new(HashMap::new()) })
@@ -91,10 +91,11 @@ pub(crate) struct Kernels {
     /// The virtual architecture the loaded code was compiled for (x10), which selects the
     /// kernels' compile-time tuning row.
     pub arch: u32,
-    /// Only the key-independent entry points may be looked up: the module is another key's
-    /// (the `u64` kernels a record wider than the key tiles sorts with, `Comparator::RECORD`),
-    /// so its algorithms' kernels would misread this key's items.
-    key_independent_only: bool,
+    /// The record type whose module this is, if it is one: then only the key-independent entry
+    /// points may be looked up, because the module is another key's (the `u64` kernels a
+    /// record wider than the key tiles sorts with, `Comparator::RECORD`), so its algorithms'
+    /// kernels would misread the record's items.
+    record: Option<&'static str>,
 }
 
 /// [`Error::NoKernelsForDevice`] for `ctx`'s device (a driver error where its compute
@@ -111,9 +112,8 @@ const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mer
 
 impl Kernels {
     /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.
-    /// With `key_independent_only`, only the key-independent entry points can be looked up
-    /// (a record's kernels).
-    pub(crate) fn load(ctx: &Arc<CudaContext>, fatbin: &[u8], key_independent_only: bool) -> Result<Self> {
+    /// For a `record` (its type's name), only the key-independent entry points can be looked up.
+    pub(crate) fn load(ctx: &Arc<CudaContext>, fatbin: &[u8], record: Option<&'static str>) -> Result<Self> {
         if fatbin.is_empty() {
             return Err(Error::KernelsNotBuilt);
         }
@@ -122,21 +122,27 @@ impl Kernels {
             other => other,
         })?;
         let arch = module.arch("mergepath_merge_keys")?;
-        Ok(Kernels { module, arch, key_independent_only })
+        Ok(Kernels { module, arch, record })
     }
 
-    /// The entry point `name`; [`Error::MissingEntryPoint`] for an algorithm's kernel where
-    /// only the key-independent ones may be used.
+    /// The entry point `name`; [`Error::NotSupported`] for an algorithm's kernel where only the
+    /// key-independent ones may be used.
     pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
         self.check(name)?;
         self.module.function(name)
     }
 
     fn check(&self, name: &str) -> Result<()> {
-        if self.key_independent_only && !KEY_INDEPENDENT.iter().any(|p| name.starts_with(p)) {
-            return Err(Error::MissingEntryPoint(format!("{name} (records wider than 16 bytes have sorts only: sort_keys, sort_keys_copy, sort_pairs, sort_indices)")));
+        match self.record {
+            Some(key) if !KEY_INDEPENDENT.iter().any(|p| name.starts_with(p)) => Err(Error::NotSupported {
+                key,
+                operation: format!(
+                    "{} (records wider than 16 bytes have sorts only: sort_keys, sort_keys_copy, sort_pairs, sort_indices)",
+                    name.trim_start_matches("mergepath_")
+                ),
+            }),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The entry point `name`, with `setup` run on its first lookup ([`Module::function_with`]).

@@ -189,7 +189,7 @@ impl Gpu {
         if let Some(k) = modules.get(&id) {
             return Ok(k.clone());
         }
-        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS, C::RECORD.is_some())?);
+        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS, C::RECORD.is_some().then(std::any::type_name::<K>))?);
         modules.insert(id, kernels.clone());
         Ok(kernels)
     }

@@ -194,6 +194,14 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(keys: &mut [K], indi
     Ok(())
 }
 
+/// Writes to `indices` (the keys' length) the positions that sort `keys` by `comp`, stably,
+/// leaving the keys as they are (an argsort): `keys[indices[0]]`, `keys[indices[1]]`, ... are
+/// in order. [`Error::TooLarge`] for `u32` indices past 2^32 keys. Sorts a copy of the keys.
+pub fn argsort<K: Key, I: SortIndex, C: Comparator<K>>(keys: &[K], indices: &mut [I], comp: C) -> Result<()> {
+    check_values("indices", keys.len(), indices.len())?;
+    sort_indices(&mut keys.to_vec(), indices, comp)
+}
+
 /// The first position at or after `from` where `pred` turns false (`pred` true then false over
 /// `h`): galloping steps from `from`, then a binary search, O(log(distance)). Any `pred` gives
 /// a position in `from..=h.len()`.

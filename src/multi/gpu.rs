@@ -201,7 +201,7 @@ impl GpuRank {
                     for (peer, &(to, len)) in receives.iter().enumerate() {
                         let entry = peer * mine.len() + 2 * self.rank;
                         if all[entry + 1] as usize != len {
-                            return Err(Error::InvalidArgument("a rank's sends differ from its peer's receives"));
+                            return Err(Error::invalid("sends", format!("rank {peer} sends {} items to rank {}, which expects {len}", all[entry + 1], self.rank)));
                         }
                         crate::gather::copy_device(gpu, to, all[entry], len)?;
                     }
@@ -271,8 +271,8 @@ impl<K: Key + DeviceRepr, C: Comparator<K>> SortedShard<K> for DeviceShard<'_, K
         if indices.is_empty() {
             return Ok(Vec::new());
         }
-        if indices.iter().any(|&i| i >= self.keys.len()) {
-            return Err(Error::InvalidArgument("a candidate index past the shard"));
+        if let Some(&i) = indices.iter().find(|&&i| i >= self.keys.len()) {
+            return Err(Error::invalid("indices", format!("candidate index {i} is past the shard of {} keys", self.keys.len())));
         }
         let positions = gpu.upload_table(&indices.iter().map(|&i| i as u64).collect::<Vec<u64>>())?;
         // SAFETY: the gather writes one key per position.
@@ -329,10 +329,10 @@ impl GpuGroup {
     /// memory from then on, as for [`GpuRank::join`].
     pub fn new(ordinals: &[usize]) -> Result<GpuGroup> {
         if ordinals.is_empty() {
-            return Err(Error::InvalidArgument("a group needs at least one device"));
+            return Err(Error::invalid("ordinals", "a group needs at least one device"));
         }
-        if ordinals.iter().enumerate().any(|(i, o)| ordinals[..i].contains(o)) {
-            return Err(Error::InvalidArgument("a group's devices must be distinct (NCCL runs one rank per device)"));
+        if let Some(o) = ordinals.iter().enumerate().find_map(|(i, o)| ordinals[..i].contains(o).then_some(o)) {
+            return Err(Error::invalid("ordinals", format!("device {o} is listed twice in {ordinals:?}; a group's devices must be distinct (NCCL runs one rank per device)")));
         }
         let gpus = ordinals.iter().map(|&o| Gpu::new(o)).collect::<Result<Vec<_>>>()?;
         gpus.iter().try_for_each(|gpu| gpu.keep_freed_memory(u64::MAX))?;
@@ -347,7 +347,7 @@ impl GpuGroup {
     /// transfers with several ranks on one GPU, for tests and for machines with one GPU.
     pub fn sharing_one_gpu(ordinal: usize, ranks: usize) -> Result<GpuGroup> {
         if ranks == 0 {
-            return Err(Error::InvalidArgument("a group needs at least one rank"));
+            return Err(Error::invalid("ranks", "a group needs at least one rank, got 0"));
         }
         // A stream of its own per rank: on the context's default stream every rank's
         // synchronization would wait for all the others' work.
@@ -410,7 +410,7 @@ impl GpuGroup {
             // Every part must fit its piece before any rank writes one back.
             let fits = match part.len() == piece.len() {
                 true => Ok(()),
-                false => Err(Error::InvalidArgument("the comparator is not a strict weak order: the parts are not of equal sizes")),
+                false => Err(Error::invalid("comparator", format!("not a strict weak order: a part of {} keys was sorted for a piece of {}", part.len(), piece.len()))),
             };
             agree(rank, fits)?;
             rank.gpu.download_into(&part, &mut piece[..])

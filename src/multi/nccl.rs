@@ -58,7 +58,7 @@ impl Communicator {
     /// process (`ncclCommInitAll`).
     pub(crate) fn for_devices(ordinals: &[usize]) -> Result<Vec<Communicator>> {
         nccl_present()?;
-        let devices: Vec<i32> = ordinals.iter().map(|&o| i32::try_from(o).map_err(|_| Error::InvalidArgument("device ordinal past i32"))).collect::<Result<_>>()?;
+        let devices: Vec<i32> = ordinals.iter().map(|&o| i32::try_from(o).map_err(|_| Error::invalid("ordinals", format!("device ordinal {o} is past i32")))).collect::<Result<_>>()?;
         let mut raw = vec![std::ptr::null_mut(); devices.len()];
         // SAFETY: `raw` has room for one communicator per device of `devices`.
         unsafe { result::comm_init_all(raw.as_mut_ptr(), devices.len() as i32, devices.as_ptr()) }.map_err(|e| nccl_error("ncclCommInitAll", e))?;
@@ -71,7 +71,7 @@ impl Communicator {
         nccl_present()?;
         let (rank, size) = match (i32::try_from(rank), i32::try_from(size)) {
             (Ok(r), Ok(s)) if r < s => (r, s),
-            _ => return Err(Error::InvalidArgument("rank must be below size (and size fit in i32)")),
+            _ => return Err(Error::invalid("rank", format!("rank {rank} must be below size {size} (and size fit in i32)"))),
         };
         gpu.context().bind_to_thread()?;
         let id = sys::ncclUniqueId { internal: id.0.map(|b| b as core::ffi::c_char) };

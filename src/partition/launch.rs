@@ -47,7 +47,7 @@ pub(crate) fn launch_partitions_tie(
     out: u64,
     count: usize,
 ) -> Result<()> {
-    let spacing = i64::try_from(spacing).map_err(|_| Error::InvalidArgument("spacing exceeds i64"))?;
+    let spacing = i64::try_from(spacing).map_err(|_| Error::invalid("spacing", format!("{spacing} exceeds i64")))?;
     let cfg = partition_launch_config(count)?;
     let params = PartitionsParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, spacing, num_partitions: count as i64, partitions: out };
     let func = kernels.function(match tie {
@@ -158,7 +158,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
     let (base, _guard) = temp.device_ptr_mut();
     let (rows, ranks) = (base + rows_at as u64, base + ranks_at as u64);
     let (inputs, counts) = table.pointers(gpu)?;
-    let to_i64 = |n: usize, what: &'static str| i64::try_from(n).map_err(|_| Error::InvalidArgument(what));
+    let to_i64 = |n: usize, what: &'static str| i64::try_from(n).map_err(|_| Error::invalid(what, format!("{n} exceeds i64")));
     if num_boundaries > 0 {
         let starts = gpu.upload_table(&boundary_starts)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(num_boundaries, "multiway boundary grid")?, 1, 1), block_dim: (MULTIWAY_PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
@@ -166,7 +166,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
             inputs,
             counts,
             ways: ways as i64,
-            spacing: to_i64(boundary_spacing, "spacing exceeds i64")?,
+            spacing: to_i64(boundary_spacing, "spacing")?,
             boundary_starts: gpu.input("multiway boundary starts", &starts, 8)?.ptr,
             num_boundaries: num_boundaries as i64,
             rows,
@@ -186,7 +186,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
         counts,
         ways: ways as i64,
         total: table.total as i64,
-        spacing: to_i64(spacing, "spacing exceeds i64")?,
+        spacing: to_i64(spacing, "spacing")?,
         num_partitions: count as i64,
         boundary_rows: rows,
         boundary_ranks: ranks,

@@ -139,7 +139,7 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
 /// [`partition_count`], with [`Error::InvalidArgument`] for a spacing of zero.
 fn checked_partition_count(total: usize, spacing: usize) -> Result<usize> {
     if spacing == 0 {
-        return Err(Error::InvalidArgument("spacing must be positive"));
+        return Err(Error::invalid("spacing", "must be positive, got 0"));
     }
     Ok(partition_count(total, spacing))
 }

@@ -44,10 +44,10 @@ impl TileShape {
     /// cannot be launched), [`Error::TooLarge`] past CUDA's grid limit (2^31 - 1 CTAs).
     pub fn launch_config(&self, total: usize) -> Result<LaunchConfig> {
         if self.tile() == 0 {
-            return Err(Error::InvalidArgument("a tile shape needs threads and items per thread"));
+            return Err(Error::invalid("shape", format!("a tile shape needs threads and items per thread, got {self:?}")));
         }
         if total == 0 {
-            return Err(Error::InvalidArgument("a launch needs at least one item"));
+            return Err(Error::invalid("total", "a launch needs at least one item, got 0"));
         }
         let ctas = grid_ctas(self.tiles(total), "tile grid")?;
         Ok(LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (self.threads, 1, 1), shared_mem_bytes: 0 })

@@ -6,11 +6,12 @@ use crate::error::{Error, Result};
 /// Checks host offsets against a buffer of `len` items: non-decreasing, within it, fewer than
 /// 2^31 segments.
 pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
-    if offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err(Error::InvalidArgument("segment offsets must be non-decreasing"));
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        let (before, at) = (offsets[i], offsets[i + 1]);
+        return Err(Error::invalid("offsets", format!("must be non-decreasing: offsets[{}] = {at} is below offsets[{i}] = {before}", i + 1)));
     }
-    if offsets.last().is_some_and(|&last| last > len) {
-        return Err(Error::InvalidArgument("segment offsets past the end of the keys"));
+    if let Some(&last) = offsets.last().filter(|&&last| last > len) {
+        return Err(Error::invalid("offsets", format!("offsets[{}] = {last} is past the end of the {len} keys", offsets.len() - 1)));
     }
     check_segment_count(offsets.len())
 }

@@ -270,6 +270,15 @@ impl Gpu {
         sort_indices_host(self, keys, indices, comp, None)
     }
 
+    /// Writes to `indices` (the keys' length) the positions that sort `keys` by `comp`, stably,
+    /// leaving the keys as they are (an argsort): `keys[indices[0]]`, `keys[indices[1]]`, ...
+    /// are in order. As [`Gpu::sort_indices`] on a copy of the keys (made in host memory, so
+    /// it takes the keys' size there too).
+    pub fn argsort<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &[K], indices: &mut [I], comp: C) -> Result<()> {
+        check_values("indices", keys.len(), indices.len())?;
+        sort_indices_host(self, &mut keys.to_vec(), indices, comp, None)
+    }
+
     /// [`Gpu::sort_indices`] with a `progress` callback as [`Gpu::sort_keys_with_progress`].
     pub fn sort_indices_with_progress<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &mut [K], indices: &mut [I], comp: C, mut progress: impl FnMut(u64, u64)) -> Result<()> {
         sort_indices_host(self, keys, indices, comp, Some(&mut progress))

@@ -121,6 +121,31 @@ pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
     Ok((ki, vi, ko, vo))
 }
 
+/// Writes to `indices` (the keys' length) the positions that sort `keys` by `comp`, stably,
+/// leaving `keys` as they are (an argsort): afterwards `keys[indices[i]]` is the i-th key in
+/// order. The sorted keys go to a temporary buffer of the keys' size from the `Gpu`'s pool.
+/// [`Error::TooLarge`] for `u32` indices past 2^32 keys. Returns without waiting for the GPU.
+pub fn argsort<K: Key, I: SortIndex, C: Comparator<K>>(gpu: &Gpu, keys: &impl DevicePtr<K>, indices: &mut impl DevicePtrMut<I>, comp: C) -> Result<()> {
+    let word = std::mem::size_of::<I>();
+    let keys = gpu.input("keys", keys, K::DEVICE_ALIGN)?;
+    let indices = gpu.output("indices", indices, word, keys.len, &[&keys])?;
+    let n = keys.len;
+    if indices.len != n {
+        return Err(Error::LengthMismatch { what: "indices", expected: n, got: indices.len });
+    }
+    if n > I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let mut sorted = gpu.temp(n * std::mem::size_of::<K>())?;
+    let (sorted, _guard) = sorted.device_ptr_mut();
+    launch_iota(gpu, &kernels, indices.ptr, n, 0, word)?;
+    launch_sort::<K, C>(gpu, keys.ptr, sorted, Some((indices.ptr, indices.ptr, word)), n, comp)
+}
+
 /// Sorts `keys` in place by `comp`, stably, and writes to `indices` (same length) the original
 /// position of each sorted key, as Modern GPU's MergesortIndices: afterwards `keys[i]` was at
 /// `indices[i]`. [`Error::TooLarge`] for `u32` indices past 2^32 keys.

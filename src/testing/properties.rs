@@ -21,6 +21,34 @@ pub enum Backend<'g> {
     Gpu(&'g Gpu),
 }
 
+/// The GPU (device 0) for the kit's helpers, opened once per process; `None` where there is no
+/// usable one, and a panic instead when the environment says a GPU is required
+/// (`MERGEPATH_REQUIRE_GPU=1`), so a GPU runner never passes by skipping.
+fn shared_gpu() -> Option<&'static Gpu> {
+    static GPU: std::sync::OnceLock<Option<Gpu>> = std::sync::OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var("MERGEPATH_REQUIRE_GPU").is_ok_and(|v| v == "1") => panic!("MERGEPATH_REQUIRE_GPU=1 but no usable GPU: {e}"),
+        Err(_) => None,
+    })
+    .as_ref()
+}
+
+/// The backends to test on: the host backend, and device 0 where there is a usable GPU. Without
+/// one the list is the host alone, unless `MERGEPATH_REQUIRE_GPU=1` is set: then this panics,
+/// so a GPU CI runner cannot pass by skipping the GPU.
+pub fn backends() -> Vec<Backend<'static>> {
+    let mut out = vec![Backend::Host];
+    out.extend(shared_gpu().map(Backend::Gpu));
+    out
+}
+
+/// One backend: device 0 where there is a usable GPU, else the host backend (a panic instead
+/// under `MERGEPATH_REQUIRE_GPU=1`, as [`backends`]).
+pub fn gpu_or_host() -> Backend<'static> {
+    shared_gpu().map_or(Backend::Host, Backend::Gpu)
+}
+
 impl Backend<'_> {
     /// `"host"` or `"gpu"`, for messages.
     pub fn name(&self) -> &'static str {
