@@ -82,6 +82,24 @@ pub use sets::{set_operation_keys, set_operation_len, set_operation_pairs, SetLe
 pub use device::staging::PinnedBuffer;
 pub use sort::{argsort, sort_indices, sort_keys, sort_keys_copy, sort_pairs, sort_pairs_copy, SortIndex};
 
+/// The README's and the docs pages' Rust code blocks, compiled as doctests (those that need no
+/// GPU run too), so the documentation cannot drift from the API.
+#[cfg(doctest)]
+mod documentation {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/guide.md")]
+    struct Guide;
+    #[doc = include_str!("../docs/keys.md")]
+    struct Keys;
+    #[doc = include_str!("../docs/two-phase.md")]
+    struct TwoPhase;
+    #[doc = include_str!("../docs/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../docs/building.md")]
+    struct Building;
+}
+
 /// The items `#[derive(Key)]` generates for `mergepath::testing` (its `TestKey` implementation): kept
 /// with the `testing` feature, dropped without it, so the derive needs no feature of its own.
 #[cfg(feature = "testing")]

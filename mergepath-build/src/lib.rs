@@ -4,8 +4,9 @@
 //! ([`Kernels`]).
 //!
 //! - nvcc comes from `NVCC`, `CUDA_HOME`/`CUDA_PATH`, `PATH` or `/usr/local/cuda`; where there is
-//!   none, the pinned CUDA 13.0 compiler wheels are installed once from PyPI into a cache under
-//!   the target directory (`MERGEPATH_NO_TOOLKIT_DOWNLOAD=1` turns that off).
+//!   none and `MERGEPATH_DOWNLOAD_CUDA=1` asks for it, the pinned CUDA 13.0 compiler wheels are
+//!   installed once from PyPI into a cache under the target directory; without it, the error
+//!   names what to install.
 //! - The SASS targets are `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`), else the build machine's GPUs
 //!   (`nvidia-smi`), else sm_90; PTX of the newest one is always embedded so newer GPUs can JIT
 //!   it ([`cuda_archs`]).
@@ -30,13 +31,13 @@ pub use compile::{instantiation_source, KernelBuild};
 pub use contract::{contract_header, contract_rust, Constant, Field, Layout, Struct, CONSTANTS, DEVICE_STRUCTS, KERNEL_PARAMS};
 pub use kernels::Kernels;
 pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
-pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, TOOLKIT_CACHE, TOOLKIT_WHEELS};
+pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, DOWNLOAD_VAR, TOOLKIT_CACHE, TOOLKIT_WHEELS};
 pub use tuning::{parse_tuning, rust_tuning_tables, select_shape, tuning_header, LaunchShape, TuningRow, TuningTable};
 
 use std::path::Path;
 
 /// The environment variables that change what is compiled.
-pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_NO_TOOLKIT_DOWNLOAD", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
+pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_DOWNLOAD_CUDA", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
 
 /// The include root of mergepath's device headers (`mergepath/*.cuh`), which also holds
 /// mergepath's launch tuning table, `tuning.tsv`.

@@ -47,20 +47,26 @@ pub fn cached_toolkit_nvcc(target_dir: &Path) -> Option<PathBuf> {
     Some(target_dir.join(TOOLKIT_CACHE).join("nvidia/cu13/bin/nvcc")).filter(|p| p.is_file())
 }
 
-/// Installs the pinned compiler wheels into `<target>/mergepath-cuda-13.0.88` once (unless
-/// `MERGEPATH_NO_TOOLKIT_DOWNLOAD` is set) and returns its nvcc; `warn` reports what it does.
+/// The variable that asks for the compiler download where no nvcc is found.
+pub const DOWNLOAD_VAR: &str = "MERGEPATH_DOWNLOAD_CUDA";
+
+/// Installs the pinned compiler wheels into `<target>/mergepath-cuda-13.0.88` once, if asked
+/// to (`MERGEPATH_DOWNLOAD_CUDA=1`), and returns its nvcc; without it, an error naming what to
+/// install. A copy installed earlier is used either way. `warn` reports what it does.
 pub fn install_toolkit(target_dir: &Path, warn: impl Fn(&str)) -> Result<PathBuf, String> {
     let dir = target_dir.join(TOOLKIT_CACHE);
     if let Some(nvcc) = cached_toolkit_nvcc(target_dir) {
         warn(&format!("mergepath: no CUDA toolkit found; using the CUDA 13.0 compiler cached in {}", dir.display()));
         return Ok(nvcc);
     }
-    if env::var("MERGEPATH_NO_TOOLKIT_DOWNLOAD").is_ok_and(|v| v != "0" && !v.is_empty()) {
+    if !env::var(DOWNLOAD_VAR).is_ok_and(|v| v != "0" && !v.is_empty()) {
         return Err(format!(
-            "mergepath: nvcc not found (looked at NVCC, CUDA_HOME, CUDA_PATH, PATH and /usr/local/cuda) and \
-             MERGEPATH_NO_TOOLKIT_DOWNLOAD is set. Install the CUDA toolkit (nvcc 12.x or 13.x), or \
-             `pip install {}` and set NVCC to site-packages/nvidia/cu13/bin/nvcc.",
-            TOOLKIT_WHEELS.join(" ")
+            "mergepath: nvcc not found (looked at NVCC, CUDA_HOME, CUDA_PATH, PATH and /usr/local/cuda). \
+             Install the CUDA toolkit (nvcc 12.x or 13.x) and set NVCC or CUDA_HOME; or `pip install {}` \
+             and set NVCC to site-packages/nvidia/cu13/bin/nvcc; or set {DOWNLOAD_VAR}=1 to have \
+             mergepath install those wheels (python3 -m pip, about 270 MB) into {}.",
+            TOOLKIT_WHEELS.join(" "),
+            dir.display()
         ));
     }
     warn(&format!("mergepath: no CUDA toolkit found; installing the CUDA 13.0 compiler from PyPI into {}", dir.display()));
@@ -73,7 +79,7 @@ pub fn install_toolkit(target_dir: &Path, warn: impl Fn(&str)) -> Result<PathBuf
     let mut cmd = Command::new(python);
     cmd.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"]).arg(&staging).args(TOOLKIT_WHEELS);
     run_capture(&mut cmd).map_err(|e| {
-        format!("mergepath: installing the CUDA compiler wheels failed ({e}); install the CUDA toolkit, or set NVCC, or MERGEPATH_NO_TOOLKIT_DOWNLOAD=1 for this message instead")
+        format!("mergepath: installing the CUDA compiler wheels failed ({e}); install the CUDA toolkit and set NVCC or CUDA_HOME")
     })?;
     // Another build may have finished first; either copy is complete.
     if fs::rename(&staging, &dir).is_err() {
@@ -83,7 +89,8 @@ pub fn install_toolkit(target_dir: &Path, warn: impl Fn(&str)) -> Result<PathBuf
 }
 
 /// nvcc for a build script: [`find_nvcc`]'s, else the pinned compiler, installed under
-/// `target_dir` if it is not there yet (a cargo warning says so).
+/// `target_dir` if it is not there yet and `MERGEPATH_DOWNLOAD_CUDA=1` asks for it (a cargo
+/// warning says so).
 pub fn build_script_nvcc(target_dir: &Path) -> Result<PathBuf, String> {
     match find_nvcc()? {
         Some(nvcc) => Ok(nvcc),

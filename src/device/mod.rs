@@ -81,6 +81,16 @@ impl Gpu {
         Ok(Self::with_stream(ctx.default_stream()))
     }
 
+    /// The number of CUDA devices on this machine: [`Error::NoDriver`] where there is no CUDA
+    /// driver.
+    pub fn count() -> Result<usize> {
+        // SAFETY: only tries to open the driver library; nothing from it is called yet.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        Ok(CudaContext::device_count()? as usize)
+    }
+
     /// Uses the caller's stream (and its context): mergepath's work is enqueued there.
     pub fn with_stream(stream: Arc<CudaStream>) -> Self {
         Gpu {

@@ -1,5 +1,5 @@
-//! The example of the README's "Testing your keys and kernels", verbatim down to the line that
-//! ends it; `readme_shows_this_example` (below that line) checks that the README still does.
+//! The example of docs/testing.md, verbatim down to the line that ends it;
+//! `docs_show_this_example` (below that line) checks that the page still does.
 
 use mergepath::testing::{self, Check};
 use mergepath::Less;
@@ -42,13 +42,13 @@ proptest! {
     }
 }
 
-// ---- the README's example ends above ----
+// ---- the docs' example ends above ----
 
-/// The README shows this file's example, verbatim.
+/// docs/testing.md shows this file's example, verbatim.
 #[test]
-fn readme_shows_this_example() {
-    let readme = include_str!("../README.md");
-    let file = include_str!("readme_testing.rs");
-    let example = file.split_once("\n\n").unwrap().1.split_once("// ---- the README's example ends").unwrap().0.trim_end();
-    assert!(readme.contains(&format!("```rust\n{example}\n```")), "README's \"Testing your keys and kernels\" differs from tests/readme_testing.rs");
+fn docs_show_this_example() {
+    let page = include_str!("../docs/testing.md");
+    let file = include_str!("docs_testing.rs");
+    let example = file.split_once("\n\n").unwrap().1.split_once("// ---- the docs' example ends").unwrap().0.trim_end();
+    assert!(page.contains(&format!("```rust,ignore\n{example}\n```")), "docs/testing.md's example differs from tests/docs_testing.rs");
 }
