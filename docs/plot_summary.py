@@ -9,8 +9,13 @@ device copy of the same bytes, against n) and prints the summary table
 in Markdown: each case's time, its anchors' times, and mergepath's time over each anchor's
 (below 1: mergepath is faster).
 
-Run: python3 docs/plot_summary.py TSV PNG   (needs matplotlib; the summary in BENCHMARKS.md
-was made by `python3 docs/plot_summary.py docs/summary_2026-11-27.tsv docs/summary_sort.png`)
+With a third argument, MULTI_TSV (the multi bench's lines with `benches/cub/multi.cu`'s, from a
+machine of 4 GPUs), also PNG with `_gpus` before its extension: u32 keys sorted on 1, 2 and 4
+GPUs against CUB's sorts on one.
+
+Run: python3 docs/plot_summary.py TSV PNG [MULTI_TSV]   (needs matplotlib; the summary in
+BENCHMARKS.md was made by `python3 docs/plot_summary.py docs/summary_2026-11-27.tsv
+docs/summary_sort.png docs/summary_multi_2026-11-26.tsv`)
 """
 import sys
 
@@ -133,3 +138,25 @@ for ax, ty in zip(axes, ["u32", "u64"]):
 fig.suptitle(f"Merge and sorted search against the copy, {device.split(' sms')[0]}")
 fig.tight_layout()
 fig.savefig(sys.argv[2].replace(".png", "_bandwidth.png"), dpi=110)
+
+# Scaling over GPUs, from the multi bench's lines (a machine of 4 GPUs).
+if len(sys.argv) > 3:
+    multi = {}
+    for line in open(sys.argv[3]):
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 5 and f[3].isdigit():
+            multi[(f[0], f[1], int(f[3]))] = float(f[4])
+    fig, ax = plt.subplots(figsize=(6.5, 4.4))
+    for label, op, impl in [("mergepath, 1 GPU", "multi_sort_keys_1gpu", "mergepath"), ("mergepath, 2 GPUs", "multi_sort_keys_2gpu", "mergepath"),
+                            ("mergepath, 4 GPUs", "multi_sort_keys_4gpu", "mergepath"), ("CUB radix sort, 1 GPU", "sort_keys", "cub_radix_sort"),
+                            ("CUB merge sort, 1 GPU", "sort_keys", "cub_merge_sort")]:
+        pts = sorted((n, n / t / 1e6) for (o, i, n), t in multi.items() if o == op and i == impl)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("u32 keys (device-resident)")
+    ax.set_ylabel("Gkeys/s (higher is better)")
+    ax.set_title("Sorts across GPUs (4 x H100, NVLink, 2026-11-26)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(sys.argv[2].replace(".png", "_gpus.png"), dpi=110)

@@ -68,17 +68,7 @@ pub fn ordering<K: Key, C: Comparator<K>>(comp: &C, x: &K, y: &K) -> std::cmp::O
     ordering_by(|a, b| comp.is_less(a, b), x, y)
 }
 
-/// A strict-weak-order predicate (`is_less(x, y)`: x goes strictly before y) as an
-/// `Ordering`, for `sort_by`.
-pub fn ordering_by<T>(is_less: impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Ordering {
-    if is_less(x, y) {
-        std::cmp::Ordering::Less
-    } else if is_less(y, x) {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Equal
-    }
-}
+pub use crate::key::ordering_by;
 
 /// The `bound` of each needle in `haystack` (both sorted by `comp`), as
 /// [`crate::sorted_search`] computes it, by a binary search per needle.

@@ -283,3 +283,15 @@ pub(crate) const fn value_word<V: Value>() -> usize {
         ValueCarry::Positions(_) => panic!("mergepath: multiway merges and set operations take values of 4, 8 or 16 bytes"),
     }
 }
+
+/// A strict-weak-order predicate (`is_less(x, y)`: x goes strictly before y) as an
+/// `Ordering`, for `sort_by`.
+pub fn ordering_by<T>(is_less: impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Ordering {
+    if is_less(x, y) {
+        std::cmp::Ordering::Less
+    } else if is_less(y, x) {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}

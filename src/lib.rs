@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod checks;
 pub mod cpu;
 mod error;
 mod device;
@@ -58,6 +59,7 @@ pub mod sort;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tuning;
+mod threads;
 mod types;
 
 pub use cudarc;

@@ -458,6 +458,31 @@ fn sorts_larger_than_a_memory_cap_merge_sorted_runs_from_host_memory() {
 /// A panic in the progress callback reaches the caller once the sort's work has finished; the
 /// `Gpu` sorts again afterwards.
 #[test]
+fn merges_larger_than_a_memory_cap_run_in_short_ranges() {
+    let Some(_) = gpu() else { return };
+    // Two 16 M-key inputs under a 32 MiB cap: the ranges shrink to what the cap holds.
+    let gpu = Gpu::new(0).unwrap().with_memory_limit(32 << 20);
+    let mut rng = Rng(0x32);
+    let mut half = |n: usize| {
+        let mut v: Vec<u32> = (0..n).map(|_| rng.below(1 << 20) as u32).collect();
+        v.sort_unstable();
+        v
+    };
+    let (a, b) = (half(16 << 20), half((16 << 20) + 3));
+    let (av, bv): (Vec<u32>, Vec<u32>) = ((0..a.len() as u32).collect(), (0..b.len() as u32).map(|i| i | 1 << 31).collect());
+    let mut want = vec![0u32; a.len() + b.len()];
+    host::merge_keys(&a, &b, &mut want, Less).unwrap();
+    let mut out = vec![0u32; want.len()];
+    gpu.merge_keys(&a, &b, &mut out, Less).unwrap();
+    assert_same(&out, &want, "merge_keys under a 32 MiB cap");
+    let (mut ok, mut ov) = (vec![0u32; want.len()], vec![0u32; want.len()]);
+    gpu.merge_pairs(&a, &av, &b, &bv, &mut ok, &mut ov, Less).unwrap();
+    let (mut hk, mut hv) = (vec![0u32; want.len()], vec![0u32; want.len()]);
+    host::merge_pairs(&a, &av, &b, &bv, &mut hk, &mut hv, Less).unwrap();
+    assert_eq!((ok, ov), (hk, hv), "merge_pairs under a 32 MiB cap");
+}
+
+#[test]
 fn a_panic_in_the_progress_callback_is_resumed_after_the_work() {
     if gpu().is_none() {
         return;

@@ -18,7 +18,7 @@
 //!   sorts (`sort_keys`, `sort_keys_copy`, `sort_pairs`, `sort_indices`, the host-slice sorts)
 //!   sort each record's order packed into `u64` words with its position (one stable pass per
 //!   word, the last first) and gather the records once, so a record's bytes move once instead
-//!   of once per merge pass. Other algorithms on records return `Error::MissingEntryPoint`;
+//!   of once per merge pass. Other algorithms on records return `Error::NotSupported`;
 //!   custom comparators on records and orders of more than 32 elements (an array counts each
 //!   element) are compile errors.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
@@ -658,7 +658,7 @@ fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)
 /// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
 /// everywhere on docs.rs.
 fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
-    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild};
+    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild, KernelOpt};
     if std::env::var_os("DOCS_RS").is_some() {
         return Ok(comparators.iter().map(|_| None).collect());
     }
@@ -671,7 +671,10 @@ fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<
     let archs = cuda_archs().map_err(|e| fail(name.span(), e))?;
     let tuning = mergepath_tuning().map_err(|e| fail(name.span(), e))?;
     let dir = target.join("mergepath-derive");
-    let build = KernelBuild::new(nvcc, &archs, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
+    // A macro cannot see the profile of the crate it expands in; its own build is of the same
+    // profile, so its debug assertions say whether that is the dev profile.
+    let opt = KernelOpt::for_build(cfg!(debug_assertions)).map_err(|e| fail(name.span(), e))?;
+    let build = KernelBuild::new(nvcc, &archs, opt, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
     let units: Vec<(String, String)> = comparators
         .iter()
         .map(|c| {

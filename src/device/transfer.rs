@@ -26,9 +26,9 @@ use std::cell::Cell;
 const MAX_COPY_THREADS: usize = 8;
 
 /// The copy threads of a `Gpu`'s staging: [`MAX_COPY_THREADS`], and no more than half the host
-/// backend's thread count ([`crate::host::threads`]).
+/// backend's thread count ([`crate::threads::threads`]).
 fn copy_threads() -> usize {
-    MAX_COPY_THREADS.min(crate::host::threads() / 2)
+    MAX_COPY_THREADS.min(crate::threads::threads() / 2)
 }
 
 /// Transfers of at most this many bytes ([`Gpu::upload`], [`Gpu::download`]) are one copy

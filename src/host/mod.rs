@@ -30,46 +30,33 @@
 //! # Ok(()) }
 //! ```
 
-pub(crate) mod parallel;
+mod parallel;
 
-use crate::cpu::{ordering_by, set_operation_each, SetSource};
+use crate::cpu::{set_operation_each, SetSource};
+use crate::key::ordering_by;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::partition::balanced_path;
 use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
-use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, run, span_bounds, split_lanes, Lanes, Pairs, Plan};
-pub use parallel::threads;
+use crate::threads::{run, span_bounds, Plan};
+use crate::checks::{check_output, check_values};
+use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, split_lanes, Lanes, Pairs};
+pub use crate::threads::threads;
 
 /// Runs `f` with the host calls it makes on this thread using `threads` worker threads at most
 /// (0: the default, `std::thread::available_parallelism()`), and returns its result. Results
 /// do not depend on the thread count.
 pub fn with_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
-    parallel::with_threads(threads, f)
+    crate::threads::with_threads(threads, f)
 }
 
 /// Runs `f` with host calls on this thread handing work to another thread from `grain` items
 /// per worker on (0: the default), so tests can take the parallel paths with small inputs.
 #[doc(hidden)]
 pub fn with_grain<R>(grain: usize, f: impl FnOnce() -> R) -> R {
-    parallel::with_grain(grain, f)
-}
-
-/// `OutputTooSmall` unless `out` holds `needed` items.
-pub(crate) fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
-    if len < needed {
-        return Err(Error::OutputTooSmall { what, needed, got: len });
-    }
-    Ok(())
-}
-
-/// `LengthMismatch` unless the values (`what`) have their keys' length.
-pub(crate) fn check_values(what: &'static str, keys: usize, values: usize) -> Result<()> {
-    if values != keys {
-        return Err(Error::LengthMismatch { what, expected: keys, got: values });
-    }
-    Ok(())
+    crate::threads::with_grain(grain, f)
 }
 
 /// Keys and values as `(key, value)` items, gathered in parallel.

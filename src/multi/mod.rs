@@ -39,7 +39,7 @@ mod nccl;
 mod plan;
 mod threads;
 
-use crate::cpu::ordering_by;
+use crate::key::ordering_by;
 use bytemuck::Pod;
 
 pub use gpu::{GpuGroup, GpuRank};

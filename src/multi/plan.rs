@@ -4,7 +4,7 @@
 //! once over [`Group`] and [`SortedShard`], so the CPU mirror (threads as ranks, slices) and a
 //! group of GPUs (NCCL, device buffers) run the same steps.
 
-use crate::cpu::ordering_by;
+use crate::key::ordering_by;
 use crate::error::{Error, Result};
 use bytemuck::Pod;
 

@@ -1,7 +1,7 @@
 //! The plan of a sample sort, shared by the launch code and the CPU mirror: the samples, the
 //! bucket of a key, the tiles of a distribution pass and what becomes of each bucket.
 
-use crate::cpu::ordering_by;
+use crate::key::ordering_by;
 use crate::device::contract::{SAMPLESORT_BUCKETS, SAMPLESORT_SPLITTERS};
 
 /// Buckets of one distribution pass (even: open, between two splitters; odd: equal to one).

@@ -27,7 +27,7 @@ use crate::device::timeline;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::host::parallel;
+use crate::threads as parallel;
 use crate::key::{Comparator, Key};
 use crate::multiway::{launch_multiway, multiway_temp_bytes};
 use crate::partition::multiway_split;

@@ -1,10 +1,10 @@
 //! The host-slice merges: output ranges cut by merge path on the host, each uploaded, merged
 //! and downloaded on its own.
 
-use super::plan::{bytes_mut, clamp_splits, items_per, Lanes, MERGE_SLOTS, RANGE_BYTES};
+use super::plan::{bytes_mut, clamp_splits, Lanes, MergePlan, RANGE_BYTES};
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::merge::launch_merge;
 use crate::partition::merge_path;
@@ -24,7 +24,9 @@ pub(crate) fn merge_lanes<K: Key, C: Comparator<K>>(gpu: &Gpu, a: (&Lanes, Range
 }
 
 /// The merge of host slices: output ranges cut by merge path on the host, each uploaded,
-/// merged and downloaded on its own, `MERGE_SLOTS` in flight.
+/// merged and downloaded on its own, a few in flight; ranges and slots sized to the device
+/// budget ([`MergePlan`]), so inputs of any length merge under any cap that holds a short
+/// range.
 #[allow(clippy::type_complexity)]
 pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [K], mut values: Option<(&[u8], &[u8], &mut [u8], usize)>, comp: C) -> Result<()> {
     let total = a.len() + b.len();
@@ -33,12 +35,11 @@ pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], 
     }
     gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.3));
-    let range = items_per(work_bytes(RANGE_BYTES), kb + word);
+    let available = gpu.device_budget()?;
+    let MergePlan { range, slots } = MergePlan::new(total, kb, word, work_bytes(RANGE_BYTES), available).map_err(|needed| Error::TooLargeForDevice { needed, available })?;
     let ranges = total.div_ceil(range);
-    let slots = MERGE_SLOTS.min(ranges);
     let lane_bytes = Lanes::bytes(range, kb, word);
     // Per slot: the range's inputs, then its output; the merge's partitions come from the pool.
-    gpu.ensure_device_memory(2 * slots * lane_bytes + 8 * (range / 256 + 2))?;
     let mut temp = gpu.temp(2 * slots * lane_bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
     let slot = |s: usize, part: usize| Lanes::at(base + ((2 * s + part) * lane_bytes) as u64, range, kb, word);

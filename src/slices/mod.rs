@@ -50,7 +50,7 @@ mod sort;
 
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::host::{check_output, check_values};
+use crate::checks::{check_output, check_values};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;

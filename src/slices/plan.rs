@@ -16,6 +16,55 @@ pub(super) const RANGE_BYTES: usize = 16 << 20;
 /// Ranges of a host-slice merge in flight at once (device buffers for each).
 pub(super) const MERGE_SLOTS: usize = 3;
 
+/// The fewest items a host-slice merge's range is cut to where the device budget is small.
+const MIN_MERGE_RANGE: usize = 1 << 12;
+
+/// How a host-slice merge of `total` items runs: output ranges of `range` items, `slots` of
+/// them in flight (each with device buffers for its inputs and its output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MergePlan {
+    pub range: usize,
+    pub slots: usize,
+}
+
+impl MergePlan {
+    /// The plan for `total >= 1` items of `key_bytes` keys and `word`-byte values in `budget`
+    /// bytes of device memory: ranges of about `range_bytes` and [`MERGE_SLOTS`] slots where
+    /// they fit, else fewer slots (down to two, which still overlap copies with merges), then
+    /// shorter ranges (down to [`MIN_MERGE_RANGE`] items, and one slot); `Err(needed bytes)`
+    /// where even that does not fit.
+    pub fn new(total: usize, key_bytes: usize, word: usize, range_bytes: usize, budget: usize) -> Result<Self, usize> {
+        let full = items_per(range_bytes, key_bytes + word).min(total);
+        let most_slots = MERGE_SLOTS.min(total.div_ceil(full));
+        let fits = |plan: &MergePlan| plan.device_bytes(key_bytes, word) <= budget;
+        let mut plan = MergePlan { range: full, slots: most_slots };
+        while plan.slots > 2.min(most_slots) && !fits(&plan) {
+            plan.slots -= 1;
+        }
+        if fits(&plan) {
+            return Ok(plan);
+        }
+        // The longest range that fits, by halving; one slot at the shortest.
+        let floor = MIN_MERGE_RANGE.min(full);
+        while plan.range > floor && !fits(&plan) {
+            plan.range = (plan.range / 2).max(floor);
+        }
+        if !fits(&plan) {
+            plan.slots = 1;
+        }
+        match fits(&plan) {
+            true => Ok(plan),
+            false => Err(plan.device_bytes(key_bytes, word)),
+        }
+    }
+
+    /// The device memory the plan takes: each slot's input and output lanes, and the merge's
+    /// partitions (8 bytes per 256 items, two more).
+    pub fn device_bytes(&self, key_bytes: usize, word: usize) -> usize {
+        2 * self.slots * Lanes::bytes(self.range, key_bytes, word) + 8 * (self.range / 256 + 2)
+    }
+}
+
 /// Items of `item_bytes` in a piece of work of about `bytes` (at least one).
 pub(super) fn items_per(bytes: usize, item_bytes: usize) -> usize {
     (bytes / item_bytes.max(1)).max(1)
@@ -240,8 +289,36 @@ mod tests {
     use crate::partition::{clamp_multiway_splits, merge_path, partition_count};
     use proptest::prelude::*;
 
+    /// A merge of two 16 M-key u32 inputs, keys alone or with values, has a plan under a 32 MiB
+    /// cap.
+    #[test]
+    fn a_merge_larger_than_a_small_cap_has_a_plan() {
+        for word in [0, 4, 8] {
+            assert!(MergePlan::new(32 << 20, 4, word, RANGE_BYTES, 32 << 20).is_ok(), "word {word}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// A host-slice merge's plan fits its budget (or says how much it needs, more than the
+        /// budget); with room for the full plan it is the full plan; ranges never exceed the
+        /// merge, slots are one to three.
+        #[test]
+        fn merge_plans_fit_the_budget(total in 1usize..1 << 32, key in prop::sample::select(vec![1usize, 2, 4, 8, 16]), word in prop::sample::select(vec![0usize, 4, 8, 16]), range_bytes in 1usize..1 << 26, budget in 0usize..1 << 28) {
+            let full = MergePlan { range: items_per(range_bytes, key + word).min(total), slots: 0 };
+            let full = MergePlan { slots: MERGE_SLOTS.min(total.div_ceil(full.range)), ..full };
+            match MergePlan::new(total, key, word, range_bytes, budget) {
+                Ok(plan) => {
+                    prop_assert!(plan.device_bytes(key, word) <= budget, "{plan:?}");
+                    prop_assert!(plan.range >= 1 && plan.range <= total && (1..=MERGE_SLOTS).contains(&plan.slots), "{plan:?}");
+                    if full.device_bytes(key, word) <= budget {
+                        prop_assert_eq!(plan, full);
+                    }
+                }
+                Err(needed) => prop_assert!(needed > budget && full.device_bytes(key, word) > budget),
+            }
+        }
 
         /// Chunks are a power of two, each at most the chunk bytes, and cover the input once;
         /// every merge below the last level runs exactly once, after both its runs exist, and

@@ -3,7 +3,7 @@
 //! threads gather the values by those positions once the keys are in place.
 
 use crate::error::{Error, Result};
-use crate::host::parallel;
+use crate::threads as parallel;
 
 /// An empty host vector with room for `len` items, or [`Error::HostOutOfMemory`].
 pub(super) fn try_with_capacity<T>(len: usize) -> Result<Vec<T>> {

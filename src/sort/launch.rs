@@ -12,7 +12,7 @@ use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::key::{Comparator, Greater, Key, Less};
 use crate::partition::partition_launch_config;
-use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape};
+use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape, LaunchShape};
 use cudarc::driver::{sys, CudaFunction, LaunchConfig};
 
 /// The blocksort on doubled blocks `name`, allowed (when first looked up) the dynamic shared
@@ -68,61 +68,106 @@ fn enqueue_sort(
     n: usize,
     key_bytes: usize,
 ) -> Result<()> {
-    let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
-    let block_shape = blocksort_shape(kernels.arch, key_bytes);
-    let tile = shape.tile();
-    let grid = |ctas: usize| grid_ctas(ctas, "sort grid");
-    let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
-
-    // Small sorts: two-way passes whose partitions are searched inside the merge kernel (given
-    // a null partition array). Large ones: two-way passes with the partition kernel, or, where
-    // the tuning table says four ways, four-way passes (which write their coarse boundaries
-    // first) and one two-way pass when the levels are odd, or, for keys alone, a blocksort on
-    // doubled blocks instead.
-    let tiles = n.div_ceil(tile);
-    let search_in_merge = tiles <= SEARCH_IN_MERGE_MAX_TILES;
-    let four_way = !search_in_merge && shape.ways == 4;
-    let block = mergesort_block(n, block_shape.tile(), four_way, values.is_none());
-    let doubled = block != block_shape.tile();
-    let plan = mergesort_plan(n, block, four_way);
-    let pass_partition_bytes = |p: &MergesortPass| match p.ways {
-        2 if search_in_merge => 0,
-        2 => (tiles + 1) * 8,
-        _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<Split4>(),
-    };
-    let parts_bytes = plan.iter().map(pass_partition_bytes).max().unwrap_or(0);
-
+    let sort = SortLaunch::new(gpu, kernels, packed, keys_out, values, n, key_bytes)?;
     // Temp: keys, then values, then partitions; none without passes.
     let mut layout = TempLayout::default();
-    let value_bytes = values.map_or(0, |(_, _, w)| w);
-    let (keys_at, values_at, parts_at) = (layout.region(n * key_bytes), layout.region(n * value_bytes), layout.region(parts_bytes));
-    let mut temp = if plan.is_empty() { None } else { Some(gpu.temp(layout.bytes())?) };
+    let (keys_at, values_at, parts_at) = (layout.region(n * key_bytes), layout.region(n * sort.value_bytes()), layout.region(sort.partition_bytes()));
+    let mut temp = if sort.plan.is_empty() { None } else { Some(gpu.temp(layout.bytes())?) };
     let temp_ptr = temp.as_mut().map(|t| t.device_ptr_mut());
     let base = temp_ptr.as_ref().map_or(0, |(p, _)| *p);
-    let (tmp_keys, tmp_values, parts_ptr) = (base + keys_at as u64, base + values_at as u64, base + parts_at as u64);
-
-    // Stage j (0: after the blocksort) lives in the output when passes - j is even, so the last
-    // pass writes the output.
-    let passes = plan.len();
-    let stage = |j: usize| {
-        let in_output = (passes - j) % 2 == 0;
-        let keys = if in_output { keys_out } else { tmp_keys };
-        let vals = values.map(|(_, out, _)| if in_output { out } else { tmp_values });
-        (keys, vals)
-    };
-    let config = |ctas: u32, threads: u32| LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
-
-    let mut block_cfg = config(grid(n.div_ceil(block))?, block_shape.threads);
-    if doubled {
-        block_cfg.block_dim.0 *= 2;
-        block_cfg.shared_mem_bytes = blocksort2_shared_bytes(kernels.arch, key_bytes) as u32;
+    let temp = Stages { keys: base + keys_at as u64, values: base + values_at as u64, partitions: base + parts_at as u64 };
+    sort.blocksort(keys_in, values.map(|(v, _, _)| v), &temp)?;
+    for j in 0..sort.plan.len() {
+        let (merge_name, merge_cfg, partitions) = sort.pass_partitions(j, &temp)?;
+        sort.pass_merge(j, merge_name, merge_cfg, partitions, &temp)?;
     }
-    let (k0, v0) = stage(0);
-    match values {
-        None => {
-            let params = BlocksortKeysParams { input: keys_in, count, out: k0 };
-            let func = match (packed, doubled) {
-                (Some(p), _) if plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
+    Ok(())
+}
+
+/// Where a sort's temporary stages and partitions live in its temp buffer.
+struct Stages {
+    keys: u64,
+    values: u64,
+    partitions: u64,
+}
+
+/// One sort's shapes, pass plan and buffers, and its launches: the blocksort, each pass's
+/// partitions and merge.
+struct SortLaunch<'a> {
+    gpu: &'a Gpu,
+    kernels: &'a Kernels,
+    packed: Option<&'a Kernels>,
+    keys_out: u64,
+    values: Option<(u64, u64, usize)>,
+    n: usize,
+    count: i64,
+    key_bytes: usize,
+    shape: LaunchShape,
+    /// Two-way passes whose partitions are searched inside the merge kernel (a null partition
+    /// array): small sorts.
+    search_in_merge: bool,
+    block: usize,
+    doubled: bool,
+    plan: Vec<MergesortPass>,
+}
+
+impl<'a> SortLaunch<'a> {
+    /// Small sorts: two-way passes whose partitions are searched inside the merge kernel. Large
+    /// ones: two-way passes with the partition kernel, or, where the tuning table says four
+    /// ways, four-way passes (which write their coarse boundaries first) and one two-way pass
+    /// when the levels are odd, or, for keys alone, a blocksort on doubled blocks instead.
+    fn new(gpu: &'a Gpu, kernels: &'a Kernels, packed: Option<&'a Kernels>, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize, key_bytes: usize) -> Result<Self> {
+        let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
+        let block_tile = blocksort_shape(kernels.arch, key_bytes).tile();
+        let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
+        let search_in_merge = n.div_ceil(shape.tile()) <= SEARCH_IN_MERGE_MAX_TILES;
+        let four_way = !search_in_merge && shape.ways == 4;
+        let block = mergesort_block(n, block_tile, four_way, values.is_none());
+        let plan = mergesort_plan(n, block, four_way);
+        Ok(SortLaunch { gpu, kernels, packed, keys_out, values, n, count, key_bytes, shape, search_in_merge, block, doubled: block != block_tile, plan })
+    }
+
+    fn value_bytes(&self) -> usize {
+        self.values.map_or(0, |(_, _, w)| w)
+    }
+
+    fn tiles(&self) -> usize {
+        self.n.div_ceil(self.shape.tile())
+    }
+
+    /// The partition buffer: the largest any pass needs.
+    fn partition_bytes(&self) -> usize {
+        let (n, tile) = (self.n, self.shape.tile());
+        let pass_bytes = |p: &MergesortPass| match p.ways {
+            2 if self.search_in_merge => 0,
+            2 => (self.tiles() + 1) * 8,
+            _ => (mergesort4_boundary_count(n, p.run, tile) + mergesort4_tile_count(n, p.run, tile)) * std::mem::size_of::<Split4>(),
+        };
+        self.plan.iter().map(pass_bytes).max().unwrap_or(0)
+    }
+
+    /// Stage j (0: after the blocksort): its keys and values, in the output when passes - j is
+    /// even, so the last pass writes the output.
+    fn stage(&self, j: usize, temp: &Stages) -> (u64, Option<u64>) {
+        let in_output = (self.plan.len() - j) % 2 == 0;
+        let keys = if in_output { self.keys_out } else { temp.keys };
+        (keys, self.values.map(|(_, out, _)| if in_output { out } else { temp.values }))
+    }
+
+    /// The blocksort of `keys_in` (and `values_in`) into stage 0.
+    fn blocksort(&self, keys_in: u64, values_in: Option<u64>, temp: &Stages) -> Result<()> {
+        let (kernels, key_bytes) = (self.kernels, self.key_bytes);
+        let block_shape = blocksort_shape(kernels.arch, key_bytes);
+        let mut cfg = launch_config(grid_ctas(self.n.div_ceil(self.block), "sort grid")?, block_shape.threads);
+        if self.doubled {
+            cfg.block_dim.0 *= 2;
+            cfg.shared_mem_bytes = blocksort2_shared_bytes(kernels.arch, key_bytes) as u32;
+        }
+        let (k0, v0) = self.stage(0, temp);
+        let Some((vals_in, word)) = values_in.zip(self.values.map(|(_, _, w)| w)) else {
+            let params = BlocksortKeysParams { input: keys_in, count: self.count, out: k0 };
+            let func = match (self.packed, self.doubled) {
+                (Some(p), _) if self.plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
                 (Some(p), true) => doubled_blocksort(p, "mergepath_blocksort2_pack", key_bytes)?,
                 (Some(p), false) => p.function("mergepath_blocksort_pack")?,
                 (None, true) => doubled_blocksort(kernels, "mergepath_blocksort2_keys", key_bytes)?,
@@ -135,87 +180,81 @@ fn enqueue_sort(
             // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
             // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
             // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
-            unsafe { gpu.launch(&func, block_cfg, &params) }?;
-        }
-        Some((vals_in, _, word)) => {
-            let params = BlocksortPairsParams { input: keys_in, input_vals: vals_in, count, out: k0, out_vals: v0.unwrap() };
-            let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
-            // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}` (`BlocksortPairsParams`),
-            // with n values of `word` bytes in, and in stage 0.
-            unsafe { gpu.launch(&func, block_cfg, &params) }?;
-        }
+            return unsafe { self.gpu.launch(&func, cfg, &params) };
+        };
+        let params = BlocksortPairsParams { input: keys_in, input_vals: vals_in, count: self.count, out: k0, out_vals: v0.unwrap() };
+        let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
+        // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}` (`BlocksortPairsParams`),
+        // with n values of `word` bytes in, and in stage 0.
+        unsafe { self.gpu.launch(&func, cfg, &params) }
     }
 
-    for (j, pass) in plan.iter().enumerate() {
-        let (run, spacing) = (pass.run as i64, tile as i64);
-        let ((src_k, src_v), (dst_k, dst_v)) = (stage(j), stage(j + 1));
-        // The pass's key and pair kernels, merge launch, and partitions (null: searched in the
-        // merge kernel).
-        let (merge_name, merge_cfg, parts_arg) = if pass.ways == 2 {
-            let parts = tiles + 1;
-            if !search_in_merge {
-                let params = SortPartitionsParams { keys: src_k, count, spacing, run, num_partitions: parts as i64, partitions: parts_ptr };
-                let func = kernels.function("mergepath_sort_partitions")?;
-                // SAFETY: `SortPartitionsParams` is `mergepath_sort_partitions`'s parameter struct; src holds n keys, the partition
-                // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
-                // blocks) is a multiple of the spacing `tile`.
-                unsafe { gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
+    /// Pass `j`'s partitions (none where the merge kernel searches them): the merge kernel's
+    /// name stem, its launch, and the partitions it reads (0: null).
+    fn pass_partitions(&self, j: usize, temp: &Stages) -> Result<(&'static str, LaunchConfig, u64)> {
+        let (kernels, pass, tile) = (self.kernels, &self.plan[j], self.shape.tile());
+        let (src_k, _) = self.stage(j, temp);
+        let (count, run, spacing, parts_ptr) = (self.count, pass.run as i64, tile as i64, temp.partitions);
+        if pass.ways == 2 {
+            let grid = launch_config(grid_ctas(self.tiles(), "sort grid")?, self.shape.threads);
+            if self.search_in_merge {
+                return Ok(("mergepath_sort_merge", grid, 0));
             }
-            let parts_arg = if search_in_merge { 0 } else { parts_ptr };
-            ("mergepath_sort_merge", config(grid(tiles)?, shape.threads), parts_arg)
-        } else {
-            // The coarse boundaries, then each output tile's exact split (after them in the
-            // partition buffer).
-            let bounds = mergesort4_boundary_count(n, pass.run, tile);
-            let tiles4 = mergesort4_tile_count(n, pass.run, tile);
-            let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
-            let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr, frames: 0, num_frames: 0 };
-            let func = kernels.function("mergepath_sort4_boundaries")?;
-            // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
-            // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
-            // threads, and run is a multiple of the spacing `tile`.
-            unsafe { gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
-            let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr, frames: 0, num_frames: 0 };
-            let func = kernels.function("mergepath_sort4_tile_splits")?;
-            // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
-            // the coarse boundaries were written just above for the same (n, tile, run), the
-            // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
-            unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
-            ("mergepath_sort4_merge", config(grid(tiles4)?, 2 * shape.threads), splits_ptr)
-        };
-        match values {
-            None => {
-                let params = SortMergeKeysParams { input: src_k, count, run, partitions: parts_arg, out: dst_k, frames: 0, num_frames: 0, guard: 0 };
-                let func = match packed {
-                    Some(p) if j + 1 == passes => p.function(&format!("{merge_name}_unpack"))?,
-                    _ => kernels.function(&format!("{merge_name}_keys"))?,
-                };
-                // SAFETY: `SortMergeKeysParams` is the parameter struct of
-                // `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys` (whose CTAs are the shape's or twice its threads, as configured), or their
-                // packed variants for the last pass (same arguments, the derived keys out);
-                // src and dst are distinct n-key buffers (one is the temp); the partitions are
-                // null or were written just above for this pass's grid.
-                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
-            }
-            Some((_, _, word)) => {
-                let params = SortMergePairsParams {
-                    input: src_k,
-                    input_vals: src_v.unwrap(),
-                    count,
-                    run,
-                    partitions: parts_arg,
-                    out: dst_k,
-                    out_vals: dst_v.unwrap(),
-                    frames: 0,
-                    num_frames: 0,
-                    guard: 0,
-                };
-                let func = kernels.for_values(&format!("{merge_name}_pairs"), word)?;
-                // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`)
-                // with n values.
-                unsafe { gpu.launch(&func, merge_cfg, &params) }?;
-            }
+            let parts = self.tiles() + 1;
+            let params = SortPartitionsParams { keys: src_k, count, spacing, run, num_partitions: parts as i64, partitions: parts_ptr };
+            let func = kernels.function("mergepath_sort_partitions")?;
+            // SAFETY: `SortPartitionsParams` is `mergepath_sort_partitions`'s parameter struct; src holds n keys, the partition
+            // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
+            // blocks) is a multiple of the spacing `tile`.
+            unsafe { self.gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
+            return Ok(("mergepath_sort_merge", grid, parts_ptr));
         }
+        // The coarse boundaries, then each output tile's exact split (after them in the
+        // partition buffer).
+        let bounds = mergesort4_boundary_count(self.n, pass.run, tile);
+        let tiles4 = mergesort4_tile_count(self.n, pass.run, tile);
+        let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
+        let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr, frames: 0, num_frames: 0 };
+        let func = kernels.function("mergepath_sort4_boundaries")?;
+        // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
+        // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
+        // threads, and run is a multiple of the spacing `tile`.
+        unsafe { self.gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
+        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr, frames: 0, num_frames: 0 };
+        let func = kernels.function("mergepath_sort4_tile_splits")?;
+        // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
+        // the coarse boundaries were written just above for the same (n, tile, run), the
+        // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
+        unsafe { self.gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
+        Ok(("mergepath_sort4_merge", launch_config(grid_ctas(tiles4, "sort grid")?, 2 * self.shape.threads), splits_ptr))
     }
-    Ok(())
+
+    /// Pass `j`'s merge, from stage j into stage j + 1, with the partitions written for it.
+    fn pass_merge(&self, j: usize, merge_name: &str, cfg: LaunchConfig, partitions: u64, temp: &Stages) -> Result<()> {
+        let ((src_k, src_v), (dst_k, dst_v)) = (self.stage(j, temp), self.stage(j + 1, temp));
+        let (count, run) = (self.count, self.plan[j].run as i64);
+        let Some((_, _, word)) = self.values else {
+            let params = SortMergeKeysParams { input: src_k, count, run, partitions, out: dst_k, frames: 0, num_frames: 0, guard: 0 };
+            let func = match self.packed {
+                Some(p) if j + 1 == self.plan.len() => p.function(&format!("{merge_name}_unpack"))?,
+                _ => self.kernels.function(&format!("{merge_name}_keys"))?,
+            };
+            // SAFETY: `SortMergeKeysParams` is the parameter struct of
+            // `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys` (whose CTAs are the shape's or twice its threads, as configured), or their
+            // packed variants for the last pass (same arguments, the derived keys out);
+            // src and dst are distinct n-key buffers (one is the temp); the partitions are
+            // null or were written just before for this pass's grid.
+            return unsafe { self.gpu.launch(&func, cfg, &params) };
+        };
+        let params = SortMergePairsParams { input: src_k, input_vals: src_v.unwrap(), count, run, partitions, out: dst_k, out_vals: dst_v.unwrap(), frames: 0, num_frames: 0, guard: 0 };
+        let func = self.kernels.for_values(&format!("{merge_name}_pairs"), word)?;
+        // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`) with n
+        // values.
+        unsafe { self.gpu.launch(&func, cfg, &params) }
+    }
+}
+
+/// One-dimensional launch of `ctas` CTAs of `threads`, no dynamic shared memory.
+fn launch_config(ctas: u32, threads: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
