@@ -8,8 +8,8 @@
 //! compiled: the kernels are empty and loading them fails with `Error::KernelsNotBuilt`.
 
 use mergepath_build::{
-    build_script_nvcc, contract_rust, cuda_archs, headers_dir, instantiation_source, mergepath_tuning, rust_tuning_tables, target_dir, KernelBuild, KernelOpt, BUILD_ENV,
-    BUILTIN_COMPARATORS, BUILTIN_KEYS,
+    build_script_nvcc, contract_rust, cuda_archs, headers_dir, instantiation_source, mergepath_tuning, rust_tuning_tables, target_dir, KernelBuild, BUILD_ENV, BUILTIN_COMPARATORS,
+    BUILTIN_KEYS,
 };
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -56,8 +56,7 @@ fn build() -> Result<(), String> {
 
     let archs = cuda_archs()?;
     let target_dir = target_dir(&out_dir);
-    let opt = KernelOpt::for_build_script()?;
-    let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, opt, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
+    let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
     let mut units = Vec::new();
     for key in BUILTIN_KEYS {
         for comp in BUILTIN_COMPARATORS {

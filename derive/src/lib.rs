@@ -658,7 +658,7 @@ fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)
 /// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
 /// everywhere on docs.rs.
 fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
-    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild, KernelOpt};
+    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild};
     if std::env::var_os("DOCS_RS").is_some() {
         return Ok(comparators.iter().map(|_| None).collect());
     }
@@ -671,10 +671,7 @@ fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<
     let archs = cuda_archs().map_err(|e| fail(name.span(), e))?;
     let tuning = mergepath_tuning().map_err(|e| fail(name.span(), e))?;
     let dir = target.join("mergepath-derive");
-    // A macro cannot see the profile of the crate it expands in; its own build is of the same
-    // profile, so its debug assertions say whether that is the dev profile.
-    let opt = KernelOpt::for_build(cfg!(debug_assertions)).map_err(|e| fail(name.span(), e))?;
-    let build = KernelBuild::new(nvcc, &archs, opt, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
+    let build = KernelBuild::new(nvcc, &archs, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
     let units: Vec<(String, String)> = comparators
         .iter()
         .map(|c| {

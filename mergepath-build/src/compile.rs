@@ -37,44 +37,6 @@ pub(crate) fn write_if_changed(path: &Path, contents: &str) -> Result<(), String
     fs::rename(&partial, path).map_err(io)
 }
 
-/// How hard nvcc optimizes the kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KernelOpt {
-    /// Full optimization (`-O3` in NVVM and ptxas): what release builds and every published
-    /// figure use.
-    Full,
-    /// `-O1` in NVVM and ptxas: a kernel module builds about 3.7 times faster (5.6 s instead of
-    /// 20.6 on one core), and its kernels compute the same results, more slowly. For builds of
-    /// the dev profile, whose tests check results, not speed.
-    Fast,
-}
-
-impl KernelOpt {
-    /// `MERGEPATH_KERNEL_OPT` (`full` or `fast`) where it is set, else `Fast` for a dev build
-    /// (`dev`) and `Full` otherwise.
-    pub fn for_build(dev: bool) -> Result<Self, String> {
-        match env::var("MERGEPATH_KERNEL_OPT").as_deref() {
-            Ok("full") => Ok(KernelOpt::Full),
-            Ok("fast") => Ok(KernelOpt::Fast),
-            Ok(other) => Err(format!("mergepath: MERGEPATH_KERNEL_OPT={other:?}: use `full` or `fast`")),
-            Err(_) => Ok(if dev { KernelOpt::Fast } else { KernelOpt::Full }),
-        }
-    }
-
-    /// For a build script: `Fast` where cargo builds the dev profile (`PROFILE=debug`, the
-    /// profiles that do not inherit from `release`), unless `MERGEPATH_KERNEL_OPT` says otherwise.
-    pub fn for_build_script() -> Result<Self, String> {
-        Self::for_build(env::var("PROFILE").is_ok_and(|p| p == "debug"))
-    }
-
-    fn flags(self) -> &'static [&'static str] {
-        match self {
-            KernelOpt::Full => &["-O3", "-Xptxas=-warn-spills"],
-            KernelOpt::Fast => &["-O3", "-Xcicc=-O1", "-Xptxas=-O1"],
-        }
-    }
-}
-
 /// Compiles sources against the headers in [`headers_dir`] into fatbins; instantiations of the
 /// templates are cached by a hash of everything they depend on (headers, tuning table, flags,
 /// compiler version, source).
@@ -89,9 +51,8 @@ pub struct KernelBuild {
 impl KernelBuild {
     /// Writes `include_dir/mergepath/tuning.cuh` from `tuning` (mergepath's table) and
     /// `include_dir/mergepath/contract.cuh` (the host<->device contract), and hashes the inputs. Fatbins go to `target_dir/mergepath-kernel-cache` (or
-    /// `MERGEPATH_KERNEL_CACHE`), generated sources to `gen_dir`; `opt` is how hard nvcc
-    /// optimizes.
-    pub fn new(nvcc: PathBuf, archs: &[u32], opt: KernelOpt, tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
+    /// `MERGEPATH_KERNEL_CACHE`), generated sources to `gen_dir`.
+    pub fn new(nvcc: PathBuf, archs: &[u32], tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
         let io = |e: std::io::Error| format!("mergepath: {e}");
         let kernels_dir = headers_dir();
         let header = tuning_header(tuning, "mergepath-build/kernels/tuning.tsv", "mergepath");
@@ -102,7 +63,7 @@ impl KernelBuild {
         let mut sources: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         collect_files(kernels_dir, &mut sources).map_err(io)?;
         sources.sort();
-        let mut flags: Vec<String> = ["-fatbin", "-std=c++17"].iter().chain(opt.flags()).map(|f| f.to_string()).collect();
+        let mut flags: Vec<String> = ["-fatbin", "-O3", "-std=c++17", "-Xptxas=-warn-spills"].map(String::from).to_vec();
         let newest = *archs.last().ok_or("mergepath: no CUDA architectures")?;
         for &a in archs {
             let code = if a == newest { format!("[sm_{a},compute_{a}]") } else { format!("sm_{a}") };
