@@ -8,7 +8,8 @@
 //! compiled: the kernels are empty and loading them fails with `Error::KernelsNotBuilt`.
 
 use mergepath_build::{
-    build_script_nvcc, contract_rust, cuda_archs, headers_dir, instantiation_source, mergepath_tuning, rust_tuning_tables, target_dir, KernelBuild, BUILD_ENV, BUILTIN_COMPARATORS,
+    build_script_nvcc, contract_rust, cuda_archs, headers_dir, instantiation_source, mergepath_tuning, rust_tuning_tables, target_dir, KernelBuild, KernelCode, BUILD_ENV,
+    BUILTIN_COMPARATORS,
     BUILTIN_KEYS,
 };
 use std::fmt::Write as _;
@@ -56,7 +57,8 @@ fn build() -> Result<(), String> {
 
     let archs = cuda_archs()?;
     let target_dir = target_dir(&out_dir);
-    let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
+    let code = KernelCode::for_build_script()?;
+    let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, code, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
     let mut units = Vec::new();
     for key in BUILTIN_KEYS {
         for comp in BUILTIN_COMPARATORS {
@@ -72,6 +74,11 @@ fn build() -> Result<(), String> {
         let text: Vec<String> = failures.into_iter().map(|(name, e)| format!("{name}:\n{e}")).collect();
         return Err(format!("mergepath: nvcc failed:\n{}", text.join("\n")));
     }
-    writeln!(rust, "pub(crate) const CUDA_ARCHS: &[u32] = &{archs:?};").unwrap();
+    // The architectures the kernels were compiled for: PTX-only builds, the newest.
+    let compiled = match code {
+        KernelCode::Sass => &archs[..],
+        KernelCode::Ptx => &archs[archs.len() - 1..],
+    };
+    writeln!(rust, "pub(crate) const CUDA_ARCHS: &[u32] = &{compiled:?};").unwrap();
     fs::write(out_dir.join("fatbins.rs"), rust).map_err(|e| e.to_string())
 }

@@ -3,7 +3,7 @@
 //! architectures, flags and fatbin cache, so a header change that breaks one fails here with
 //! nvcc's message, and unchanged programs are not recompiled. They are compiled, never run.
 
-use mergepath_build::{build_script_nvcc, cuda_archs, mergepath_tuning, KernelBuild};
+use mergepath_build::{build_script_nvcc, cuda_archs, mergepath_tuning, KernelBuild, KernelCode};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -22,6 +22,7 @@ fn tune_programs_compile() {
     let build = KernelBuild::new(
         build_script_nvcc(&target).unwrap(),
         &cuda_archs().unwrap(),
+        KernelCode::for_build(cfg!(debug_assertions)).unwrap(),
         &mergepath_tuning().unwrap(),
         &work.join("include"),
         &target,

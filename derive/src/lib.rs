@@ -658,7 +658,7 @@ fn parse_order(spec: &LitStr, fields: &[Field]) -> syn::Result<Vec<(usize, bool)
 /// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
 /// everywhere on docs.rs.
 fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
-    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild};
+    use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild, KernelCode};
     if std::env::var_os("DOCS_RS").is_some() {
         return Ok(comparators.iter().map(|_| None).collect());
     }
@@ -671,7 +671,10 @@ fn compile(name: &Ident, decl: &str, comparators: &[Comparator]) -> syn::Result<
     let archs = cuda_archs().map_err(|e| fail(name.span(), e))?;
     let tuning = mergepath_tuning().map_err(|e| fail(name.span(), e))?;
     let dir = target.join("mergepath-derive");
-    let build = KernelBuild::new(nvcc, &archs, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
+    // A macro cannot see the profile of the crate it expands in; it is built in the same
+    // profile, so its own debug assertions say whether that is the dev profile.
+    let code = KernelCode::for_build(cfg!(debug_assertions)).map_err(|e| fail(name.span(), e))?;
+    let build = KernelBuild::new(nvcc, &archs, code, &tuning, &dir.join("include"), target, dir.join("cu")).map_err(|e| fail(name.span(), e))?;
     let units: Vec<(String, String)> = comparators
         .iter()
         .map(|c| {

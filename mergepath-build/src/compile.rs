@@ -37,6 +37,37 @@ pub(crate) fn write_if_changed(path: &Path, contents: &str) -> Result<(), String
     fs::rename(&partial, path).map_err(io)
 }
 
+/// What a fatbin holds for the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelCode {
+    /// SASS for each architecture and PTX of the newest: nothing is compiled at run time.
+    Sass,
+    /// PTX of the newest architecture only: the CUDA driver compiles it when the module is
+    /// first loaded (and keeps the result in its cache, `~/.nv/ComputeCache`), with the same
+    /// optimization; the build skips ptxas, about a third of a module's build time.
+    Ptx,
+}
+
+impl KernelCode {
+    /// `MERGEPATH_KERNEL_CODE` (`sass` or `ptx`) where it is set, else `Ptx` for a dev build
+    /// (`dev`) and `Sass` otherwise.
+    pub fn for_build(dev: bool) -> Result<Self, String> {
+        match env::var("MERGEPATH_KERNEL_CODE").as_deref() {
+            Ok("sass") => Ok(KernelCode::Sass),
+            Ok("ptx") => Ok(KernelCode::Ptx),
+            Ok(other) => Err(format!("mergepath: MERGEPATH_KERNEL_CODE={other:?}: use `sass` or `ptx`")),
+            Err(_) => Ok(if dev { KernelCode::Ptx } else { KernelCode::Sass }),
+        }
+    }
+
+    /// For a build script: `Ptx` where cargo builds a profile that does not inherit from
+    /// `release` (`PROFILE=debug`: `cargo build`, `cargo test`), unless `MERGEPATH_KERNEL_CODE`
+    /// says otherwise.
+    pub fn for_build_script() -> Result<Self, String> {
+        Self::for_build(env::var("PROFILE").is_ok_and(|p| p == "debug"))
+    }
+}
+
 /// Compiles sources against the headers in [`headers_dir`] into fatbins; instantiations of the
 /// templates are cached by a hash of everything they depend on (headers, tuning table, flags,
 /// compiler version, source).
@@ -51,8 +82,9 @@ pub struct KernelBuild {
 impl KernelBuild {
     /// Writes `include_dir/mergepath/tuning.cuh` from `tuning` (mergepath's table) and
     /// `include_dir/mergepath/contract.cuh` (the host<->device contract), and hashes the inputs. Fatbins go to `target_dir/mergepath-kernel-cache` (or
-    /// `MERGEPATH_KERNEL_CACHE`), generated sources to `gen_dir`.
-    pub fn new(nvcc: PathBuf, archs: &[u32], tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
+    /// `MERGEPATH_KERNEL_CACHE`), generated sources to `gen_dir`; `code` says whether the fatbins
+    /// hold SASS for `archs` or PTX only.
+    pub fn new(nvcc: PathBuf, archs: &[u32], code: KernelCode, tuning: &TuningTable, include_dir: &Path, target_dir: &Path, gen_dir: PathBuf) -> Result<Self, String> {
         let io = |e: std::io::Error| format!("mergepath: {e}");
         let kernels_dir = headers_dir();
         let header = tuning_header(tuning, "mergepath-build/kernels/tuning.tsv", "mergepath");
@@ -65,9 +97,16 @@ impl KernelBuild {
         sources.sort();
         let mut flags: Vec<String> = ["-fatbin", "-O3", "-std=c++17", "-Xptxas=-warn-spills"].map(String::from).to_vec();
         let newest = *archs.last().ok_or("mergepath: no CUDA architectures")?;
-        for &a in archs {
-            let code = if a == newest { format!("[sm_{a},compute_{a}]") } else { format!("sm_{a}") };
-            flags.push(format!("-gencode=arch=compute_{a},code={code}"));
+        match code {
+            KernelCode::Sass => {
+                for &a in archs {
+                    let code = if a == newest { format!("[sm_{a},compute_{a}]") } else { format!("sm_{a}") };
+                    flags.push(format!("-gencode=arch=compute_{a},code={code}"));
+                }
+            }
+            // PTX of the oldest architecture would JIT for every GPU, but the kernels' tuning
+            // rows are chosen by the architecture they were compiled for.
+            KernelCode::Ptx => flags.push(format!("-gencode=arch=compute_{newest},code=compute_{newest}")),
         }
         flags.push(format!("-I{}", kernels_dir.display()));
         flags.push(format!("-I{}", include_dir.display()));

@@ -1,6 +1,6 @@
 //! Kernels of a user's crate, compiled in its build script against mergepath's device headers.
 
-use crate::compile::{write_if_changed, KernelBuild};
+use crate::compile::{write_if_changed, KernelBuild, KernelCode};
 use crate::toolkit::{build_script_nvcc, cuda_archs, run_capture, target_dir};
 use crate::tuning::{parse_tuning, rust_tuning_tables, tuning_header};
 use crate::{headers_dir, mergepath_tuning, BUILD_ENV};
@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 /// }
 /// ```
 ///
-/// Cargo reruns the build script when the source, the tuning table, mergepath's headers or the
+/// Release builds embed SASS, dev builds PTX only ([`KernelCode`]). Cargo reruns the build
+/// script when the source, the tuning table, mergepath's headers or the
 /// environment variables that change the build do; files the source includes from the crate
 /// itself need `cargo:rerun-if-changed` lines of their own.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +82,7 @@ impl Kernels {
             return Ok(fatbin);
         }
         let target_dir = target_dir(&out_dir);
-        let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &cuda_archs()?, &mergepath_tuning()?, &include_dir, &target_dir, out_dir.join("mergepath-cu"))?;
+        let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &cuda_archs()?, KernelCode::for_build_script()?, &mergepath_tuning()?, &include_dir, &target_dir, out_dir.join("mergepath-cu"))?;
         run_capture(build.command().arg(source).arg("-o").arg(&fatbin)).map_err(|e| format!("nvcc failed on {}:\n{e}", source.display()))?;
         Ok(fatbin)
     }

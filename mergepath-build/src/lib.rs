@@ -7,6 +7,8 @@
 //!   none and `MERGEPATH_DOWNLOAD_CUDA=1` asks for it, the pinned CUDA 13.0 compiler wheels are
 //!   installed once from PyPI into a cache under the target directory; without it, the error
 //!   names what to install.
+//! - Release builds embed SASS; dev builds PTX only, which the driver compiles on first load
+//!   ([`KernelCode`]; `MERGEPATH_KERNEL_CODE=sass|ptx` to choose).
 //! - The SASS targets are `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`), else the build machine's GPUs
 //!   (`nvidia-smi`), else sm_90; PTX of the newest one is always embedded so newer GPUs can JIT
 //!   it ([`cuda_archs`]).
@@ -27,7 +29,7 @@ mod keys;
 mod toolkit;
 mod tuning;
 
-pub use compile::{instantiation_source, KernelBuild};
+pub use compile::{instantiation_source, KernelBuild, KernelCode};
 pub use contract::{contract_header, contract_rust, Constant, Field, Layout, Struct, CONSTANTS, DEVICE_STRUCTS, KERNEL_PARAMS};
 pub use kernels::Kernels;
 pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
@@ -37,7 +39,7 @@ pub use tuning::{parse_tuning, rust_tuning_tables, select_shape, tuning_header, 
 use std::path::Path;
 
 /// The environment variables that change what is compiled.
-pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_DOWNLOAD_CUDA", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
+pub const BUILD_ENV: &[&str] = &["NVCC", "CUDA_HOME", "CUDA_PATH", "PATH", "MERGEPATH_CUDA_ARCHS", "MERGEPATH_DOWNLOAD_CUDA", "MERGEPATH_KERNEL_CODE", "MERGEPATH_KERNEL_CACHE", "DOCS_RS"];
 
 /// The include root of mergepath's device headers (`mergepath/*.cuh`), which also holds
 /// mergepath's launch tuning table, `tuning.tsv`.
