@@ -70,8 +70,9 @@ pub fn samplesort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(SAMPLESORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has samplesort rows")
 }
 
-/// The architectures the embedded kernels were compiled for: release builds carry SASS for each
-/// (and PTX of the newest), dev builds PTX of the newest only (`mergepath_build::KernelCode`).
+/// The architectures the embedded kernels were compiled for: SASS for each (and PTX of the
+/// newest), or PTX of the newest only in dev builds made on a machine without a GPU
+/// (`mergepath_build::KernelCode`).
 pub fn compiled_archs() -> &'static [u32] {
     crate::fatbins::CUDA_ARCHS
 }

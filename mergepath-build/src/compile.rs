@@ -1,7 +1,7 @@
 //! Compiling instantiations of mergepath's kernel templates with nvcc: the generated tuning
 //! header, the flags, the content-hash cache of fatbins and parallel compilation.
 
-use crate::toolkit::run_capture;
+use crate::toolkit::{build_machine_gpus, run_capture};
 use crate::contract::contract_header;
 use crate::tuning::{tuning_header, TuningTable};
 use crate::headers_dir;
@@ -42,27 +42,29 @@ pub(crate) fn write_if_changed(path: &Path, contents: &str) -> Result<(), String
 pub enum KernelCode {
     /// SASS for each architecture and PTX of the newest: nothing is compiled at run time.
     Sass,
-    /// PTX of the newest architecture only: the CUDA driver compiles it when the module is
-    /// first loaded (and keeps the result in its cache, `~/.nv/ComputeCache`), with the same
-    /// optimization; the build skips ptxas, about a third of a module's build time.
+    /// PTX of the newest architecture only: the build skips ptxas, about a third of a module's
+    /// build time. The CUDA driver compiles the PTX when a module is first loaded (and keeps the
+    /// result in its cache, `~/.nv/ComputeCache`), which takes minutes for a test binary's
+    /// modules: for builds that will not run where they are built.
     Ptx,
 }
 
 impl KernelCode {
     /// `MERGEPATH_KERNEL_CODE` (`sass` or `ptx`) where it is set, else `Ptx` for a dev build
-    /// (`dev`) and `Sass` otherwise.
+    /// (`dev`) on a machine without a GPU and without `MERGEPATH_CUDA_ARCHS` (CI, say: its
+    /// kernels never run), and `Sass` otherwise.
     pub fn for_build(dev: bool) -> Result<Self, String> {
         match env::var("MERGEPATH_KERNEL_CODE").as_deref() {
             Ok("sass") => Ok(KernelCode::Sass),
             Ok("ptx") => Ok(KernelCode::Ptx),
             Ok(other) => Err(format!("mergepath: MERGEPATH_KERNEL_CODE={other:?}: use `sass` or `ptx`")),
-            Err(_) => Ok(if dev { KernelCode::Ptx } else { KernelCode::Sass }),
+            Err(_) if dev && build_machine_gpus().is_none() && env::var_os("MERGEPATH_CUDA_ARCHS").is_none() => Ok(KernelCode::Ptx),
+            Err(_) => Ok(KernelCode::Sass),
         }
     }
 
-    /// For a build script: `Ptx` where cargo builds a profile that does not inherit from
-    /// `release` (`PROFILE=debug`: `cargo build`, `cargo test`), unless `MERGEPATH_KERNEL_CODE`
-    /// says otherwise.
+    /// For a build script: [`KernelCode::for_build`], dev meaning a profile that does not inherit
+    /// from `release` (`PROFILE=debug`: `cargo build`, `cargo test`).
     pub fn for_build_script() -> Result<Self, String> {
         Self::for_build(env::var("PROFILE").is_ok_and(|p| p == "debug"))
     }

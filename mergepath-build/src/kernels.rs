@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// }
 /// ```
 ///
-/// Release builds embed SASS, dev builds PTX only ([`KernelCode`]). Cargo reruns the build
+/// Dev builds on a machine without a GPU embed PTX only ([`KernelCode`]). Cargo reruns the build
 /// script when the source, the tuning table, mergepath's headers or the
 /// environment variables that change the build do; files the source includes from the crate
 /// itself need `cargo:rerun-if-changed` lines of their own.

@@ -102,7 +102,7 @@ pub fn build_script_nvcc(target_dir: &Path) -> Result<PathBuf, String> {
 /// `nvidia-smi` lists on the build machine (sm_80 to sm_121), so a build gets its own GPU's code
 /// and nothing more; else sm_90. PTX of the newest is embedded too.
 pub fn cuda_archs() -> Result<Vec<u32>, String> {
-    let Ok(spec) = env::var("MERGEPATH_CUDA_ARCHS") else { return Ok(detected_archs().clone().unwrap_or_else(|| DEFAULT_ARCHS.to_vec())) };
+    let Ok(spec) = env::var("MERGEPATH_CUDA_ARCHS") else { return Ok(build_machine_gpus().clone().unwrap_or_else(|| DEFAULT_ARCHS.to_vec())) };
     let mut archs = Vec::new();
     for s in spec.split(|c: char| c == ',' || c == ';' || c.is_whitespace()).filter(|s| !s.is_empty()) {
         let s = s.trim_start_matches("sm_").trim_start_matches("compute_");
@@ -118,7 +118,7 @@ pub fn cuda_archs() -> Result<Vec<u32>, String> {
 
 /// The architectures of the build machine's GPUs that the kernels support, asked of
 /// `nvidia-smi` once per process (a derive expands once per key type); None without a GPU.
-fn detected_archs() -> &'static Option<Vec<u32>> {
+pub(crate) fn build_machine_gpus() -> &'static Option<Vec<u32>> {
     static DETECTED: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
     DETECTED.get_or_init(|| {
         let out = run_capture(Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader"])).ok()?;
