@@ -18,16 +18,6 @@ fn by_key(x: &(u8, usize), y: &(u8, usize)) -> bool {
     x.0 < y.0
 }
 
-fn ordering<T>(less: &impl Fn(&T, &T) -> bool, x: &T, y: &T) -> std::cmp::Ordering {
-    if less(x, y) {
-        std::cmp::Ordering::Less
-    } else if less(y, x) {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Equal
-    }
-}
-
 /// What the GPU does, pass by pass, on the CPU: stable-sort each block, then for each merge pass
 /// of the plan merge every output tile's (A, B) ranges (two-way) or every segment's (A, B, C, D)
 /// ranges as (A + B) + (C + D) (four-way), in tile order.
@@ -35,7 +25,7 @@ fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, four_way: boo
     let mut cur: Vec<T> = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(block) {
         let mut c = chunk.to_vec();
-        c.sort_by(|x, y| ordering(&less, x, y));
+        c.sort_by(|x, y| mergepath::cpu::ordering_by(&less, x, y));
         cur.extend(c);
     }
     for pass in mergesort_plan(keys.len(), block, four_way) {

@@ -352,7 +352,7 @@ fn sort_two_field_structs() {
         let keys: Vec<Point> = (0..n)
             .map(|_| {
                 let r = rng.next();
-                let x = if r % 16 == 0 { specials[(r >> 4) as usize % specials.len()] } else { (r % 1000) as f32 - 500.0 };
+                let x = if r.is_multiple_of(16) { specials[(r >> 4) as usize % specials.len()] } else { (r % 1000) as f32 - 500.0 };
                 Point { x, id: (r >> 32) as i32 % 100 }
             })
             .collect();

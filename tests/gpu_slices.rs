@@ -25,7 +25,7 @@ fn random_keys<K: TestKey>(n: usize, rng: &mut Rng) -> Vec<K> {
     (0..n)
         .map(|_| {
             let r = rng.next();
-            if !specials.is_empty() && r % 8 == 0 {
+            if !specials.is_empty() && r.is_multiple_of(8) {
                 specials[(r >> 8) as usize % specials.len()]
             } else {
                 K::from_bits(r >> 3)

@@ -72,7 +72,7 @@ pub fn parse_tuning(path: &Path) -> Result<TuningTable, String> {
         };
         let ways = if f.len() > 5 { num(5)? } else { 2 };
         let shape = LaunchShape { threads: num(3)?, values_per_thread: num(4)?, ways };
-        if shape.threads % 32 != 0 || shape.threads > 1024 || shape.values_per_thread == 0 {
+        if !shape.threads.is_multiple_of(32) || shape.threads > 1024 || shape.values_per_thread == 0 {
             return Err(format!("{at}: threads must be a multiple of 32 up to 1024"));
         }
         if ways != 2 && ways != 4 {

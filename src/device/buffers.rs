@@ -148,7 +148,7 @@ impl Gpu {
 }
 
 fn check_alignment(what: &'static str, ptr: u64, align: usize) -> Result<()> {
-    if ptr % align as u64 != 0 {
+    if !ptr.is_multiple_of(align as u64) {
         return Err(Error::Misaligned { what, align });
     }
     Ok(())

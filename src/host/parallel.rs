@@ -216,7 +216,7 @@ fn merge_round<T: Copy + Send + Sync, L: Lanes<Item = T>>(
     let (mut tasks, mut next) = (Vec::new(), vec![0]);
     let mut rest = Some(dst);
     let pairs = runs.windows(3).step_by(2).map(|w| (w[0], w[1], w[2]));
-    let lone = (runs.len() % 2 == 0).then(|| (runs[runs.len() - 2], n, n));
+    let lone = runs.len().is_multiple_of(2).then(|| (runs[runs.len() - 2], n, n));
     for (r0, r1, r2) in pairs.chain(lone) {
         let (out, tail) = rest.take().expect("one rest per pair").split_at(r2 - r0);
         merge_tasks(&src[r0..r1], &src[r1..r2], out, (r2 - r0).div_ceil(span), is_less, &mut tasks);

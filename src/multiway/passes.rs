@@ -51,7 +51,7 @@ pub(crate) fn launch_passes<K: Key>(
     let (base, _sync) = temp.device_ptr_mut();
     // Pass j's output: the output where passes - 1 - j is even, so the last pass writes it.
     let stage = |j: usize| {
-        if (passes - 1 - j) % 2 == 0 {
+        if (passes - 1 - j).is_multiple_of(2) {
             (out, out_values.unwrap_or(0))
         } else {
             (base + keys_at as u64, base + values_at as u64)

@@ -148,7 +148,7 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         return Ok(());
     }
     // Level k reads where level k - 1 wrote: the keys for even k, the temporary buffer for odd.
-    let buffer = |level: u32| if level % 2 == 0 { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
+    let buffer = |level: u32| if level.is_multiple_of(2) { (keys, values.map(|(v, _)| v)) } else { (tmp_keys, values.map(|_| tmp_values)) };
     let splits_cfg = LaunchConfig {
         grid_dim: (grid_ctas((2 * tiles).div_ceil(BOUNDS_THREADS as usize), "segmented sort grid")?, 1, 1),
         ..bounds_cfg

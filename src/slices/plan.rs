@@ -103,7 +103,7 @@ impl SortPlan {
     /// below the last level: level `l` merges runs `2j` and `2j + 1` of level `l - 1` into run
     /// `j`, once chunk `(j + 1) * 2^l - 1` has arrived.
     pub fn merges_after(&self, i: usize) -> impl Iterator<Item = (u32, usize)> {
-        (1..self.levels()).take_while(move |&l| (i + 1) % (1 << l) == 0).map(move |l| (l, (i + 1) / (1 << l) - 1))
+        (1..self.levels()).take_while(move |&l| (i + 1).is_multiple_of(1 << l)).map(move |l| (l, (i + 1) / (1 << l) - 1))
     }
 }
 

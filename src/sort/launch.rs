@@ -43,7 +43,7 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);
     }
     let kernels = gpu.kernels::<K, C>()?;
-    if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out) % 8 == 0) {
+    if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out).is_multiple_of(8)) {
         // The order is a packed u64's (and both buffers are aligned for u64: the output holds
         // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
         // pass packing and the last unpacking.
@@ -149,7 +149,7 @@ impl<'a> SortLaunch<'a> {
     /// Stage j (0: after the blocksort): its keys and values, in the output when passes - j is
     /// even, so the last pass writes the output.
     fn stage(&self, j: usize, temp: &Stages) -> (u64, Option<u64>) {
-        let in_output = (self.plan.len() - j) % 2 == 0;
+        let in_output = (self.plan.len() - j).is_multiple_of(2);
         let keys = if in_output { self.keys_out } else { temp.keys };
         (keys, self.values.map(|(_, out, _)| if in_output { out } else { temp.values }))
     }

@@ -10,7 +10,7 @@ use std::ops::Range;
 /// device computes them (`mergesort_partition` and `mergesort_range`). `keys`
 /// holds sorted runs of `run` items; `run` must be a multiple of `tile`.
 pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<(Range<usize>, Range<usize>)> {
-    assert!(tile > 0 && run % tile == 0, "runs must be whole tiles");
+    assert!(tile > 0 && run.is_multiple_of(tile), "runs must be whole tiles");
     let n = keys.len();
     let partition = |diag: usize| {
         let f = mergesort_frame(n, run, diag);
@@ -37,7 +37,7 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 /// every tile but a frame's last merges exactly `2 * tile` items. `keys` holds sorted runs of
 /// `run` items; `run` must be a multiple of `tile`.
 pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
-    assert!(tile > 0 && run % tile == 0, "runs must be whole tiles");
+    assert!(tile > 0 && run.is_multiple_of(tile), "runs must be whole tiles");
     let n = keys.len();
     let mut tiles = Vec::new();
     for frame in 0..n.div_ceil(4 * run) {
