@@ -27,7 +27,7 @@ use crate::device::timeline;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::threads as parallel;
+use crate::threads::{run, span_bounds, threads};
 use crate::key::{Comparator, Key};
 use crate::multiway::{launch_multiway, multiway_temp_bytes};
 use crate::partition::multiway_split;
@@ -63,7 +63,7 @@ fn run_buffer<T>(len: usize) -> Result<Vec<MaybeUninit<T>>> {
 fn fault_in(bytes: &mut [MaybeUninit<u8>]) {
     const PAGE: usize = 4096;
     let spans = bytes.len().div_ceil(64 << 20);
-    let bounds = parallel::span_bounds(bytes.len(), spans.max(1));
+    let bounds = span_bounds(bytes.len(), spans.max(1));
     let mut pieces = Vec::with_capacity(spans);
     let mut rest = bytes;
     for w in bounds.windows(2) {
@@ -71,7 +71,7 @@ fn fault_in(bytes: &mut [MaybeUninit<u8>]) {
         pieces.push(piece);
         rest = tail;
     }
-    parallel::run(parallel::threads(), pieces, |piece| piece.iter_mut().step_by(PAGE).for_each(|b| *b = MaybeUninit::new(0)));
+    run(threads(), pieces, |piece| piece.iter_mut().step_by(PAGE).for_each(|b| *b = MaybeUninit::new(0)));
 }
 
 /// Asks the kernel to back the whole 2 MiB pages inside `bytes` at `ptr` with huge pages
@@ -201,7 +201,7 @@ fn merge_runs<K: Key, C: Comparator<K>>(
     let mut rows: Vec<Vec<usize>> = vec![Vec::new(); batches + 1];
     timeline::host_span("multiway splits", || {
         let tasks: Vec<(usize, &mut Vec<usize>)> = ranks.iter().copied().zip(rows.iter_mut()).collect();
-        parallel::run(parallel::threads(), tasks, |(rank, row)| *row = multiway_split(&runs, rank, |x, y| comp.is_less(x, y)));
+        run(threads(), tasks, |(rank, row)| *row = multiway_split(&runs, rank, |x, y| comp.is_less(x, y)));
         clamp_multiway_splits(&mut rows, &ranks, &lengths);
     });
 

@@ -3,7 +3,7 @@
 //! threads gather the values by those positions once the keys are in place.
 
 use crate::error::{Error, Result};
-use crate::threads as parallel;
+use crate::threads::{run, threads};
 
 /// An empty host vector with room for `len` items, or [`Error::HostOutOfMemory`].
 pub(super) fn try_with_capacity<T>(len: usize) -> Result<Vec<T>> {
@@ -29,10 +29,10 @@ pub(super) fn try_copy<V: Copy>(values: &[V]) -> Result<Vec<V>> {
 /// `f(&mut out[i], &inputs[i])` for every i, on host threads.
 pub(super) fn par_zip<T: Send, S: Sync>(out: &mut [T], inputs: &[S], f: impl Fn(&mut T, &S) + Sync) {
     const GRAIN: usize = 1 << 16;
-    let threads = parallel::threads();
-    let chunk = out.len().div_ceil(threads).max(GRAIN);
+    let workers = threads();
+    let chunk = out.len().div_ceil(workers).max(GRAIN);
     let tasks: Vec<_> = out.chunks_mut(chunk).zip(inputs.chunks(chunk)).collect();
-    parallel::run(threads, tasks, |(out, inputs)| out.iter_mut().zip(inputs).for_each(|(o, i)| f(o, i)));
+    run(workers, tasks, |(out, inputs)| out.iter_mut().zip(inputs).for_each(|(o, i)| f(o, i)));
 }
 
 /// `out[i]` = item `positions[i]` of `a`, or item `positions[i] - a.len()` of `b`, on host

@@ -18,7 +18,7 @@
 //!   [`multiway_partitions`]. Each runs the operation on a [`Backend`] (a GPU or the host backend)
 //!   and fails with the first difference from [`crate::cpu`]: index, got, want. [`backends`]
 //!   lists the backends to run on (the host, and the GPU where there is one; a panic where there
-//!   is none under `MERGEPATH_REQUIRE_GPU=1`), [`gpu_or_host`] picks one.
+//!   is none under `MERGEPATH_REQUIRE_GPU=1`), [`gpu_or_host`] picks one, [`gpu`] is the device itself.
 //! - **Keys need `Debug`** once this feature is on anywhere in the build: [`TestKey`] requires it
 //!   (failures print the keys), and `#[derive(Key)]` implements `TestKey` for every derived key,
 //!   so a derived key without `#[derive(Debug)]` is error E0277 naming `TestKey`.
@@ -65,7 +65,7 @@ pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
 pub use keys::{pod_key, TestKey};
 pub use partitions::{check_merge_partitions, check_merge_tiles, check_multiway_partitions, merge_path_partitions, multiway_partitions};
 pub use properties::{
-    assert_same_bits, backends, gpu_or_host, merge_keys, merge_multiway, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
+    assert_same_bits, backends, gpu, gpu_or_host, merge_keys, merge_multiway, merge_pairs, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
 };
 pub use runner::Check;
 pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_inputs, sorted_keys, tile_sizes, two_sorted, Pattern};

@@ -21,10 +21,10 @@ pub enum Backend<'g> {
     Gpu(&'g Gpu),
 }
 
-/// The GPU (device 0) for the kit's helpers, opened once per process; `None` where there is no
-/// usable one, and a panic instead when the environment says a GPU is required
+/// Device 0, opened once per process for every test that asks; `None` where there is no usable
+/// GPU, and a panic instead when the environment says one is required
 /// (`MERGEPATH_REQUIRE_GPU=1`), so a GPU runner never passes by skipping.
-fn shared_gpu() -> Option<&'static Gpu> {
+pub fn gpu() -> Option<&'static Gpu> {
     static GPU: std::sync::OnceLock<Option<Gpu>> = std::sync::OnceLock::new();
     GPU.get_or_init(|| match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
@@ -39,14 +39,14 @@ fn shared_gpu() -> Option<&'static Gpu> {
 /// so a GPU CI runner cannot pass by skipping the GPU.
 pub fn backends() -> Vec<Backend<'static>> {
     let mut out = vec![Backend::Host];
-    out.extend(shared_gpu().map(Backend::Gpu));
+    out.extend(gpu().map(Backend::Gpu));
     out
 }
 
 /// One backend: device 0 where there is a usable GPU, else the host backend (a panic instead
 /// under `MERGEPATH_REQUIRE_GPU=1`, as [`backends`]).
 pub fn gpu_or_host() -> Backend<'static> {
-    shared_gpu().map_or(Backend::Host, Backend::Gpu)
+    gpu().map_or(Backend::Host, Backend::Gpu)
 }
 
 impl Backend<'_> {

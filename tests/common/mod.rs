@@ -3,26 +3,16 @@
 
 use mergepath::{Comparator, Gpu, Key};
 use std::io::Write;
-use std::sync::OnceLock;
 
 /// The GPU for this test binary, or `None` after printing a skip line. Panics instead of
 /// skipping when `MERGEPATH_REQUIRE_GPU=1`.
 pub fn gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
-    let gpu = GPU.get_or_init(|| match Gpu::new(0) {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            if std::env::var("MERGEPATH_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("MERGEPATH_REQUIRE_GPU=1 but no usable GPU: {e}");
-            }
-            None
-        }
-    });
+    let gpu = mergepath::testing::gpu();
     if gpu.is_none() {
         // Straight to stderr, past the test harness's capture, so the skip is visible.
         let _ = writeln!(std::io::stderr(), "skipped: no usable GPU (set MERGEPATH_REQUIRE_GPU=1 to fail instead)");
     }
-    gpu.as_ref()
+    gpu
 }
 
 /// SplitMix64: small, deterministic, good enough for test data.
