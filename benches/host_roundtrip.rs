@@ -9,7 +9,9 @@
 //!
 //! Run: `cargo bench --bench host_roundtrip` (on the GPU machine: `.gpu/run bench
 //! host_roundtrip`, beside `.gpu/run anchors 20 24 26 28` and `.gpu/run torch-anchors`).
-//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes.
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes; `MERGEPATH_BENCH_QUICK=1`
+//! runs only the staged uploads and downloads (`Gpu::upload`, `Gpu::download_into`) and the u32
+//! key sorts.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mergepath::{Comparator, Gpu, Key, Less};
@@ -91,10 +93,46 @@ fn sorts<K: Key, C: Comparator<K>>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: us
     });
 }
 
+/// The staging path alone: `n` u32 keys from a `Vec` to a device buffer (`Gpu::upload`) and
+/// back (`Gpu::download_into`), beside the same from pinned memory.
+fn transfers(c: &mut Criterion, gpu: &Gpu, n: usize) {
+    let input: Vec<u32> = (0..n as u32).collect();
+    let mut back = vec![0u32; n];
+    let on_device = gpu.upload(&input).unwrap();
+    let pinned = gpu.pinned_from(&input).unwrap();
+    let mut pinned_back = gpu.alloc_pinned::<u32>(n).unwrap();
+    let bytes = n * 4;
+    case(c, "host_transfer_u32", "host_upload", "mergepath_pageable", "u32", n, bytes, |step| {
+        if step == Step::Run {
+            drop(gpu.upload(&input).unwrap())
+        }
+    });
+    case(c, "host_transfer_u32", "host_upload", "mergepath_pinned", "u32", n, bytes, |step| {
+        if step == Step::Run {
+            drop(gpu.upload(&pinned[..]).unwrap())
+        }
+    });
+    case(c, "host_transfer_u32", "host_download", "mergepath_pageable", "u32", n, bytes, |step| {
+        if step == Step::Run {
+            gpu.download_into(&on_device, &mut back).unwrap()
+        }
+    });
+    case(c, "host_transfer_u32", "host_download", "mergepath_pinned", "u32", n, bytes, |step| {
+        if step == Step::Run {
+            gpu.download_into(&on_device, &mut pinned_back[..]).unwrap()
+        }
+    });
+    assert_eq!(back, input);
+}
+
 fn bench(c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
     for n in sizes() {
+        transfers(c, &gpu, n);
         sorts::<u32, _>(c, &gpu, "u32", n, |r| r as u32, Less);
+        if std::env::var("MERGEPATH_BENCH_QUICK").is_ok() {
+            continue;
+        }
         sorts::<u64, _>(c, &gpu, "u64", n, |r| r, Less);
         sorts::<Wide, _>(c, &gpu, "wide16", n, |r| Wide { hi: r % 1_000_003, lo: r.rotate_left(17) }, Less);
 

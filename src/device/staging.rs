@@ -7,7 +7,7 @@ use bytemuck::Pod;
 use cudarc::driver::{result, sys, CudaContext, CudaEvent, DriverError};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::Arc;
 
 /// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
@@ -16,8 +16,13 @@ use std::sync::Arc;
 pub(super) const STAGING_SLOTS: usize = 6;
 pub(super) const STAGING_SLOT_BYTES: usize = 8 << 20;
 
-/// The smallest part of a copy handed to another thread.
-const MIN_PART_BYTES: usize = 1 << 20;
+/// The bytes of a copy that justify another thread: below this a copy takes fewer threads.
+const MIN_THREAD_BYTES: usize = 1 << 20;
+
+/// Parts of a copy per thread taking it. Threads claim parts one at a time, so a thread that
+/// wakes late or is descheduled for a time slice delays the copy by a part, not by its whole
+/// share (with one part per thread, every piece waited for the slowest of its threads).
+const PARTS_PER_THREAD: usize = 4;
 
 /// Page-locked host memory holding `len` values of `T`, usable as a slice.
 ///
@@ -118,55 +123,99 @@ pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
     bytes > 0 && host(ptr) && host(ptr.wrapping_add(bytes - 1))
 }
 
-/// Host threads copying memory in parallel: the calling thread and helper threads, each taking
-/// an equal part of every copy. A staging piece takes a thread about 0.2 ms, and waking a parked
-/// thread (in a virtual machine especially) can take as long, so while a call runs
-/// ([`Copier::set_active`]) helpers wait for the next piece spinning; between calls they park.
-/// They are started on the first copy that needs them and kept (in the `Gpu`'s pool, with the
-/// staging buffers), so a call pays no thread start.
+/// Host threads copying memory in parallel: the calling thread and helper threads, claiming
+/// the parts of each copy in turn until none is left. A staging piece takes a thread about
+/// 0.2 ms, and waking a parked thread (in a virtual machine especially) can take as long, so
+/// while a call runs ([`Copier::set_active`]) helpers wait for the next piece spinning; between
+/// calls they park. They are started on the first copy that needs them and kept (in the `Gpu`'s
+/// pool, with the staging buffers), so a call pays no thread start.
 pub(crate) struct Copier {
     team: Arc<Team>,
     helpers: Vec<std::thread::JoinHandle<()>>,
     /// Threads (the caller's included) a copy takes at most.
     max_threads: usize,
+    /// The copy started and not yet waited for: its generation and parts.
+    in_flight: Option<(u32, usize)>,
 }
 
-/// What the calling thread and its helpers share: the current copy, a generation number
-/// bumped for each, and the count of helpers done with it.
+/// What the calling thread and its helpers share: the current copy and its claims, one word
+/// ([`Claim`]) so that a part is claimed for the copy it belongs to, and the parts done.
 #[derive(Default)]
 struct Team {
-    generation: AtomicUsize,
+    claim: AtomicU64,
     done: AtomicUsize,
     quit: AtomicBool,
     active: AtomicBool,
     dst: AtomicUsize,
     src: AtomicUsize,
     bytes: AtomicUsize,
-    parts: AtomicUsize,
 }
 
+/// The claim word: the copy's generation (high 32 bits), its parts (16 bits) and the next part
+/// not yet claimed (low 16 bits).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Claim(u64);
+
+impl Claim {
+    fn new(generation: u32, parts: usize) -> Self {
+        Claim((generation as u64) << 32 | (parts as u64) << 16)
+    }
+    fn generation(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+    fn parts(self) -> usize {
+        (self.0 >> 16) as usize & 0xffff
+    }
+    fn next(self) -> usize {
+        self.0 as usize & 0xffff
+    }
+}
+
+/// Most parts a copy is cut into (the claim word's 16 bits).
+const MAX_PARTS: usize = 0xffff;
+
 impl Team {
-    /// Copies part `i` of the current copy, of `parts` equal parts (64-byte multiples).
+    /// Claims and copies parts of copy `generation` until none is left (or a later copy has
+    /// begun, which means this one is done).
+    fn work(&self, generation: u32) {
+        let mut seen = Claim(self.claim.load(Acquire));
+        while seen.generation() == generation && seen.next() < seen.parts() {
+            match self.claim.compare_exchange_weak(seen.0, seen.0 + 1, Acquire, Acquire) {
+                Ok(_) => {
+                    // SAFETY: part `next` of the copy published with this claim word (its
+                    // fields were written before the word, released); the copy cannot end,
+                    // nor another begin, before this part is counted done.
+                    unsafe { self.copy_part(seen.next(), seen.parts()) };
+                    self.done.fetch_add(1, Release);
+                    seen = Claim(self.claim.load(Acquire));
+                }
+                Err(now) => seen = Claim(now),
+            }
+        }
+    }
+
+    /// Copies part `i` of the current copy's `parts` equal parts (64-byte multiples).
     ///
     /// # Safety
-    /// The current copy's `src` readable and `dst` writable for `bytes`, not overlapping.
-    unsafe fn run(&self, i: usize) {
+    /// The current copy's `src` readable and `dst` writable for `bytes`, not overlapping, and
+    /// part `i` claimed by the caller.
+    unsafe fn copy_part(&self, i: usize, parts: usize) {
         let (dst, src, bytes) = (self.dst.load(Relaxed), self.src.load(Relaxed), self.bytes.load(Relaxed));
-        let step = bytes.div_ceil(self.parts.load(Relaxed)).next_multiple_of(64);
+        let step = bytes.div_ceil(parts).next_multiple_of(64);
         let off = (i * step).min(bytes);
         // SAFETY: a part of the current copy's ranges, by this function's contract.
         unsafe { std::ptr::copy_nonoverlapping((src + off) as *const u8, (dst + off) as *mut u8, step.min(bytes - off)) };
     }
 
-    /// A helper's life: waits for each new copy, does its part, says so.
-    fn helper(&self, i: usize, mut seen: usize) {
+    /// A helper's life: waits for each new copy and claims parts of it.
+    fn helper(&self, mut seen: u32) {
         loop {
             let mut spins = 0u32;
             loop {
                 if self.quit.load(Acquire) {
                     return;
                 }
-                if self.generation.load(Acquire) != seen {
+                if Claim(self.claim.load(Acquire)).generation() != seen {
                     break;
                 }
                 if spins < SPINS || self.active.load(Relaxed) {
@@ -178,13 +227,8 @@ impl Team {
                     std::thread::park();
                 }
             }
-            seen = self.generation.load(Acquire);
-            if i < self.parts.load(Relaxed) {
-                // SAFETY: `Copier::copy` published this copy (generation bumped after its
-                // fields) and waits for every helper's `done` before returning.
-                unsafe { self.run(i) };
-            }
-            self.done.fetch_add(1, Release);
+            seen = Claim(self.claim.load(Acquire)).generation();
+            self.work(seen);
         }
     }
 }
@@ -196,7 +240,7 @@ impl Copier {
     /// A copier of up to `max_threads` threads, the caller's included.
     fn new(max_threads: usize) -> Self {
         let max_threads = max_threads.max(1);
-        Copier { team: Arc::new(Team::default()), helpers: Vec::new(), max_threads }
+        Copier { team: Arc::new(Team::default()), helpers: Vec::new(), max_threads, in_flight: None }
     }
 
     /// Whether a call is running: its helpers then spin between copies instead of parking.
@@ -215,36 +259,58 @@ impl Copier {
     /// # Safety
     /// `src` readable and `dst` writable for `bytes`, the two not overlapping.
     pub(crate) unsafe fn copy(&mut self, dst: *mut u8, src: *const u8, bytes: usize) {
-        let parts = self.max_threads.min(bytes.div_ceil(MIN_PART_BYTES)).max(1);
-        while self.helpers.len() + 1 < parts {
+        // SAFETY: forwarded; the copy is done when `wait` returns.
+        unsafe { self.start(dst, src, bytes) };
+        self.wait();
+    }
+
+    /// Starts copying `bytes` from `src` to `dst` on the helper threads and returns: the
+    /// caller does other work meanwhile, then joins the copy in [`Copier::wait`]. A copy still
+    /// in flight is waited for first. Copies too small for a second thread are done before this
+    /// returns.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `bytes`, the two not overlapping, until the next
+    /// `wait` (or `start`, or drop) returns.
+    pub(crate) unsafe fn start(&mut self, dst: *mut u8, src: *const u8, bytes: usize) {
+        self.wait();
+        let threads = self.max_threads.min(bytes.div_ceil(MIN_THREAD_BYTES)).max(1);
+        while self.helpers.len() + 1 < threads {
             // No copy is in flight: the helper starts at the current generation.
-            let (team, i, now) = (self.team.clone(), self.helpers.len() + 1, self.team.generation.load(Acquire));
-            match std::thread::Builder::new().name("mergepath-copy".into()).spawn(move || team.helper(i, now)) {
+            let (team, now) = (self.team.clone(), Claim(self.team.claim.load(Acquire)).generation());
+            match std::thread::Builder::new().name("mergepath-copy".into()).spawn(move || team.helper(now)) {
                 Ok(handle) => self.helpers.push(handle),
                 // No more threads: fewer parts.
                 Err(_) => break,
             }
         }
-        let parts = parts.min(self.helpers.len() + 1);
+        if threads.min(self.helpers.len() + 1) == 1 {
+            // SAFETY: the whole copy, by this function's contract.
+            return unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
+        }
+        let parts = (threads * PARTS_PER_THREAD).min(bytes.div_ceil(64)).min(MAX_PARTS);
         let team = &*self.team;
         team.dst.store(dst as usize, Relaxed);
         team.src.store(src as usize, Relaxed);
         team.bytes.store(bytes, Relaxed);
-        team.parts.store(parts, Relaxed);
-        if parts == 1 {
-            // SAFETY: the whole copy, by this function's contract.
-            return unsafe { team.run(0) };
-        }
         team.done.store(0, Relaxed);
-        team.generation.fetch_add(1, Release);
+        let generation = Claim(team.claim.load(Relaxed)).generation().wrapping_add(1);
+        team.claim.store(Claim::new(generation, parts).0, Release);
         for h in &self.helpers {
             h.thread().unpark();
         }
-        // SAFETY: the first part of the caller's ranges.
-        unsafe { team.run(0) };
-        // Every helper answers each generation (helpers only end when the copier drops).
+        self.in_flight = Some((generation, parts));
+    }
+
+    /// Joins the copy in flight, if any, claiming its parts left, and returns when all of it is
+    /// done.
+    pub(crate) fn wait(&mut self) {
+        let Some((generation, parts)) = self.in_flight.take() else { return };
+        let team = &*self.team;
+        team.work(generation);
+        // Every part is claimed by now; wait for those still being copied.
         let mut spins = 0u32;
-        while team.done.load(Acquire) != self.helpers.len() {
+        while team.done.load(Acquire) != parts {
             if spins < SPINS {
                 spins += 1;
                 std::hint::spin_loop();
@@ -257,6 +323,8 @@ impl Copier {
 
 impl Drop for Copier {
     fn drop(&mut self) {
+        // No helper may still copy into memory the caller frees after this.
+        self.wait();
         self.team.quit.store(true, Release);
         for h in self.helpers.drain(..) {
             h.thread().unpark();
@@ -342,10 +410,10 @@ mod tests {
 
     #[test]
     fn copier_copies_every_byte_with_any_thread_count() {
-        let src: Vec<u8> = (0..(9 * MIN_PART_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
+        let src: Vec<u8> = (0..(9 * MIN_THREAD_BYTES + 777)).map(|i| (i * 7 + i / 251) as u8).collect();
         for threads in [1, 2, 3, 8] {
             let mut copier = Copier::new(threads);
-            for len in [0, 1, 63, 64, 65, MIN_PART_BYTES - 1, MIN_PART_BYTES + 1, 3 * MIN_PART_BYTES + 5, src.len()] {
+            for len in [0, 1, 63, 64, 65, MIN_THREAD_BYTES - 1, MIN_THREAD_BYTES + 1, 3 * MIN_THREAD_BYTES + 5, src.len()] {
                 let mut dst = vec![0u8; len];
                 // SAFETY: both vectors hold `len` bytes.
                 unsafe { copier.copy(dst.as_mut_ptr(), src.as_ptr(), len) };

@@ -103,11 +103,20 @@ pub(crate) fn recording() -> bool {
 
 /// Runs `f`, a host copy, adding its span to the recording if one runs.
 pub(crate) fn host_span<R>(what: &'static str, f: impl FnOnce() -> R) -> R {
-    if !recording() {
-        return f();
-    }
-    let start = Instant::now();
+    let start = host_span_start();
     let out = f();
+    host_span_end(what, start);
+    out
+}
+
+/// The start of a host copy that ends later ([`host_span_end`]), if a recording runs.
+pub(crate) fn host_span_start() -> Option<Instant> {
+    recording().then(Instant::now)
+}
+
+/// Adds the span of a host copy begun at `start` ([`host_span_start`]) and ending now.
+pub(crate) fn host_span_end(what: &'static str, start: Option<Instant>) {
+    let Some(start) = start else { return };
     let end = Instant::now();
     RECORDER.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
@@ -115,7 +124,6 @@ pub(crate) fn host_span<R>(what: &'static str, f: impl FnOnce() -> R) -> R {
             rec.host.push(Span { lane: "host copy", what, start_ms: ms(start), end_ms: ms(end) });
         }
     });
-    out
 }
 
 /// Runs `f`, which enqueues work on stream `cu` (shown in `lane`), between two events recorded

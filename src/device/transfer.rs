@@ -5,7 +5,9 @@
 //! Pageable memory goes through the staging buffers in pieces: host threads copy a piece into a
 //! free staging buffer and a DMA on the upload stream moves it to the device while the threads
 //! fill the next one; downloads go the other way, each piece copied out of its staging buffer
-//! when the buffer is next needed. Page-locked memory (a [`PinnedBuffer`], or any memory the
+//! once its DMA is done. The host threads' copies run while the calling thread enqueues DMAs
+//! and kernels ([`Copier::start`](super::staging::Copier::start)), and a sort stages the next
+//! chunk's first piece before enqueueing the chunk's kernels ([`Pipeline::stage_next`]). Page-locked memory (a [`PinnedBuffer`], or any memory the
 //! driver has pinned) is copied directly. Kernels stay on the `Gpu`'s stream; events order the
 //! three streams where data passes from one to the next, so both copy engines and the SMs work
 //! at once.
@@ -99,10 +101,22 @@ pub(crate) struct Pipeline<'a> {
     gpu: &'a Gpu,
     staging: Option<Staging>,
     next: usize,
-    /// Per staging buffer: a download's destination and length, copied out when the buffer is
-    /// next taken.
+    /// Per staging buffer: a download's destination and length, copied out before the buffer
+    /// is used again.
     pending: Vec<Option<(usize, usize)>>,
+    /// The staging copy the host threads are doing while this thread enqueues other work.
+    copying: Option<StagingCopy>,
     piece_bytes: usize,
+}
+
+/// A copy between a staging buffer and host memory, running on the host threads.
+#[derive(Clone, Copy)]
+struct StagingCopy {
+    slot: usize,
+    /// Into the buffer: the upload piece's source and length. Out of it (`None`): the
+    /// buffer's pending download.
+    into: Option<(usize, usize)>,
+    started: Option<std::time::Instant>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -124,7 +138,7 @@ impl<'a> Pipeline<'a> {
             staging.copier.set_active(true);
         }
         let piece_bytes = STAGING_SLOT_BYTES.min(work_bytes(STAGING_SLOT_BYTES)).max(1);
-        Ok(Pipeline { gpu, staging, next: 0, pending: vec![None; STAGING_SLOTS], piece_bytes })
+        Ok(Pipeline { gpu, staging, next: 0, pending: vec![None; STAGING_SLOTS], copying: None, piece_bytes })
     }
 
     fn staging(&self) -> &Staging {
@@ -165,20 +179,86 @@ impl<'a> Pipeline<'a> {
         self.wait(to, &self.record(from)?)
     }
 
+    fn staging_mut(&mut self) -> &mut Staging {
+        self.staging.as_mut().expect("staging present until drop")
+    }
+
+    /// Waits for the staging copy in flight, if any, and returns it: a copy out has then
+    /// emptied its buffer; a copy in holds its piece in its buffer.
+    fn settle(&mut self) -> Option<StagingCopy> {
+        let copy = self.copying.take()?;
+        self.staging_mut().copier.wait();
+        if copy.into.is_none() {
+            self.pending[copy.slot] = None;
+        }
+        timeline::host_span_end(if copy.into.is_some() { "copy in" } else { "copy out" }, copy.started);
+        Some(copy)
+    }
+
     /// The next staging buffer, once its last copy has finished and a download's data in it
-    /// has been copied out.
+    /// has been copied out (a piece staged ahead for an upload that did not come is dropped).
     fn take_slot(&mut self) -> Result<usize> {
+        self.settle();
         let s = self.next;
         self.next = (s + 1) % STAGING_SLOTS;
         self.staging().events[s].synchronize()?;
         if let Some((dst, bytes)) = self.pending[s].take() {
-            let staging = self.staging.as_mut().expect("staging present until drop");
+            let staging = self.staging_mut();
             let slot = staging.slots[s].as_ptr();
             // SAFETY: the download into the slot has finished (event above); `dst` is the
             // caller's destination, valid until `finish` by `download`'s contract.
             timeline::host_span("copy out", || unsafe { staging.copier.copy(dst as *mut u8, slot, bytes) });
         }
         Ok(s)
+    }
+
+    /// Starts copying the upload piece `src..src + len` into a staging buffer on the host
+    /// threads, unless that copy is already running: returns its buffer.
+    ///
+    /// # Safety
+    /// `src` readable for `len` bytes until `finish` or drop.
+    unsafe fn start_copy_in(&mut self, src: *const u8, len: usize) -> Result<usize> {
+        let into = Some((src as usize, len));
+        if let Some(copy) = self.copying.filter(|c| c.into == into) {
+            return Ok(copy.slot);
+        }
+        let s = self.take_slot()?;
+        let staging = self.staging_mut();
+        let slot = staging.slots[s].as_mut_ptr();
+        // SAFETY: the slot is free (taken above) and holds `len` <= its size; `src` stays
+        // readable by this function's contract; `settle` (on every path: drop too) waits for it.
+        unsafe { staging.copier.start(slot, src, len) };
+        self.copying = Some(StagingCopy { slot: s, into, started: timeline::host_span_start() });
+        Ok(s)
+    }
+
+    /// Starts copying out, on the host threads, the oldest download still in a staging buffer
+    /// once its DMA has finished, unless the host threads are busy.
+    fn start_copy_out(&mut self) -> Result<()> {
+        let t = self.next;
+        let (None, Some((dst, bytes))) = (self.copying, self.pending[t]) else { return Ok(()) };
+        self.staging().events[t].synchronize()?;
+        let staging = self.staging_mut();
+        let slot = staging.slots[t].as_ptr();
+        // SAFETY: the download into the slot has finished (event above); `dst` is the caller's
+        // destination, valid until `finish` by `download`'s contract; `settle` waits for it.
+        unsafe { staging.copier.start(dst as *mut u8, slot, bytes) };
+        self.copying = Some(StagingCopy { slot: t, into: None, started: timeline::host_span_start() });
+        Ok(())
+    }
+
+    /// Stages the first piece of a coming [`Pipeline::upload`] of `bytes` at `src`: its copy
+    /// into a staging buffer runs on the host threads while this thread enqueues other work,
+    /// and that upload starts from it.
+    ///
+    /// # Safety
+    /// `src` readable for `bytes` until `finish` or drop.
+    pub(crate) unsafe fn stage_next(&mut self, src: *const u8, bytes: usize) -> Result<()> {
+        if self.staging.is_none() || bytes == 0 || is_page_locked(src, bytes) {
+            return Ok(());
+        }
+        // SAFETY: forwarded.
+        unsafe { self.start_copy_in(src, self.piece_bytes.min(bytes)) }.map(drop)
     }
 
     /// Enqueues the copy of `bytes` host bytes at `src` to device address `dst` on the upload
@@ -199,23 +279,29 @@ impl<'a> Pipeline<'a> {
             // call returns.
             return self.span(Stream::Upload, "direct upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, upload) }.result()?));
         }
+        // Each piece's copy into its staging buffer runs on the host threads while this thread
+        // enqueues the DMA of the piece before it.
         let mut off = 0;
-        while off < bytes {
+        // SAFETY: the first piece lies inside the caller's range.
+        let mut s = unsafe { self.start_copy_in(src, self.piece_bytes.min(bytes)) }?;
+        loop {
             let len = self.piece_bytes.min(bytes - off);
-            let s = self.take_slot()?;
-            let staging = self.staging.as_mut().expect("staging present until drop");
-            let slot = staging.slots[s].as_mut_ptr();
-            // SAFETY: the slot is free (taken above) and holds `len`; `src + off` is inside
-            // the caller's range.
-            timeline::host_span("copy in", || unsafe { staging.copier.copy(slot, src.add(off), len) });
-            // SAFETY: the slot is page-locked and stays untouched until its event completes;
-            // `dst + off` is inside the caller's range.
-            self.span(Stream::Upload, "staged upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst + off as u64, slot.cast_const().cast(), len, upload) }.result()?))?;
+            self.settle();
+            let rest = bytes - off - len;
+            // SAFETY: the next piece lies inside the caller's range.
+            let next = if rest > 0 { Some(unsafe { self.start_copy_in(src.add(off + len), self.piece_bytes.min(rest)) }?) } else { None };
+            let slot = self.staging().slots[s].as_ptr();
+            // SAFETY: the slot holds the piece (settled above) and stays untouched until its
+            // event completes; `dst + off` is inside the caller's range.
+            self.span(Stream::Upload, "staged upload", || Ok(unsafe { sys::cuMemcpyHtoDAsync_v2(dst + off as u64, slot.cast(), len, upload) }.result()?))?;
             // SAFETY: both handles belong to the bound context.
             unsafe { result::event::record(self.staging().events[s].cu_event(), upload) }?;
             off += len;
+            match next {
+                Some(n) => s = n,
+                None => return Ok(()),
+            }
         }
-        Ok(())
     }
 
     /// Enqueues the copy of `bytes` device bytes at `src` to host memory at `dst` on the
@@ -239,12 +325,14 @@ impl<'a> Pipeline<'a> {
         while off < bytes {
             let len = self.piece_bytes.min(bytes - off);
             let s = self.take_slot()?;
-            let slot = self.staging.as_mut().expect("staging present until drop").slots[s].as_mut_ptr();
+            // The oldest download's copy out runs on the host threads while this DMA is enqueued.
+            self.start_copy_out()?;
+            let slot = self.staging_mut().slots[s].as_mut_ptr();
             // SAFETY: the slot is free and page-locked; `src + off` is inside the caller's range.
             self.span(Stream::Download, "staged download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(slot.cast(), src + off as u64, len, download) }.result()?))?;
             // SAFETY: both handles belong to the bound context.
             unsafe { result::event::record(self.staging().events[s].cu_event(), download) }?;
-            // SAFETY (for the copy out in `take_slot`): `dst + off` is inside the caller's range.
+            // SAFETY (for the copy out): `dst + off` is inside the caller's range.
             self.pending[s] = Some((dst as usize + off, len));
             off += len;
         }
@@ -291,6 +379,9 @@ impl Drop for Pipeline<'_> {
         // call returns, on success or error.
         let ctx = self.gpu.context();
         ctx.record_err(ctx.bind_to_thread());
+        if self.staging.is_some() {
+            self.settle();
+        }
         for stream in [Stream::Upload, Stream::Download] {
             // SAFETY: a stream of the bound context.
             ctx.record_err(unsafe { result::stream::synchronize(self.stream(stream)) });

@@ -131,6 +131,14 @@ impl<'a> HostItems<'a> {
         Ok(())
     }
 
+    /// Stages the first piece of the keys of items `r` for their coming [`HostItems::upload`]:
+    /// copied on the host threads while this thread enqueues kernels.
+    fn stage(&self, pipe: &mut Pipeline<'_>, r: Range<usize>, key_bytes: usize) -> Result<()> {
+        assert!(r.end <= self.n, "items inside the sort");
+        // SAFETY: as in `upload`: the range's key bytes, valid while `self` borrows them.
+        unsafe { pipe.stage_next(self.keys_in.add(r.start * key_bytes), r.len() * key_bytes) }
+    }
+
     /// Enqueues the download of items `r` of `lanes` into their places in the outputs.
     fn download(&self, pipe: &mut Pipeline<'_>, lanes: &Lanes, r: Range<usize>, key_bytes: usize) -> Result<()> {
         assert!(r.end <= self.n, "items inside the sort");
@@ -181,6 +189,9 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
         items.upload(&mut pipe, &bufs[0], r.clone(), kb)?;
         progress.advance(r.len() * (kb + if matches!(items.values, HostValues::Values { .. }) { word } else { 0 }));
         pipe.order(Stream::Upload, Stream::Kernels)?;
+        if i + 1 < plan.chunks {
+            items.stage(&mut pipe, plan.run(0, i + 1), kb)?;
+        }
         let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
         pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
         for (level, j) in plan.merges_after(i) {
