@@ -15,7 +15,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::sort::launch_sort;
-use crate::tuning::{blocksort_shape, samplesort_shape};
+use crate::tuning::{blocksort_shape, samplesort_shape, LaunchShape};
 use cudarc::driver::LaunchConfig;
 
 /// A buffer pair a pass reads or writes: keys and, for pairs, values.
@@ -99,13 +99,58 @@ pub(crate) fn launch_samplesort<K: Key, C: Comparator<K>>(
 /// pass's bucket starts (BUCKETS per piece, absolute positions).
 fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers, pieces: &[Piece], word: usize) -> Result<Vec<i64>> {
     let key_bytes = std::mem::size_of::<K>();
-    let shape = samplesort_shape(kernels.arch, key_bytes);
-    let block_shape = blocksort_shape(kernels.arch, key_bytes);
+    let (shape, block_shape) = (samplesort_shape(kernels.arch, key_bytes), blocksort_shape(kernels.arch, key_bytes));
     let samples = sample_count(block_shape.tile());
     let chunk_items = CHUNK_TILES * shape.tile();
+    let (segments, chunk_segments) = pass_segments(pieces, chunk_items)?;
+    let num_chunks = chunk_segments.len();
+    let num_counts = num_chunks * BUCKETS;
+    let scan_tiles = num_counts.div_ceil(SAMPLESORT_SCAN_THREADS * SAMPLESORT_SCAN_ITEMS);
+    let num_states = scan_tiles + 1; // the last: the scan's ticket counter
+    // The count kernel zeroes the states, one per thread.
+    debug_assert!(num_states <= num_chunks * shape.threads as usize);
+
+    let mut layout = TempLayout::default();
+    let at = [pieces.len() * samples * key_bytes, num_counts * 4, num_counts * 8, num_states * 8].map(|bytes| layout.region(bytes));
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let [sorted_samples, counts, offsets, scan_states] = at.map(|offset| base + offset as u64);
+    let segment_table = gpu.upload_table(&segments)?;
+    let chunk_table = gpu.upload_table(&chunk_segments)?;
+    let mut bucket_starts = gpu.alloc_zeros::<i64>(pieces.len() * BUCKETS)?;
+    let pass = Pass {
+        gpu,
+        kernels,
+        shape,
+        num_pieces: pieces.len(),
+        samples: samples as i64,
+        num_chunks,
+        chunk_items: chunk_items as i64,
+        segments: gpu.input("sample sort pieces", &segment_table, 8)?.ptr,
+        chunk_segments: gpu.input("sample sort chunks", &chunk_table, 4)?.ptr,
+        sorted_samples,
+        counts,
+        offsets,
+        scan_states,
+        num_states,
+        bucket_starts: gpu.output("sample sort bucket starts", &mut bucket_starts, 8, pieces.len() * BUCKETS, &[])?.ptr,
+    };
+    pass.samples(src.keys, block_shape.threads)?;
+    pass.count(src.keys)?;
+    pass.scan(scan_tiles)?;
+    pass.scatter(src, dst, word)?;
+    // Into memory already written once: a fresh Vec's page faults slow the copy tenfold.
+    let mut starts = vec![0i64; pieces.len() * BUCKETS];
+    gpu.download_table(&bucket_starts, &mut starts)?;
+    Ok(starts)
+}
+
+/// A pass's tables: each piece's segment (its place, length, first chunk and its offset among
+/// the pass's items) and each chunk's piece.
+fn pass_segments(pieces: &[Piece], chunk_items: usize) -> Result<(Vec<SamplesortSegment>, Vec<i32>)> {
     let (first_chunks, chunk_pieces) = pass_chunks(pieces, chunk_items);
     let mut before = 0i64;
-    let segments: Vec<SamplesortSegment> = pieces
+    let segments = pieces
         .iter()
         .zip(&first_chunks)
         .map(|(p, &first)| {
@@ -115,103 +160,103 @@ fn launch_pass<K: Key>(gpu: &Gpu, kernels: &Kernels, src: Buffers, dst: Buffers,
         })
         .collect();
     let chunk_segments = chunk_pieces.iter().map(|&g| i32::try_from(g)).collect::<std::result::Result<Vec<i32>, _>>().map_err(|_| Error::TooLarge { what: "sample sort pieces" })?;
-    let num_chunks = chunk_segments.len();
-    let num_counts = num_chunks * BUCKETS;
-    let scan_tile = SAMPLESORT_SCAN_THREADS * SAMPLESORT_SCAN_ITEMS;
-    let scan_tiles = num_counts.div_ceil(scan_tile);
-    let num_states = scan_tiles + 1; // the last: the scan's ticket counter
-    // The count kernel zeroes the states, one per thread.
-    debug_assert!(num_states <= num_chunks * shape.threads as usize);
+    Ok((segments, chunk_segments))
+}
 
-    let mut layout = TempLayout::default();
-    let samples_at = layout.region(pieces.len() * samples * key_bytes);
-    let counts_at = layout.region(num_counts * 4);
-    let offsets_at = layout.region(num_counts * 8);
-    let states_at = layout.region(num_states * 8);
-    let mut temp = gpu.temp(layout.bytes())?;
-    let (base, _guard) = temp.device_ptr_mut();
-    let (sorted_samples, counts, offsets, scan_states) = (base + samples_at as u64, base + counts_at as u64, base + offsets_at as u64, base + states_at as u64);
-    let segment_table = gpu.upload_table(&segments)?;
-    let segments_ptr = gpu.input("sample sort pieces", &segment_table, 8)?.ptr;
-    let chunk_table = gpu.upload_table(&chunk_segments)?;
-    let chunk_segments_ptr = gpu.input("sample sort chunks", &chunk_table, 4)?.ptr;
-    let mut bucket_starts = gpu.alloc_zeros::<i64>(pieces.len() * BUCKETS)?;
-    let bucket_starts_ptr = gpu.output("sample sort bucket starts", &mut bucket_starts, 8, pieces.len() * BUCKETS, &[])?.ptr;
-    let config = |ctas: usize, threads: u32| -> Result<LaunchConfig> {
+/// One distribution pass's tables and temporaries on the device, and its launches.
+struct Pass<'a> {
+    gpu: &'a Gpu,
+    kernels: &'a Kernels,
+    shape: LaunchShape,
+    num_pieces: usize,
+    samples: i64,
+    num_chunks: usize,
+    chunk_items: i64,
+    segments: u64,
+    chunk_segments: u64,
+    sorted_samples: u64,
+    counts: u64,
+    offsets: u64,
+    scan_states: u64,
+    num_states: usize,
+    bucket_starts: u64,
+}
+
+impl Pass<'_> {
+    fn config(ctas: usize, threads: u32) -> Result<LaunchConfig> {
         Ok(LaunchConfig { grid_dim: (grid_ctas(ctas, "sample sort grid")?, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 })
-    };
-    let (samples, num_chunks_i64, chunk_items) = (samples as i64, num_chunks as i64, chunk_items as i64);
-
-    let params = SamplesortSamplesParams { keys: src.keys, segments: segments_ptr, num_segments: pieces.len() as i64, samples, sorted: sorted_samples };
-    // SAFETY: `SamplesortSamplesParams` is `mergepath_samplesort_samples`'s parameter struct; one
-    // CTA of the blocksort shape per piece (the pieces lie inside `src`'s n keys), `samples` is
-    // at most the blocksort tile (sample_count) and `sorted` holds samples keys per piece.
-    unsafe { gpu.launch(&kernels.function("mergepath_samplesort_samples")?, config(pieces.len(), block_shape.threads)?, &params) }?;
-    let params = SamplesortCountParams {
-        keys: src.keys,
-        sorted_samples,
-        samples,
-        segments: segments_ptr,
-        chunk_segments: chunk_segments_ptr,
-        num_chunks: num_chunks_i64,
-        chunk_items,
-        counts,
-        scan_states,
-        num_scan_states: num_states as i64,
-    };
-    // SAFETY: `SamplesortCountParams` is `mergepath_samplesort_count`'s; one CTA of the
-    // samplesort shape per chunk (pass_chunks with chunk_items), `counts` holds BUCKETS per
-    // chunk and `scan_states` num_states slots, fewer than the grid's threads.
-    unsafe { gpu.launch(&kernels.function("mergepath_samplesort_count")?, config(num_chunks, shape.threads)?, &params) }?;
-    let params = SamplesortScanParams { counts, num_counts: num_counts as i64, offsets, scan_states };
-    // SAFETY: `SamplesortScanParams` is `mergepath_samplesort_scan`'s; scan_tiles CTAs of
-    // SAMPLESORT_SCAN_THREADS over num_counts counts into as many offsets, with scan_tiles + 1
-    // states zeroed by the count kernel before it in stream order.
-    unsafe { gpu.launch(&kernels.function("mergepath_samplesort_scan")?, config(scan_tiles, SAMPLESORT_SCAN_THREADS as u32)?, &params) }?;
-    let cfg = config(num_chunks, shape.threads)?;
-    match (src.values, dst.values) {
-        (Some(values), Some(values_out)) => {
-            let params = SamplesortScatterPairsParams {
-                keys: src.keys,
-                values,
-                sorted_samples,
-                samples,
-                segments: segments_ptr,
-                chunk_segments: chunk_segments_ptr,
-                num_chunks: num_chunks_i64,
-                chunk_items,
-                offsets,
-                bucket_starts: bucket_starts_ptr,
-                keys_out: dst.keys,
-                values_out,
-            };
-            // SAFETY: `SamplesortScatterPairsParams` is `mergepath_samplesort_scatter_pairs_{word}`'s;
-            // grid and tables as for the count kernel, `offsets` scanned from its counts, every
-            // place inside the pieces of `dst` (keys and values of `word` bytes, the pieces'
-            // extents), `bucket_starts` BUCKETS per piece.
-            unsafe { gpu.launch(&kernels.for_values("mergepath_samplesort_scatter_pairs", word)?, cfg, &params) }?;
-        }
-        _ => {
-            let params = SamplesortScatterKeysParams {
-                keys: src.keys,
-                sorted_samples,
-                samples,
-                segments: segments_ptr,
-                chunk_segments: chunk_segments_ptr,
-                num_chunks: num_chunks_i64,
-                chunk_items,
-                offsets,
-                bucket_starts: bucket_starts_ptr,
-                keys_out: dst.keys,
-            };
-            // SAFETY: as above for `mergepath_samplesort_scatter_keys` (`SamplesortScatterKeysParams`).
-            unsafe { gpu.launch(&kernels.function("mergepath_samplesort_scatter_keys")?, cfg, &params) }?;
-        }
     }
-    // Into memory already written once: a fresh Vec's page faults slow the copy tenfold.
-    let mut starts = vec![0i64; pieces.len() * BUCKETS];
-    gpu.download_table(&bucket_starts, &mut starts)?;
-    Ok(starts)
+
+    /// Each piece's samples, sorted: a CTA of the blocksort's `threads` per piece.
+    fn samples(&self, keys: u64, threads: u32) -> Result<()> {
+        let params = SamplesortSamplesParams { keys, segments: self.segments, num_segments: self.num_pieces as i64, samples: self.samples, sorted: self.sorted_samples };
+        // SAFETY: `SamplesortSamplesParams` is `mergepath_samplesort_samples`'s parameter struct;
+        // one CTA of the blocksort shape per piece (the pieces lie inside `src`'s n keys),
+        // `samples` is at most the blocksort tile (sample_count) and `sorted` holds samples
+        // keys per piece.
+        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_samples")?, Self::config(self.num_pieces, threads)?, &params) }
+    }
+
+    /// Each chunk's bucket counts.
+    fn count(&self, keys: u64) -> Result<()> {
+        let params = SamplesortCountParams {
+            keys,
+            sorted_samples: self.sorted_samples,
+            samples: self.samples,
+            segments: self.segments,
+            chunk_segments: self.chunk_segments,
+            num_chunks: self.num_chunks as i64,
+            chunk_items: self.chunk_items,
+            counts: self.counts,
+            scan_states: self.scan_states,
+            num_scan_states: self.num_states as i64,
+        };
+        // SAFETY: `SamplesortCountParams` is `mergepath_samplesort_count`'s; one CTA of the
+        // samplesort shape per chunk (pass_chunks with chunk_items), `counts` holds BUCKETS per
+        // chunk and `scan_states` num_states slots, fewer than the grid's threads.
+        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_count")?, Self::config(self.num_chunks, self.shape.threads)?, &params) }
+    }
+
+    /// The counts scanned into offsets, `scan_tiles` CTAs.
+    fn scan(&self, scan_tiles: usize) -> Result<()> {
+        let params = SamplesortScanParams { counts: self.counts, num_counts: (self.num_chunks * BUCKETS) as i64, offsets: self.offsets, scan_states: self.scan_states };
+        // SAFETY: `SamplesortScanParams` is `mergepath_samplesort_scan`'s; scan_tiles CTAs of
+        // SAMPLESORT_SCAN_THREADS over num_counts counts into as many offsets, with scan_tiles + 1
+        // states zeroed by the count kernel before it in stream order.
+        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_scan")?, Self::config(scan_tiles, SAMPLESORT_SCAN_THREADS as u32)?, &params) }
+    }
+
+    /// Every key (and value) of `src` to its bucket's place in `dst`, and the bucket starts.
+    fn scatter(&self, src: Buffers, dst: Buffers, word: usize) -> Result<()> {
+        let cfg = Self::config(self.num_chunks, self.shape.threads)?;
+        let (sorted_samples, samples, segments, chunk_segments) = (self.sorted_samples, self.samples, self.segments, self.chunk_segments);
+        let (num_chunks, chunk_items, offsets, bucket_starts) = (self.num_chunks as i64, self.chunk_items, self.offsets, self.bucket_starts);
+        let (Some(values), Some(values_out)) = (src.values, dst.values) else {
+            let params = SamplesortScatterKeysParams { keys: src.keys, sorted_samples, samples, segments, chunk_segments, num_chunks, chunk_items, offsets, bucket_starts, keys_out: dst.keys };
+            // SAFETY: `SamplesortScatterKeysParams` is `mergepath_samplesort_scatter_keys`'s;
+            // grid and tables as for the count kernel, `offsets` scanned from its counts, every
+            // place inside the pieces of `dst` (the pieces' extents), `bucket_starts` BUCKETS
+            // per piece.
+            return unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_scatter_keys")?, cfg, &params) };
+        };
+        let params = SamplesortScatterPairsParams {
+            keys: src.keys,
+            values,
+            sorted_samples,
+            samples,
+            segments,
+            chunk_segments,
+            num_chunks,
+            chunk_items,
+            offsets,
+            bucket_starts,
+            keys_out: dst.keys,
+            values_out,
+        };
+        // SAFETY: as above for `mergepath_samplesort_scatter_pairs_{word}`
+        // (`SamplesortScatterPairsParams`), with values of `word` bytes in both buffers.
+        unsafe { self.gpu.launch(&self.kernels.for_values("mergepath_samplesort_scatter_pairs", word)?, cfg, &params) }
+    }
 }
 
 /// The finishing jobs (start, job word): pieces of at most a blocksort tile sorted or copied

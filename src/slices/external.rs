@@ -194,16 +194,8 @@ fn merge_runs<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let kb = std::mem::size_of::<K>();
     let runs: Vec<&[K]> = (0..plan.runs).map(|r| &keys[plan.run_range(r)]).collect();
-    let lengths: Vec<usize> = runs.iter().map(|r| r.len()).collect();
     let batches = plan.batches();
-    let ranks: Vec<usize> = (0..=batches).map(|b| (b * plan.batch).min(plan.n)).collect();
-    // The splits at every batch boundary, on host threads (binary searches over the runs).
-    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); batches + 1];
-    timeline::host_span("multiway splits", || {
-        let tasks: Vec<(usize, &mut Vec<usize>)> = ranks.iter().copied().zip(rows.iter_mut()).collect();
-        run(threads(), tasks, |(rank, row)| *row = multiway_split(&runs, rank, |x, y| comp.is_less(x, y)));
-        clamp_multiway_splits(&mut rows, &ranks, &lengths);
-    });
+    let (ranks, rows) = batch_splits(plan, &runs, comp);
 
     let lane_bytes = Lanes::bytes(plan.batch, kb, word);
     let slots = plan.slots;
@@ -224,30 +216,11 @@ fn merge_runs<K: Key, C: Comparator<K>>(
         if let Some(done) = &merged[s] {
             pipe.wait(Stream::Upload, done)?;
         }
-        // Each run's slice of the batch, one after another in the slot's input lanes.
-        let mut pieces = Vec::with_capacity(plan.runs);
-        let mut piece_values = Vec::with_capacity(plan.runs);
-        let mut at = 0;
-        for (r, run) in runs.iter().enumerate() {
-            let (from, to) = (rows[b][r], rows[b + 1][r]);
-            let start = plan.run_range(r).start;
-            // SAFETY: the run's items `from..to` (inside the run: clamped splits) copied into
-            // the slot's lanes at `at` (the batch's pieces add up to its length, at most the
-            // lanes' `batch` items); the runs stay borrowed, and the slot unused by any other
-            // merge (the wait above), until the pipeline finishes.
-            unsafe {
-                pipe.upload_slice(input.keys(at..at + to - from).ptr, &run[from..to])?;
-                if word > 0 {
-                    pipe.upload_slice(input.values(at..at + to - from).ptr, &values[(start + from) * word..(start + to) * word])?;
-                }
-            }
-            pieces.push(input.keys(at..at + to - from));
-            piece_values.push(input.values(at..at + to - from));
-            at += to - from;
-        }
-        progress.advance(at * (kb + word));
+        // SAFETY: the slot's previous merge has read its input lanes (the wait above); the runs
+        // stay borrowed until the pipeline finishes.
+        let (pieces, piece_values) = unsafe { upload_batch(&mut pipe, &input, plan, &runs, values, word, (&rows[b], &rows[b + 1])) }?;
         let out_range = ranks[b]..ranks[b + 1];
-        debug_assert_eq!(at, out_range.len(), "clamped splits take each batch's length");
+        progress.advance(out_range.len() * (kb + word));
         pipe.order(Stream::Upload, Stream::Kernels)?;
         if let Some(done) = &downloaded[s] {
             pipe.wait(Stream::Kernels, done)?;
@@ -269,4 +242,58 @@ fn merge_runs<K: Key, C: Comparator<K>>(
         progress.advance(out_range.len() * (kb + word));
     }
     pipe.finish()
+}
+
+/// The output rank of every batch boundary (`batches + 1` of them) and the runs' split there,
+/// found on the host threads (binary searches over the runs) and clamped so each batch takes
+/// exactly its length.
+fn batch_splits<K: Key, C: Comparator<K>>(plan: &ExternalPlan, runs: &[&[K]], comp: C) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let lengths: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+    let ranks: Vec<usize> = (0..=plan.batches()).map(|b| (b * plan.batch).min(plan.n)).collect();
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); ranks.len()];
+    timeline::host_span("multiway splits", || {
+        let tasks: Vec<(usize, &mut Vec<usize>)> = ranks.iter().copied().zip(rows.iter_mut()).collect();
+        run(threads(), tasks, |(rank, row)| *row = multiway_split(runs, rank, |x, y| comp.is_less(x, y)));
+        clamp_multiway_splits(&mut rows, &ranks, &lengths);
+    });
+    (ranks, rows)
+}
+
+/// Enqueues the upload of each run's slice of a batch (between the splits `rows`), one after
+/// another in the `input` lanes; returns the slices' key and value buffers there.
+///
+/// # Safety
+/// No other work reads or writes the `input` lanes until the pipeline finishes, and the runs
+/// and `values` stay as they are until then.
+#[allow(clippy::type_complexity)]
+unsafe fn upload_batch<'a, K: Key>(
+    pipe: &mut Pipeline<'_>,
+    input: &'a Lanes,
+    plan: &ExternalPlan,
+    runs: &[&[K]],
+    values: &[u8],
+    word: usize,
+    rows: (&[usize], &[usize]),
+) -> Result<(Vec<CheckedBuffer<'a>>, Vec<CheckedBuffer<'a>>)> {
+    let mut pieces = Vec::with_capacity(runs.len());
+    let mut piece_values = Vec::with_capacity(runs.len());
+    let mut at = 0;
+    for (r, run) in runs.iter().enumerate() {
+        let (from, to) = (rows.0[r], rows.1[r]);
+        let start = plan.run_range(r).start;
+        // SAFETY: the run's items `from..to` (inside the run: clamped splits) copied into the
+        // lanes at `at` (the batch's pieces add up to its length, at most the lanes' `batch`
+        // items); the runs stay as they are, and the lanes unused by other work, until the
+        // pipeline finishes (this function's contract).
+        unsafe {
+            pipe.upload_slice(input.keys(at..at + to - from).ptr, &run[from..to])?;
+            if word > 0 {
+                pipe.upload_slice(input.values(at..at + to - from).ptr, &values[(start + from) * word..(start + to) * word])?;
+            }
+        }
+        pieces.push(input.keys(at..at + to - from));
+        piece_values.push(input.values(at..at + to - from));
+        at += to - from;
+    }
+    Ok((pieces, piece_values))
 }
