@@ -155,3 +155,43 @@ fn cycles_are_found_through_crate_and_super_paths() {
     assert_eq!(found.len(), 3, "{found:?}");
     assert!(found.contains(&"d -> a::inner -> c -> d".to_string()), "{found:?}");
 }
+
+/// The crate's lower floor: plumbing every algorithm stands on.
+const LOWER_FLOOR: &[&str] = &["device", "key", "types", "partition", "error", "tuning", "threads", "checks", "fatbins"];
+/// Front ends and tools built on the algorithms, which the lower floor must never use.
+const UPPER_FLOOR: &[&str] = &["host", "slices", "multi", "testing", "cpu", "backend"];
+
+/// The uses that go from a module of the lower floor up to one of the upper floor, as
+/// `from -> to` lines.
+fn upward_uses(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let top = |m: &str| m.split("::").next().unwrap().to_string();
+    let mut found = Vec::new();
+    for (name, text) in modules {
+        if !LOWER_FLOOR.contains(&top(name).as_str()) {
+            continue;
+        }
+        for used in uses(name, text, modules) {
+            if UPPER_FLOOR.contains(&top(&used).as_str()) {
+                found.push(format!("{name} -> {used}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_lower_floor_never_uses_the_upper_one() {
+    let modules = modules();
+    for floor in LOWER_FLOOR.iter().chain(UPPER_FLOOR) {
+        assert!(modules.keys().any(|m| m == floor || m.starts_with(&format!("{floor}::"))), "no module {floor}");
+    }
+    let found = upward_uses(&modules);
+    assert!(found.is_empty(), "lower-floor modules using upper-floor ones:\n{}", found.join("\n"));
+}
+
+#[test]
+fn upward_uses_are_found() {
+    let modules: BTreeMap<String, String> =
+        [("device::transfer", "use crate::host::threads;"), ("host", "use crate::device::Gpu;"), ("key", "")].into_iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    assert_eq!(upward_uses(&modules), vec!["device::transfer -> host".to_string()]);
+}
