@@ -78,9 +78,9 @@ pub fn with_work_bytes<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
 
 /// The runs a host-slice sort of `n` keys of `key_bytes` (values of `word` bytes) makes on
 /// `gpu` with its budget now (free memory, [`Gpu::with_memory_limit`]) and this thread's
-/// [`with_work_bytes`]: 1 for a sort in core, `Err(TooLargeForDevice)` where no run fits. For
-/// tests that choose a cap by the runs it forces.
-#[doc(hidden)]
+/// [`with_work_bytes`]: 1 for a sort in core, `Err(TooLargeForDevice)` where no run fits or
+/// more than 1,024 runs would be needed. A run holds about half the budget (docs/guide.md,
+/// "Host slices on the GPU"); tests choose a cap by the runs it forces.
 pub fn sort_runs(gpu: &Gpu, n: usize, key_bytes: usize, word: usize) -> Result<usize> {
     let budget = gpu.device_budget()?;
     if n == 0 || in_core_bytes_now(n, key_bytes, word) <= budget {

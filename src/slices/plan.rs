@@ -512,3 +512,24 @@ mod tests {
         assert_eq!(SortPlan::new(5, 4, SORT_CHUNK_BYTES).chunks, 1);
     }
 }
+
+#[cfg(test)]
+mod run_counts {
+    use super::*;
+
+    /// The runs a u32 sort of `gib` GiB makes in `budget` bytes, as docs/guide.md states them.
+    fn runs(gib: usize, budget: usize) -> Result<usize, usize> {
+        let n = gib << 28;
+        let in_core = |items| in_core_bytes(items, 4, 0, SORT_CHUNK_BYTES, RANGE_BYTES);
+        ExternalPlan::new(n, 4, 0, budget, BATCH_BYTES, MERGE_SLOTS, in_core, |items, _| 4 * items).map(|p| p.runs)
+    }
+
+    #[test]
+    fn runs_hold_about_half_the_budget() {
+        assert_eq!(runs(48, 79 << 30), Ok(2));
+        assert_eq!(runs(48, 1 << 30), Ok(100));
+        // 1,024 runs at most: under 64 MiB a 48 GiB sort needs a budget of ~129 MiB.
+        assert!(matches!(runs(48, 64 << 20), Err(needed) if (128 << 20..130 << 20).contains(&needed)), "{:?}", runs(48, 64 << 20));
+        assert_eq!(MAX_RUNS, 1024);
+    }
+}
