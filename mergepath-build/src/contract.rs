@@ -170,7 +170,7 @@ impl Struct {
     }
 
     fn rust_name(&self) -> String {
-        self.name.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+        rust_type_name(self.name)
     }
 }
 
@@ -837,6 +837,146 @@ const LADDER_TILE_CUDA: &str = "const int fit = LADDER_TILE_BYTES / key_bytes / 
 const LADDER_TILE_RUST: &str = "let fit = LADDER_TILE_BYTES / key_bytes / nt * nt;\n    \
                                 if nt * vt < fit { nt * vt } else if fit > nt { fit } else { nt }";
 
+/// How the variants of a kernel entry point are named after `mergepath_NAME`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variants {
+    /// `mergepath_NAME` alone.
+    One,
+    /// `mergepath_NAME_{4,8,16}`: values moved as words of that many bytes.
+    Words,
+    /// `mergepath_NAME_{4,8}`: indices or positions of that many bytes.
+    Indices,
+    /// `mergepath_NAME_{1,2,4,8,16}_{4,8}`: values of that many bytes, by positions of 4 or 8.
+    WordsByIndices,
+}
+
+/// A kernel entry point of every module: `mergepath_NAME` (and its [`Variants`]) takes the
+/// parameter struct `params` (one of [`KERNEL_PARAMS`]). `key_independent` entry points do not
+/// read keys, so a record's module (another key's kernels) may run them.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryPoint {
+    /// The name after `mergepath_`, and the accessor's.
+    pub name: &'static str,
+    /// Its parameter struct (a [`KERNEL_PARAMS`] name).
+    pub params: &'static str,
+    /// How its variants are named.
+    pub variants: Variants,
+    /// Whether it reads no keys.
+    pub key_independent: bool,
+}
+
+const fn entry(name: &'static str, params: &'static str, variants: Variants) -> EntryPoint {
+    EntryPoint { name, params, variants, key_independent: false }
+}
+
+const fn key_independent(name: &'static str, params: &'static str, variants: Variants) -> EntryPoint {
+    EntryPoint { name, params, variants, key_independent: true }
+}
+
+use Variants::{Indices, One, Words, WordsByIndices};
+
+/// Every entry point the library launches (`kernels/mergepath/entry/`): the host reaches each
+/// only through the typed accessor generated from this table (`Kernels::NAME`), which takes its
+/// variant's sizes and launches with its own parameter struct.
+pub const KERNEL_ENTRIES: &[EntryPoint] = &[
+    entry("partitions", "partitions_params", One),
+    entry("partitions_b_first", "partitions_params", One),
+    entry("merge_keys", "merge_keys_params", One),
+    entry("merge_pairs", "merge_pairs_params", Words),
+    entry("merge_fallback", "merge_fallback_params", One),
+    entry("merge_basic", "merge_ladder_params", One),
+    entry("merge_tiled", "merge_ladder_params", One),
+    entry("merge_circular", "merge_ladder_params", One),
+    entry("blocksort_keys", "blocksort_keys_params", One),
+    entry("blocksort2_keys", "blocksort_keys_params", One),
+    entry("blocksort_pack", "blocksort_keys_params", One),
+    entry("blocksort2_pack", "blocksort_keys_params", One),
+    entry("blocksort_pack_unpack", "blocksort_keys_params", One),
+    entry("blocksort_pairs", "blocksort_pairs_params", Words),
+    entry("sort_partitions", "sort_partitions_params", One),
+    entry("sort_merge_keys", "sort_merge_keys_params", One),
+    entry("sort_merge_unpack", "sort_merge_keys_params", One),
+    entry("sort_merge_pairs", "sort_merge_pairs_params", Words),
+    entry("sort4_boundaries", "sort4_boundaries_params", One),
+    entry("sort4_tile_splits", "sort4_tile_splits_params", One),
+    entry("sort4_merge_keys", "sort_merge_keys_params", One),
+    entry("sort4_merge_unpack", "sort_merge_keys_params", One),
+    entry("sort4_merge_pairs", "sort_merge_pairs_params", Words),
+    entry("multiway4_boundaries", "sort4_boundaries_params", One),
+    entry("multiway4_tile_splits", "sort4_tile_splits_params", One),
+    entry("multiway4_merge_keys", "sort_merge_keys_params", One),
+    entry("multiway4_merge_pairs", "sort_merge_pairs_params", Words),
+    entry("multiway_boundaries", "multiway_boundaries_params", One),
+    entry("multiway_partitions", "multiway_partitions_params", One),
+    entry("multiway_merge_keys", "multiway_merge_keys_params", One),
+    entry("multiway_merge_pairs", "multiway_merge_pairs_params", Words),
+    entry("multiway_fallback", "multiway_fallback_params", One),
+    entry("samplesort_samples", "samplesort_samples_params", One),
+    entry("samplesort_count", "samplesort_count_params", One),
+    entry("samplesort_scan", "samplesort_scan_params", One),
+    entry("samplesort_scatter_keys", "samplesort_scatter_keys_params", One),
+    entry("samplesort_scatter_pairs", "samplesort_scatter_pairs_params", Words),
+    entry("samplesort_finish_keys", "samplesort_finish_keys_params", One),
+    entry("samplesort_finish_pairs", "samplesort_finish_pairs_params", Words),
+    entry("segmented_bounds", "segmented_bounds_params", One),
+    entry("segmented_blocksort_one_keys", "segmented_blocksort_keys_params", One),
+    entry("segmented_blocksort_keys", "segmented_blocksort_keys_params", One),
+    entry("segmented_blocksort_items_keys", "segmented_blocksort_keys_params", One),
+    entry("segmented_blocksort_one_pairs", "segmented_blocksort_pairs_params", Words),
+    entry("segmented_blocksort_pairs", "segmented_blocksort_pairs_params", Words),
+    entry("segmented_blocksort_items_pairs", "segmented_blocksort_pairs_params", Words),
+    entry("segmented_level_splits", "segmented_level_splits_params", One),
+    entry("segmented_merge_keys", "segmented_merge_keys_params", One),
+    entry("segmented_merge_pairs", "segmented_merge_pairs_params", Words),
+    entry("segmented_levels_keys", "segmented_levels_keys_params", One),
+    entry("segmented_levels_pairs", "segmented_levels_pairs_params", Words),
+    entry("set_partitions", "set_partitions_params", One),
+    entry("set_count", "set_count_params", One),
+    entry("set_keys", "set_keys_params", One),
+    entry("set_pairs", "set_pairs_params", Words),
+    entry("sorted_search_lower", "sorted_search_params", Indices),
+    entry("sorted_search_upper", "sorted_search_params", Indices),
+    entry("sorted_search_range", "sorted_search_params", Indices),
+    entry("sorted_search_count", "sorted_search_params", Indices),
+    entry("sorted_search_contains", "sorted_search_params", One),
+    entry("compare_all", "compare_all_params", One),
+    entry("key_bounds", "key_bounds_params", One),
+    key_independent("iota", "iota_params", Indices),
+    key_independent("gather", "gather_params", WordsByIndices),
+    key_independent("record_order", "record_order_params", Indices),
+    key_independent("record_heads", "record_heads_params", One),
+    key_independent("record_segments", "record_segments_params", One),
+];
+
+/// The Rust type name of contract struct `name` (`sort_merge_keys_params` →
+/// `SortMergeKeysParams`).
+fn rust_type_name(name: &str) -> String {
+    name.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+}
+
+/// The typed accessors of the entry points, as methods of the host's `Kernels` (its module
+/// `device::kernels`): each returns an `Entry` of its parameter struct, so a launch with
+/// another struct does not compile and no kernel name is written anywhere else.
+fn entry_accessors(s: &mut String) {
+    s.push_str("\n/// The library's kernel entry points, each with its own parameter struct.\nimpl super::kernels::Kernels {\n");
+    for e in KERNEL_ENTRIES {
+        let (ty, name, ki) = (rust_type_name(e.params), e.name, e.key_independent);
+        let (args, suffix, doc) = match e.variants {
+            One => ("", String::new(), String::new()),
+            Words => (", word: usize", "_{word}".to_string(), " for values moved as `word`-byte words (4, 8 or 16)".to_string()),
+            Indices => (", index_bytes: usize", "_{index_bytes}".to_string(), " for indices of `index_bytes` (4 or 8)".to_string()),
+            WordsByIndices => (", word: usize, index_bytes: usize", "_{word}_{index_bytes}".to_string(), " for values of `word` bytes (1, 2, 4, 8 or 16) by positions of `index_bytes` (4 or 8)".to_string()),
+        };
+        let lookup = if suffix.is_empty() { format!("\"mergepath_{name}\"") } else { format!("&format!(\"mergepath_{name}{suffix}\")") };
+        writeln!(
+            s,
+            "    /// `mergepath_{name}`{doc}.\n    #[allow(dead_code)]\n    pub(crate) fn {name}(&self{args}) -> crate::error::Result<super::kernels::Entry<{ty}>> {{\n        self.entry({lookup}, {ki})\n    }}"
+        )
+        .unwrap();
+    }
+    s.push_str("}\n");
+}
+
 fn c_field(name: &str, f: Field) -> String {
     match f {
         Field::I64 => format!("int64_t {name};"),
@@ -939,6 +1079,7 @@ pub fn contract_rust() -> String {
             writeln!(s, "const _: () = assert!(core::mem::offset_of!({name}, {field}) == {at});").unwrap();
         }
     }
+    entry_accessors(&mut s);
     s
 }
 
@@ -954,6 +1095,25 @@ mod tests {
         assert_eq!(set_keys.size, 72);
         let progress = DEVICE_STRUCTS.iter().find(|s| s.name == "segmented_levels_progress").unwrap().layout();
         assert_eq!((progress.size, progress.align), (520, 8));
+    }
+
+    #[test]
+    fn every_entry_point_takes_a_parameter_struct_of_the_contract_and_is_named_once() {
+        for (i, e) in KERNEL_ENTRIES.iter().enumerate() {
+            assert!(KERNEL_PARAMS.iter().any(|p| p.name == e.params), "{}: no parameter struct {}", e.name, e.params);
+            assert!(KERNEL_ENTRIES[..i].iter().all(|f| f.name != e.name), "{} twice", e.name);
+        }
+        // The entry files declare each entry point with its struct (macros paste the variants).
+        let entries: String = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/mergepath/entry"))
+            .unwrap()
+            .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+            .collect();
+        for e in KERNEL_ENTRIES {
+            assert!(entries.contains(&format!("mergepath::{}", e.params)), "{}: {} in no entry file", e.name, e.params);
+        }
+        let generated = contract_rust();
+        assert!(generated.contains("pub(crate) fn sort_merge_pairs(&self, word: usize) -> crate::error::Result<super::kernels::Entry<SortMergePairsParams>>"));
+        assert!(generated.contains("self.entry(&format!(\"mergepath_gather_{word}_{index_bytes}\"), true)"));
     }
 
     #[test]

@@ -30,7 +30,7 @@ mod toolkit;
 mod tuning;
 
 pub use compile::{instantiation_source, KernelBuild, KernelCode};
-pub use contract::{contract_header, contract_rust, Constant, Field, Layout, Struct, CONSTANTS, DEVICE_STRUCTS, KERNEL_PARAMS};
+pub use contract::{contract_header, contract_rust, Constant, EntryPoint, Field, Layout, Struct, Variants, CONSTANTS, DEVICE_STRUCTS, KERNEL_ENTRIES, KERNEL_PARAMS};
 pub use kernels::Kernels;
 pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
 pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, DOWNLOAD_VAR, TOOLKIT_CACHE, TOOLKIT_WHEELS};

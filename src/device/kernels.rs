@@ -107,8 +107,23 @@ fn no_kernels_for(ctx: &Arc<CudaContext>) -> Error {
     }
 }
 
-/// The entry points that do not read keys (prefixes): the ones a record's kernels may use.
-const KEY_INDEPENDENT: [&str; 3] = ["mergepath_iota_", "mergepath_gather_", "mergepath_record_"];
+/// An entry point of the library's kernels, launched ([`Gpu::launch`](crate::Gpu)) only with its
+/// own parameter struct `P`: the accessors generated from the contract (`Kernels::sort_merge_keys`
+/// and the others, `device::contract`) are the only way to one, so a kernel name is written
+/// nowhere else and a launch with another struct does not compile.
+pub(crate) struct Entry<P> {
+    pub(crate) function: CudaFunction,
+    params: std::marker::PhantomData<fn(P)>,
+}
+
+impl<P> Entry<P> {
+    /// Lets the entry point take up to `bytes` of dynamic shared memory (more than the default
+    /// 48 KB needs it said).
+    pub(crate) fn allow_dynamic_shared(self, bytes: usize) -> Result<Self> {
+        self.function.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?;
+        Ok(self)
+    }
+}
 
 impl Kernels {
     /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.
@@ -121,38 +136,25 @@ impl Kernels {
             Error::Driver(d) if d.0 == sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => no_kernels_for(ctx),
             other => other,
         })?;
-        let arch = module.arch("mergepath_merge_keys")?;
-        Ok(Kernels { module, arch, record })
+        let mut kernels = Kernels { module, arch: 0, record };
+        // Every entry point's code is compiled for the module's architecture.
+        let iota = kernels.iota(4)?;
+        kernels.arch = iota.function.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
+        Ok(kernels)
     }
 
-    /// The entry point `name`; [`Error::NotSupported`] for an algorithm's kernel where only the
-    /// key-independent ones may be used.
-    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
-        self.check(name)?;
-        self.module.function(name)
-    }
-
-    fn check(&self, name: &str) -> Result<()> {
-        match self.record {
-            Some(key) if !KEY_INDEPENDENT.iter().any(|p| name.starts_with(p)) => Err(Error::NotSupported {
+    /// The entry point `name` taking parameter struct `P` (the generated accessors' lookup);
+    /// [`Error::NotSupported`] for one that reads keys where the module is a record's.
+    pub(crate) fn entry<P>(&self, name: &str, key_independent: bool) -> Result<Entry<P>> {
+        if let (Some(key), false) = (self.record, key_independent) {
+            return Err(Error::NotSupported {
                 key,
                 operation: format!(
                     "{} (records wider than 16 bytes have sorts only: sort_keys, sort_keys_copy, sort_pairs, sort_indices)",
                     name.trim_start_matches("mergepath_")
                 ),
-            }),
-            _ => Ok(()),
+            });
         }
-    }
-
-    /// The entry point `name`, with `setup` run on its first lookup ([`Module::function_with`]).
-    pub(crate) fn function_with(&self, name: &str, setup: impl FnOnce(&CudaFunction) -> Result<()>) -> Result<CudaFunction> {
-        self.check(name)?;
-        self.module.function_with(name, setup)
-    }
-
-    /// The variant of entry point `name` for values of `bytes` (4, 8 or 16): `{name}_{bytes}`.
-    pub(crate) fn for_values(&self, name: &str, bytes: usize) -> Result<CudaFunction> {
-        self.function(&format!("{name}_{bytes}"))
+        Ok(Entry { function: self.module.function(name)?, params: std::marker::PhantomData })
     }
 }

@@ -1,19 +1,19 @@
 //! Kernel launches: the parameter struct and the grid limit, checked before anything is enqueued.
 
 use super::contract::KernelParams;
+use super::kernels::Entry;
 use super::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{sys, CudaFunction, LaunchConfig, PushKernelArg};
+use cudarc::driver::{sys, LaunchConfig, PushKernelArg};
 
 impl Gpu {
-    /// Enqueues `func` on the stream with `params`, its one argument (a generated parameter
-    /// struct of the contract).
+    /// Enqueues `entry` on the stream with `params`, its one argument (its parameter struct,
+    /// as the entry's type says).
     ///
     /// # Safety
-    /// `P` must be the parameter struct of `func`'s entry point, and every pointer in it must be
-    /// valid for what the kernel reads and writes under `cfg`.
-    pub(crate) unsafe fn launch<P: KernelParams>(&self, func: &CudaFunction, cfg: LaunchConfig, params: &P) -> Result<()> {
-        let mut builder = self.stream.launch_builder(func);
+    /// Every pointer in `params` must be valid for what the kernel reads and writes under `cfg`.
+    pub(crate) unsafe fn launch<P: KernelParams>(&self, entry: &Entry<P>, cfg: LaunchConfig, params: &P) -> Result<()> {
+        let mut builder = self.stream.launch_builder(&entry.function);
         builder.arg(params);
         // SAFETY: forwarded from this function's contract.
         unsafe { builder.launch(cfg) }?;
@@ -28,12 +28,12 @@ impl Gpu {
     /// the tiles that read its partitions.
     ///
     /// # Safety
-    /// As [`Gpu::launch`]; and `func` must call `wait_for_previous_kernel` before it reads
-    /// anything the previous kernel on the stream writes.
-    pub(crate) unsafe fn launch_dependent<P: KernelParams>(&self, func: &CudaFunction, cfg: LaunchConfig, params: &P, arch: u32) -> Result<()> {
+    /// As [`Gpu::launch`]; and the entry point must call `wait_for_previous_kernel` before it
+    /// reads anything the previous kernel on the stream writes.
+    pub(crate) unsafe fn launch_dependent<P: KernelParams>(&self, entry: &Entry<P>, cfg: LaunchConfig, params: &P, arch: u32) -> Result<()> {
         if arch < 90 {
             // SAFETY: forwarded from this function's contract.
-            return unsafe { self.launch(func, cfg, params) };
+            return unsafe { self.launch(entry, cfg, params) };
         }
         self.stream.context().bind_to_thread()?;
         let mut serialization = sys::CUlaunchAttribute {
@@ -56,9 +56,9 @@ impl Gpu {
         // The kernel's one argument, by address, as cuLaunchKernel takes its arguments.
         let mut args = [params as *const P as *mut std::ffi::c_void];
         // SAFETY: `config` and `serialization` outlive the call, `args` holds the address of the
-        // one parameter struct `func` takes (this function's contract), on this `Gpu`'s stream
-        // and context (bound above).
-        unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()?;
+        // one parameter struct the entry point takes (its type's), on this `Gpu`'s stream and
+        // context (bound above).
+        unsafe { sys::cuLaunchKernelEx(&config, entry.function.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()?;
         Ok(())
     }
 }

@@ -115,7 +115,7 @@ pub(crate) fn launch_gather(gpu: &Gpu, kernels: &Kernels, a: (u64, usize), b: Op
     let ctas = (total as usize).div_ceil(256).min(1 << 20) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let params = GatherParams { a: a.0, b: b_ptr, positions: positions.0, out, split: a.1 as i64, count: count as i64, words: words as i64 };
-    let func = kernels.function(&format!("mergepath_gather_{word}_{}", positions.1))?;
+    let func = kernels.gather(word, positions.1)?;
     // SAFETY: `GatherParams` is `mergepath_gather_{word}_{position bytes}`'s parameter struct;
     // `positions` holds `count` positions, each below the items of a and b (the caller's
     // contract), `out` holds `count` items of `item_bytes`, every address and the item size
@@ -128,7 +128,7 @@ pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, fi
     let ctas = len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let params = IotaParams { out, first: first as i64, count: len as i64 };
-    let func = kernels.for_values("mergepath_iota", word)?;
+    let func = kernels.iota(word)?;
     // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.
     unsafe { gpu.launch(&func, cfg, &params) }

@@ -40,7 +40,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     let (a_vals, b_vals, out_vals, value_bytes) = match values {
         None => {
             let params = MergeKeysParams { a: a.ptr, a_count, b: b.ptr, b_count, partitions: parts_ptr, out: out.ptr, guard };
-            let func = kernels.function("mergepath_merge_keys")?;
+            let func = kernels.merge_keys()?;
             // SAFETY: `MergeKeysParams` is `mergepath_merge_keys`'s parameter struct; the kernel's tile is `shape` (same table row on both sides), the grid covers
             // ceil(total / tile) tiles, partitions hold tiles + 1 entries, and `out` holds >= total;
             // the partition kernel is the launch before it, and merge_tile waits for it; the
@@ -61,7 +61,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
                 out_vals: ov.ptr,
                 guard,
             };
-            let func = kernels.for_values("mergepath_merge_pairs", word)?;
+            let func = kernels.merge_pairs(word)?;
             // SAFETY: as above for `mergepath_merge_pairs_{4,8,16}` (`MergePairsParams`); value buffers have their
             // keys' lengths and are aligned to the word size the kernel moves them in.
             unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;
@@ -70,7 +70,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     };
     let key_bytes = std::mem::size_of::<K>() as i64;
     let params = MergeFallbackParams { guard, a: a.ptr, a_vals, a_count, b: b.ptr, b_vals, b_count, key_bytes, value_bytes: value_bytes as i64, out: out.ptr, out_vals };
-    let func = kernels.function("mergepath_merge_fallback")?;
+    let func = kernels.merge_fallback()?;
     // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; the buffers
     // are the merge's just above (values null where it had none), the kernel waits for it, and
     // copies a's and b's items (total, within `out`) only where its tiles reported unsorted inputs.
@@ -83,13 +83,12 @@ pub(super) fn launch_ladder<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuff
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let shape = ladder_shape(kernels.arch, key_bytes);
-    let name = match strategy {
-        MergeStrategy::Basic => "mergepath_merge_basic",
-        MergeStrategy::Tiled => "mergepath_merge_tiled",
-        _ => "mergepath_merge_circular",
+    let func = match strategy {
+        MergeStrategy::Basic => kernels.merge_basic()?,
+        MergeStrategy::Tiled => kernels.merge_tiled()?,
+        _ => kernels.merge_circular()?,
     };
     let per_cta = strategy.ladder_cta_items(kernels.arch, key_bytes);
-    let func = kernels.function(name)?;
     let ctas = grid_ctas((a.len + b.len).div_ceil(per_cta), "merge ladder grid")?;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let params = MergeLadderParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, out: out.ptr };

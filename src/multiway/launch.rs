@@ -102,7 +102,7 @@ fn launch_level<K: Key>(
     let value_bytes = match (values, out_values) {
         (Some((_, word)), Some(out_vals)) => {
             let params = MultiwayMergePairsParams { inputs, values: value_inputs, counts, ways, total, splits, out, out_vals, guard };
-            let func = kernels.for_values("mergepath_multiway_merge_pairs", word)?;
+            let func = kernels.multiway_merge_pairs(word)?;
             // SAFETY: `MultiwayMergePairsParams` is `mergepath_multiway_merge_pairs_{4,8,16}`'s
             // parameter struct; the tables hold `ways` validated inputs (values of their keys'
             // lengths, aligned to `word`), `splits` holds tiles + 1 rows of `ways` splits, the
@@ -113,7 +113,7 @@ fn launch_level<K: Key>(
         }
         _ => {
             let params = MultiwayMergeKeysParams { inputs, counts, ways, total, splits, out, guard };
-            let func = kernels.function("mergepath_multiway_merge_keys")?;
+            let func = kernels.multiway_merge_keys()?;
             // SAFETY: as above for `mergepath_multiway_merge_keys` (`MultiwayMergeKeysParams`,
             // the sort shape's tile).
             unsafe { gpu.launch(&func, cfg, &params) }?;
@@ -131,7 +131,7 @@ fn launch_level<K: Key>(
         out,
         out_vals: out_values.unwrap_or(0),
     };
-    let func = kernels.function("mergepath_multiway_fallback")?;
+    let func = kernels.multiway_fallback()?;
     // SAFETY: `MultiwayFallbackParams` is `mergepath_multiway_fallback`'s parameter struct; the
     // tables and outputs are the merge's just above (values null where it had none), the kernel
     // waits for it, and copies only where its tiles reported unsorted inputs.

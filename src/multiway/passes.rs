@@ -16,7 +16,8 @@ use crate::error::Result;
 use crate::key::Key;
 use crate::partition::partition_launch_config;
 use crate::tuning::{sort_pairs_shape, sort_shape};
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig};
+use crate::device::kernels::Entry;
+use cudarc::driver::{CudaSlice, LaunchConfig};
 
 /// Merges validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`), which
 /// hold their total, in four-way passes. Takes temporary device memory for the total's keys
@@ -133,14 +134,14 @@ impl PassFrames<'_> {
 fn launch_pass_splits(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>) -> Result<()> {
     let (count, spacing, frames, num_frames) = (p.total as i64, p.spacing as i64, p.table, p.pass.frames.len() as i64);
     let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, splits: p.splits, frames, num_frames };
-    let func = kernels.function("mergepath_multiway4_boundaries")?;
+    let func = kernels.multiway4_boundaries()?;
     // SAFETY: `Sort4BoundariesParams` is `mergepath_multiway4_boundaries`'s parameter struct; the
     // table holds the pass's `num_frames` rows, whose runs are validated inputs or regions of the
     // pass before's output, and whose boundaries, counted as the kernel counts them, number
     // `boundaries`: the grid's threads, and the splits buffer's first rows.
     unsafe { gpu.launch(&func, partition_launch_config(p.pass.boundaries)?, &params) }?;
     let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, splits: p.tile_splits(), frames, num_frames };
-    let func = kernels.function("mergepath_multiway4_tile_splits")?;
+    let func = kernels.multiway4_tile_splits()?;
     // SAFETY: `Sort4TileSplitsParams` is `mergepath_multiway4_tile_splits`'s parameter struct; the
     // coarse boundaries were written just above for the same frames, the splits buffer holds
     // `tiles` more rows after them, and the grid covers TILE_SPLIT_LANES * tiles threads.
@@ -155,7 +156,7 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
     match values {
         None => {
             let params = SortMergeKeysParams { input: p.bases.0, count, run: 0, partitions, out, frames, num_frames, guard };
-            let func = kernels.function("mergepath_multiway4_merge_keys")?;
+            let func = kernels.multiway4_merge_keys()?;
             // SAFETY: `SortMergeKeysParams` is `mergepath_multiway4_merge_keys`'s parameter struct
             // (CTAs of twice the sort shape's threads); the frames' runs and the tiles' splits
             // are the pass's (above), `out` holds the total and overlaps no run of this pass,
@@ -164,7 +165,7 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
         }
         Some((word, out_vals)) => {
             let params = SortMergePairsParams { input: p.bases.0, input_vals: p.bases.1, count, run: 0, partitions, out, out_vals, frames, num_frames, guard };
-            let func = kernels.for_values("mergepath_multiway4_merge_pairs", word)?;
+            let func = kernels.multiway4_merge_pairs(word)?;
             // SAFETY: as above for `mergepath_multiway4_merge_pairs_{4,8,16}` (the sort_pairs shape),
             // the frames' value runs aligned to `word`, `out_vals` holding the total.
             unsafe { gpu.launch(&func, cfg, &params) }
@@ -176,7 +177,7 @@ fn launch_pass_merge(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>, threads: 
 /// after another over the output), made ready before any pass runs: once a tile may have
 /// reported, nothing but the launches can fail before the fallback clears the guard.
 struct Fallback {
-    func: CudaFunction,
+    func: Entry<MultiwayFallbackParams>,
     addresses: CudaSlice<u64>,
     counts: CudaSlice<i64>,
     value_addresses: Option<CudaSlice<u64>>,
@@ -188,7 +189,7 @@ impl Fallback {
     /// The kernel and the tables of the inputs `keys` (and `values`).
     fn new(gpu: &Gpu, kernels: &Kernels, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, key_bytes: usize) -> Result<Self> {
         Ok(Fallback {
-            func: kernels.function("mergepath_multiway_fallback")?,
+            func: kernels.multiway_fallback()?,
             addresses: gpu.upload_table(&keys.iter().map(|b| b.ptr).collect::<Vec<u64>>())?,
             counts: gpu.upload_table(&keys.iter().map(|b| b.len as i64).collect::<Vec<i64>>())?,
             value_addresses: values.map(|(v, _)| gpu.upload_table(&v.iter().map(|b| b.ptr).collect::<Vec<u64>>())).transpose()?,

@@ -50,10 +50,10 @@ pub(crate) fn launch_partitions_tie(
     let spacing = i64::try_from(spacing).map_err(|_| Error::invalid("spacing", format!("{spacing} exceeds i64")))?;
     let cfg = partition_launch_config(count)?;
     let params = PartitionsParams { a: a.ptr, a_count: a.len as i64, b: b.ptr, b_count: b.len as i64, spacing, num_partitions: count as i64, partitions: out };
-    let func = kernels.function(match tie {
-        Tie::AFirst => "mergepath_partitions",
-        Tie::BFirst => "mergepath_partitions_b_first",
-    })?;
+    let func = match tie {
+        Tie::AFirst => kernels.partitions()?,
+        Tie::BFirst => kernels.partitions_b_first()?,
+    };
     // SAFETY: `PartitionsParams` is the parameter struct of `mergepath_partitions` and
     // `mergepath_partitions_b_first`; a and b are valid for their lengths, `out` holds `count` i64, and the grid covers `count`
     // threads (extra threads return at once).
@@ -172,7 +172,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
             rows,
             ranks,
         };
-        let func = kernels.function("mergepath_multiway_boundaries")?;
+        let func = kernels.multiway_boundaries()?;
         // SAFETY: `MultiwayBoundariesParams` is `mergepath_multiway_boundaries`' parameter
         // struct; the table holds `ways` (<= MULTIWAY_MAX_WAYS) validated inputs and their
         // lengths, `boundary_starts` their `ways` boundary offsets (input t's boundaries are
@@ -193,7 +193,7 @@ pub(crate) fn launch_multiway_partitions(gpu: &Gpu, kernels: &Kernels, table: &M
         num_boundaries: num_boundaries as i64,
         splits: out,
     };
-    let func = kernels.function("mergepath_multiway_partitions")?;
+    let func = kernels.multiway_partitions()?;
     // SAFETY: `MultiwayPartitionsParams` is `mergepath_multiway_partitions`'s parameter struct;
     // the table holds `ways` (<= MULTIWAY_MAX_WAYS) addresses of validated inputs and their
     // lengths, the boundaries' rows and ranks are those just enqueued on the same stream (read

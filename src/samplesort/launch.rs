@@ -194,7 +194,7 @@ impl Pass<'_> {
         // one CTA of the blocksort shape per piece (the pieces lie inside `src`'s n keys),
         // `samples` is at most the blocksort tile (sample_count) and `sorted` holds samples
         // keys per piece.
-        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_samples")?, Self::config(self.num_pieces, threads)?, &params) }
+        unsafe { self.gpu.launch(&self.kernels.samplesort_samples()?, Self::config(self.num_pieces, threads)?, &params) }
     }
 
     /// Each chunk's bucket counts.
@@ -214,7 +214,7 @@ impl Pass<'_> {
         // SAFETY: `SamplesortCountParams` is `mergepath_samplesort_count`'s; one CTA of the
         // samplesort shape per chunk (pass_chunks with chunk_items), `counts` holds BUCKETS per
         // chunk and `scan_states` num_states slots, fewer than the grid's threads.
-        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_count")?, Self::config(self.num_chunks, self.shape.threads)?, &params) }
+        unsafe { self.gpu.launch(&self.kernels.samplesort_count()?, Self::config(self.num_chunks, self.shape.threads)?, &params) }
     }
 
     /// The counts scanned into offsets, `scan_tiles` CTAs.
@@ -223,7 +223,7 @@ impl Pass<'_> {
         // SAFETY: `SamplesortScanParams` is `mergepath_samplesort_scan`'s; scan_tiles CTAs of
         // SAMPLESORT_SCAN_THREADS over num_counts counts into as many offsets, with scan_tiles + 1
         // states zeroed by the count kernel before it in stream order.
-        unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_scan")?, Self::config(scan_tiles, SAMPLESORT_SCAN_THREADS as u32)?, &params) }
+        unsafe { self.gpu.launch(&self.kernels.samplesort_scan()?, Self::config(scan_tiles, SAMPLESORT_SCAN_THREADS as u32)?, &params) }
     }
 
     /// Every key (and value) of `src` to its bucket's place in `dst`, and the bucket starts.
@@ -237,7 +237,7 @@ impl Pass<'_> {
             // grid and tables as for the count kernel, `offsets` scanned from its counts, every
             // place inside the pieces of `dst` (the pieces' extents), `bucket_starts` BUCKETS
             // per piece.
-            return unsafe { self.gpu.launch(&self.kernels.function("mergepath_samplesort_scatter_keys")?, cfg, &params) };
+            return unsafe { self.gpu.launch(&self.kernels.samplesort_scatter_keys()?, cfg, &params) };
         };
         let params = SamplesortScatterPairsParams {
             keys: src.keys,
@@ -255,7 +255,7 @@ impl Pass<'_> {
         };
         // SAFETY: as above for `mergepath_samplesort_scatter_pairs_{word}`
         // (`SamplesortScatterPairsParams`), with values of `word` bytes in both buffers.
-        unsafe { self.gpu.launch(&self.kernels.for_values("mergepath_samplesort_scatter_pairs", word)?, cfg, &params) }
+        unsafe { self.gpu.launch(&self.kernels.samplesort_scatter_pairs(word)?, cfg, &params) }
     }
 }
 
@@ -281,14 +281,14 @@ fn launch_finish<K: Key>(gpu: &Gpu, kernels: &Kernels, temp: Buffers, out: Buffe
             // SAFETY: `SamplesortFinishPairsParams` is `mergepath_samplesort_finish_pairs_{word}`'s;
             // one CTA of the blocksort shape per job, each a piece of at most its tile inside
             // the n keys (and values of `word` bytes) of both buffers.
-            unsafe { gpu.launch(&kernels.for_values("mergepath_samplesort_finish_pairs", word)?, cfg, &params) }
+            unsafe { gpu.launch(&kernels.samplesort_finish_pairs(word)?, cfg, &params) }
         }
         _ => {
             let shape = blocksort_shape(kernels.arch, key_bytes);
             let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
             let params = SamplesortFinishKeysParams { temp: temp.keys, out: out.keys, starts, jobs: job_words, num_jobs };
             // SAFETY: as above for `mergepath_samplesort_finish_keys`.
-            unsafe { gpu.launch(&kernels.function("mergepath_samplesort_finish_keys")?, cfg, &params) }
+            unsafe { gpu.launch(&kernels.samplesort_finish_keys()?, cfg, &params) }
         }
     }
 }

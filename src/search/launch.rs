@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::partition::launch_partitions;
 use crate::types::Bound;
-use cudarc::driver::{CudaFunction, LaunchConfig};
+use crate::device::kernels::Entry;
+use cudarc::driver::LaunchConfig;
 
 /// Enqueues the search writing `what` for every needle to `outs` (one output, or the range's
 /// lower and upper) on validated buffers. One pass over the partitions of the merge in the
@@ -22,13 +23,11 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
     }
     let kernels = gpu.kernels::<K, C>()?;
     let (bound, func) = match what {
-        SearchOutput::Bound(bound, word) => {
-            let side = if bound == Bound::Upper { "upper" } else { "lower" };
-            (bound, kernels.function(&format!("mergepath_sorted_search_{side}_{word}"))?)
-        }
-        SearchOutput::Range(word) => (Bound::Lower, kernels.for_values("mergepath_sorted_search_range", word)?),
-        SearchOutput::Count(word) => (Bound::Lower, kernels.for_values("mergepath_sorted_search_count", word)?),
-        SearchOutput::Contains => (Bound::Lower, kernels.function("mergepath_sorted_search_contains")?),
+        SearchOutput::Bound(Bound::Upper, word) => (Bound::Upper, kernels.sorted_search_upper(word)?),
+        SearchOutput::Bound(Bound::Lower, word) => (Bound::Lower, kernels.sorted_search_lower(word)?),
+        SearchOutput::Range(word) => (Bound::Lower, kernels.sorted_search_range(word)?),
+        SearchOutput::Count(word) => (Bound::Lower, kernels.sorted_search_count(word)?),
+        SearchOutput::Contains => (Bound::Lower, kernels.sorted_search_contains()?),
     };
     let grid = SearchGrid::new(kernels.arch, std::mem::size_of::<K>(), needles.len, haystack.len)?;
     let mut temp = gpu.temp(grid.partition_bytes())?;
@@ -49,7 +48,7 @@ pub(crate) fn launch_key_bounds<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &C
         _ => return Err(Error::TooLarge { what: "key bounds past 2^63 items" }),
     };
     let kernels = gpu.kernels::<K, C>()?;
-    let func = kernels.function("mergepath_key_bounds")?;
+    let func = kernels.key_bounds()?;
     let ctas = needles.len.div_ceil(256).min(1 << 16) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
     let params = KeyBoundsParams { keys: haystack.ptr, count, needles: needles.ptr, needle_count, lower, upper };
@@ -71,7 +70,7 @@ impl SearchGrid {
         needles: &CheckedBuffer<'_>,
         haystack: &CheckedBuffer<'_>,
         bound: Bound,
-        func: &CudaFunction,
+        func: &Entry<SortedSearchParams>,
         parts: u64,
         out: u64,
         upper: u64,

@@ -9,7 +9,7 @@ use crate::device::contract::{
 };
 use crate::device::launch::grid_ctas;
 use crate::device::temp::TempLayout;
-use crate::device::kernels::Kernels;
+use crate::device::kernels::{Entry, Kernels};
 use crate::device::Gpu;
 use crate::key::{Comparator, Key};
 use crate::tuning::{sort_pairs_shape, sort_shape, LaunchShape};
@@ -124,6 +124,17 @@ impl SegmentedTemp {
     }
 }
 
+type KeysTileSort = fn(&Kernels) -> Result<Entry<SegmentedBlocksortKeysParams>>;
+type PairsTileSort = fn(&Kernels, usize) -> Result<Entry<SegmentedBlocksortPairsParams>>;
+
+/// The tile sorts' entry points, in launch order: tiles inside one segment, tiles of short
+/// pieces, the others (keys alone, and pairs by value word).
+const TILE_SORTS: [(KeysTileSort, PairsTileSort); 3] = [
+    (Kernels::segmented_blocksort_one_keys, Kernels::segmented_blocksort_one_pairs),
+    (Kernels::segmented_blocksort_keys, Kernels::segmented_blocksort_pairs),
+    (Kernels::segmented_blocksort_items_keys, Kernels::segmented_blocksort_items_pairs),
+];
+
 /// Threads per CTA of the kernels with a thread per tile start or per (tile, job).
 const BOUNDS_THREADS: u32 = 256;
 
@@ -169,7 +180,7 @@ impl SegmentedLaunch<'_> {
             max_levels: t.max_levels,
             progress: t.progress,
         };
-        let func = self.kernels.function("mergepath_segmented_bounds")?;
+        let func = self.kernels.segmented_bounds()?;
         // SAFETY: `SegmentedBoundsParams` is `mergepath_segmented_bounds`'s parameter struct; one
         // thread per tile start (tiles + 1), each writing its own bound (tiles + 1 fit their
         // region), thread 0 the level count and the first CTA the progress counters (each in its
@@ -183,10 +194,10 @@ impl SegmentedLaunch<'_> {
     fn tile_sorts(&self) -> Result<()> {
         let (t, cfg) = (&self.temp, Self::config(self.grid, self.shape.threads));
         let (keys, count, offsets, num_segments, stride) = (self.keys, self.count, self.offsets, self.num_segments, self.stride);
-        for kind in ["one_", "", "items_"] {
+        for (keys_entry, pairs_entry) in TILE_SORTS {
             let Some((values, word)) = self.values else {
                 let params = SegmentedBlocksortKeysParams { keys, count, offsets, num_segments, stride, bounds: t.bounds, kinds: t.kinds, jobs: t.jobs, max_levels: t.max_levels };
-                let func = self.kernels.function(&format!("mergepath_segmented_blocksort_{kind}keys"))?;
+                let func = keys_entry(self.kernels)?;
                 // SAFETY: `SegmentedBlocksortKeysParams` is the parameter struct of
                 // `mergepath_segmented_blocksort_{one_,,items_}keys`; one CTA per tile, each
                 // sorting the keys between its two bounds (at most stride + small = the kernel's
@@ -197,7 +208,7 @@ impl SegmentedLaunch<'_> {
                 continue;
             };
             let params = SegmentedBlocksortPairsParams { keys, values, count, offsets, num_segments, stride, bounds: t.bounds, kinds: t.kinds, jobs: t.jobs, max_levels: t.max_levels };
-            let func = self.kernels.for_values(&format!("mergepath_segmented_blocksort_{kind}pairs"), word)?;
+            let func = pairs_entry(self.kernels, word)?;
             // SAFETY: as above for `mergepath_segmented_blocksort_{one_,,items_}pairs_{4,8,16}`
             // (`SegmentedBlocksortPairsParams`); the values have the keys' length and the word
             // alignment.
@@ -222,7 +233,7 @@ impl SegmentedLaunch<'_> {
         let ((src_k, src_v), (dst_k, dst_v)) = (self.buffer(level), self.buffer(level + 1));
         let (t, level) = (&self.temp, i64::from(level));
         let params = SegmentedLevelSplitsParams { keys: src_k, count: self.count, offsets: self.offsets, stride: self.stride, small: self.small, jobs: t.jobs, max_levels: t.max_levels, level, merges: t.merges };
-        let func = self.kernels.function("mergepath_segmented_level_splits")?;
+        let func = self.kernels.segmented_level_splits()?;
         // SAFETY: `SegmentedLevelSplitsParams` is `mergepath_segmented_level_splits`'s parameter
         // struct; one thread per (tile, job), 2 * tiles in all, each writing its own merge (two
         // per tile fit their region); reads the n keys where the previous level wrote them.
@@ -230,7 +241,7 @@ impl SegmentedLaunch<'_> {
         let merge_cfg = Self::config(grid_ctas(2 * self.tiles, "segmented sort grid")?, self.shape.threads);
         let Some((_, word)) = self.values else {
             let params = SegmentedMergeKeysParams { keys_in: src_k, max_levels: t.max_levels, level, merges: t.merges, keys_out: dst_k };
-            let func = self.kernels.function("mergepath_segmented_merge_keys")?;
+            let func = self.kernels.segmented_merge_keys()?;
             // SAFETY: `SegmentedMergeKeysParams` is `mergepath_segmented_merge_keys`'s parameter
             // struct: one CTA per merge just written, each inside its tile; both buffers hold n
             // keys at the same positions.
@@ -238,7 +249,7 @@ impl SegmentedLaunch<'_> {
         };
         let (values_in, values_out) = (src_v.unwrap(), dst_v.unwrap());
         let params = SegmentedMergePairsParams { keys_in: src_k, values_in, max_levels: t.max_levels, level, merges: t.merges, keys_out: dst_k, values_out };
-        let func = self.kernels.for_values("mergepath_segmented_merge_pairs", word)?;
+        let func = self.kernels.segmented_merge_pairs(word)?;
         // SAFETY: as above for `mergepath_segmented_merge_pairs_{4,8,16}`
         // (`SegmentedMergePairsParams`), with n values of `word` bytes in both buffers.
         unsafe { self.gpu.launch(&func, merge_cfg, &params) }
@@ -248,26 +259,19 @@ impl SegmentedLaunch<'_> {
     /// at once, taking work items in order (any number of CTAs is correct; this many keeps all
     /// busy).
     fn later_levels(&self, first: u32) -> Result<()> {
-        let func = match self.values {
-            None => self.kernels.function("mergepath_segmented_levels_keys")?,
-            Some((_, word)) => self.kernels.for_values("mergepath_segmented_levels_pairs", word)?,
-        };
-        let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(self.shape.threads, 0, None)?.max(1);
-        let sms = self.gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-        let cfg = Self::config(self.grid.min(per_sm.saturating_mul(sms.max(1) as u32)), self.shape.threads);
         let (t, first_level) = (&self.temp, i64::from(first));
         let (keys, count, offsets, stride) = (self.keys, self.count, self.offsets, self.stride);
-        // SAFETY (both launches): the parameter struct of
-        // `mergepath_segmented_levels_{keys,pairs_4,8,16}`; both buffers hold n keys (and n
-        // values of `word` bytes) at the same positions, the merges two per tile (their
-        // region), and every merge writes inside its tile; the progress counters were zeroed by
-        // the tile starts' launch on this stream, and the levels before `first` were launched
-        // before this.
-        let Some((values, _)) = self.values else {
+        // SAFETY (both launches): both buffers hold n keys (and n values of `word` bytes) at the
+        // same positions, the merges two per tile (their region), and every merge writes inside
+        // its tile; the progress counters were zeroed by the tile starts' launch on this stream,
+        // and the levels before `first` were launched before this.
+        let Some((values, word)) = self.values else {
+            let func = self.kernels.segmented_levels_keys()?;
             let params = SegmentedLevelsKeysParams { keys, tmp_keys: t.tmp_keys, count, offsets, stride, jobs: t.jobs, max_levels: t.max_levels, first_level, merges: t.merges, progress: t.progress };
-            // SAFETY: see above (`SegmentedLevelsKeysParams`).
-            return unsafe { self.gpu.launch(&func, cfg, &params) };
+            // SAFETY: see above.
+            return unsafe { self.gpu.launch(&func, self.resident_config(&func)?, &params) };
         };
+        let func = self.kernels.segmented_levels_pairs(word)?;
         let params = SegmentedLevelsPairsParams {
             keys,
             values,
@@ -282,7 +286,14 @@ impl SegmentedLaunch<'_> {
             merges: t.merges,
             progress: t.progress,
         };
-        // SAFETY: see above (`SegmentedLevelsPairsParams`).
-        unsafe { self.gpu.launch(&func, cfg, &params) }
+        // SAFETY: see above.
+        unsafe { self.gpu.launch(&func, self.resident_config(&func)?, &params) }
+    }
+
+    /// As many CTAs of `entry` as fit the device at once (at most one per tile).
+    fn resident_config<P>(&self, entry: &Entry<P>) -> Result<LaunchConfig> {
+        let per_sm = entry.function.occupancy_max_active_blocks_per_multiprocessor(self.shape.threads, 0, None)?.max(1);
+        let sms = self.gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        Ok(Self::config(self.grid.min(per_sm.saturating_mul(sms.max(1) as u32)), self.shape.threads))
     }
 }

@@ -56,7 +56,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
         splits,
         tile_states: states,
     };
-    let func = kernels.function("mergepath_set_partitions")?;
+    let func = kernels.set_partitions()?;
     // SAFETY: `SetPartitionsParams` is `mergepath_set_partitions`'s parameter struct; a and b
     // are valid for their lengths, the temp buffer holds num_splits splits and num_splits
     // states of 8 bytes (its layout), and the grid covers num_splits threads.
@@ -70,7 +70,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
     match output {
         Output::LenOnly => {
             let params = SetCountParams { a: a.ptr, b: b.ptr, splits, emit, out_count: len_ptr };
-            let func = kernels.function("mergepath_set_count")?;
+            let func = kernels.set_count()?;
             // SAFETY: `SetCountParams` is `mergepath_set_count`'s parameter struct; the kernel's tile is `shape`
             // (same table row), the grid has one CTA per tile, the splits (tiles + 1) were just
             // computed with that spacing, and `len` is one zeroed u64 the tiles add to.
@@ -78,7 +78,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
         }
         Output::Keys(out) => {
             let params = SetKeysParams { a: a.ptr, b: b.ptr, splits, num_tiles, emit, tile_states: states, out: out.ptr, capacity, out_count: len_ptr };
-            let func = kernels.function("mergepath_set_keys")?;
+            let func = kernels.set_keys()?;
             // SAFETY: as above for `mergepath_set_keys` (`SetKeysParams`); the tile states (tiles + 1, zeroed by
             // the partition kernel) hold the scan and the ticket counter, and the kernel writes
             // only the first `capacity` (out's length) outputs.
@@ -99,7 +99,7 @@ pub(crate) fn launch_set_op<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperati
                 capacity,
                 out_count: len_ptr,
             };
-            let func = kernels.for_values("mergepath_set_pairs", word)?;
+            let func = kernels.set_pairs(word)?;
             // SAFETY: as above for `mergepath_set_pairs_{4,8,16}` (`SetPairsParams`); the value buffers have
             // their keys' lengths and the word alignment, and `capacity` is the shorter output.
             unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }?;

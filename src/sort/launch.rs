@@ -2,7 +2,7 @@
 
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES};
 use crate::error::{Error, Result};
-use crate::device::kernels::Kernels;
+use crate::device::kernels::{Entry, Kernels};
 use crate::device::contract::{
     BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
 };
@@ -13,15 +13,12 @@ use crate::device::Gpu;
 use crate::key::{Comparator, Greater, Key, Less};
 use crate::partition::partition_launch_config;
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape, LaunchShape};
-use cudarc::driver::{sys, CudaFunction, LaunchConfig};
+use cudarc::driver::LaunchConfig;
 
-/// The blocksort on doubled blocks `name`, allowed (when first looked up) the dynamic shared
-/// memory its keys take: more than the default 48 KB for 8-byte keys.
-fn doubled_blocksort(kernels: &Kernels, name: &str, key_bytes: usize) -> Result<CudaFunction> {
-    kernels.function_with(name, |f| {
-        let bytes = blocksort2_shared_bytes(kernels.arch, key_bytes);
-        Ok(f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?)
-    })
+/// A blocksort on doubled blocks, allowed the dynamic shared memory its keys take: more than the
+/// default 48 KB for 8-byte keys.
+fn doubled_blocksort(entry: Entry<BlocksortKeysParams>, arch: u32, key_bytes: usize) -> Result<Entry<BlocksortKeysParams>> {
+    entry.allow_dynamic_shared(blocksort2_shared_bytes(arch, key_bytes))
 }
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
@@ -78,8 +75,8 @@ fn enqueue_sort(
     let temp = Stages { keys: base + keys_at as u64, values: base + values_at as u64, partitions: base + parts_at as u64 };
     sort.blocksort(keys_in, values.map(|(v, _, _)| v), &temp)?;
     for j in 0..sort.plan.len() {
-        let (merge_name, merge_cfg, partitions) = sort.pass_partitions(j, &temp)?;
-        sort.pass_merge(j, merge_name, merge_cfg, partitions, &temp)?;
+        let (merge_cfg, partitions) = sort.pass_partitions(j, &temp)?;
+        sort.pass_merge(j, merge_cfg, partitions, &temp)?;
     }
     Ok(())
 }
@@ -167,11 +164,11 @@ impl<'a> SortLaunch<'a> {
         let Some((vals_in, word)) = values_in.zip(self.values.map(|(_, _, w)| w)) else {
             let params = BlocksortKeysParams { input: keys_in, count: self.count, out: k0 };
             let func = match (self.packed, self.doubled) {
-                (Some(p), _) if self.plan.is_empty() => p.function("mergepath_blocksort_pack_unpack")?,
-                (Some(p), true) => doubled_blocksort(p, "mergepath_blocksort2_pack", key_bytes)?,
-                (Some(p), false) => p.function("mergepath_blocksort_pack")?,
-                (None, true) => doubled_blocksort(kernels, "mergepath_blocksort2_keys", key_bytes)?,
-                (None, false) => kernels.function("mergepath_blocksort_keys")?,
+                (Some(p), _) if self.plan.is_empty() => p.blocksort_pack_unpack()?,
+                (Some(p), true) => doubled_blocksort(p.blocksort2_pack()?, kernels.arch, key_bytes)?,
+                (Some(p), false) => p.blocksort_pack()?,
+                (None, true) => doubled_blocksort(kernels.blocksort2_keys()?, kernels.arch, key_bytes)?,
+                (None, false) => kernels.blocksort_keys()?,
             };
             // SAFETY: `BlocksortKeysParams` is `mergepath_blocksort_keys`'s parameter struct (and
             // the packed variants', the same with the derived keys in, and out where the blocksort is
@@ -183,31 +180,31 @@ impl<'a> SortLaunch<'a> {
             return unsafe { self.gpu.launch(&func, cfg, &params) };
         };
         let params = BlocksortPairsParams { input: keys_in, input_vals: vals_in, count: self.count, out: k0, out_vals: v0.unwrap() };
-        let func = kernels.for_values("mergepath_blocksort_pairs", word)?;
+        let func = kernels.blocksort_pairs(word)?;
         // SAFETY: as above for `mergepath_blocksort_pairs_{4,8,16}` (`BlocksortPairsParams`),
         // with n values of `word` bytes in, and in stage 0.
         unsafe { self.gpu.launch(&func, cfg, &params) }
     }
 
-    /// Pass `j`'s partitions (none where the merge kernel searches them): the merge kernel's
-    /// name stem, its launch, and the partitions it reads (0: null).
-    fn pass_partitions(&self, j: usize, temp: &Stages) -> Result<(&'static str, LaunchConfig, u64)> {
+    /// Pass `j`'s partitions (none where the merge kernel searches them): the merge's launch
+    /// and the partitions it reads (0: null).
+    fn pass_partitions(&self, j: usize, temp: &Stages) -> Result<(LaunchConfig, u64)> {
         let (kernels, pass, tile) = (self.kernels, &self.plan[j], self.shape.tile());
         let (src_k, _) = self.stage(j, temp);
         let (count, run, spacing, parts_ptr) = (self.count, pass.run as i64, tile as i64, temp.partitions);
         if pass.ways == 2 {
             let grid = launch_config(grid_ctas(self.tiles(), "sort grid")?, self.shape.threads);
             if self.search_in_merge {
-                return Ok(("mergepath_sort_merge", grid, 0));
+                return Ok((grid, 0));
             }
             let parts = self.tiles() + 1;
             let params = SortPartitionsParams { keys: src_k, count, spacing, run, num_partitions: parts as i64, partitions: parts_ptr };
-            let func = kernels.function("mergepath_sort_partitions")?;
+            let func = kernels.sort_partitions()?;
             // SAFETY: `SortPartitionsParams` is `mergepath_sort_partitions`'s parameter struct; src holds n keys, the partition
             // buffer `parts` i64, the grid covers `parts` threads; run (a whole number of
             // blocks) is a multiple of the spacing `tile`.
             unsafe { self.gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
-            return Ok(("mergepath_sort_merge", grid, parts_ptr));
+            return Ok((grid, parts_ptr));
         }
         // The coarse boundaries, then each output tile's exact split (after them in the
         // partition buffer).
@@ -215,29 +212,31 @@ impl<'a> SortLaunch<'a> {
         let tiles4 = mergesort4_tile_count(self.n, pass.run, tile);
         let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
         let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr, frames: 0, num_frames: 0 };
-        let func = kernels.function("mergepath_sort4_boundaries")?;
+        let func = kernels.sort4_boundaries()?;
         // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
         // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
         // threads, and run is a multiple of the spacing `tile`.
         unsafe { self.gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
         let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr, frames: 0, num_frames: 0 };
-        let func = kernels.function("mergepath_sort4_tile_splits")?;
+        let func = kernels.sort4_tile_splits()?;
         // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
         // the coarse boundaries were written just above for the same (n, tile, run), the
         // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
         unsafe { self.gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
-        Ok(("mergepath_sort4_merge", launch_config(grid_ctas(tiles4, "sort grid")?, 2 * self.shape.threads), splits_ptr))
+        Ok((launch_config(grid_ctas(tiles4, "sort grid")?, 2 * self.shape.threads), splits_ptr))
     }
 
     /// Pass `j`'s merge, from stage j into stage j + 1, with the partitions written for it.
-    fn pass_merge(&self, j: usize, merge_name: &str, cfg: LaunchConfig, partitions: u64, temp: &Stages) -> Result<()> {
+    fn pass_merge(&self, j: usize, cfg: LaunchConfig, partitions: u64, temp: &Stages) -> Result<()> {
         let ((src_k, src_v), (dst_k, dst_v)) = (self.stage(j, temp), self.stage(j + 1, temp));
-        let (count, run) = (self.count, self.plan[j].run as i64);
+        let (count, run, four_way) = (self.count, self.plan[j].run as i64, self.plan[j].ways == 4);
         let Some((_, _, word)) = self.values else {
             let params = SortMergeKeysParams { input: src_k, count, run, partitions, out: dst_k, frames: 0, num_frames: 0, guard: 0 };
-            let func = match self.packed {
-                Some(p) if j + 1 == self.plan.len() => p.function(&format!("{merge_name}_unpack"))?,
-                _ => self.kernels.function(&format!("{merge_name}_keys"))?,
+            let func = match (self.packed, four_way) {
+                (Some(p), false) if j + 1 == self.plan.len() => p.sort_merge_unpack()?,
+                (Some(p), true) if j + 1 == self.plan.len() => p.sort4_merge_unpack()?,
+                (_, false) => self.kernels.sort_merge_keys()?,
+                (_, true) => self.kernels.sort4_merge_keys()?,
             };
             // SAFETY: `SortMergeKeysParams` is the parameter struct of
             // `mergepath_sort_merge_keys` / `mergepath_sort4_merge_keys` (whose CTAs are the shape's or twice its threads, as configured), or their
@@ -247,7 +246,7 @@ impl<'a> SortLaunch<'a> {
             return unsafe { self.gpu.launch(&func, cfg, &params) };
         };
         let params = SortMergePairsParams { input: src_k, input_vals: src_v.unwrap(), count, run, partitions, out: dst_k, out_vals: dst_v.unwrap(), frames: 0, num_frames: 0, guard: 0 };
-        let func = self.kernels.for_values(&format!("{merge_name}_pairs"), word)?;
+        let func = if four_way { self.kernels.sort4_merge_pairs(word)? } else { self.kernels.sort_merge_pairs(word)? };
         // SAFETY: as above for the `_pairs_{4,8,16}` kernels (`SortMergePairsParams`) with n
         // values.
         unsafe { self.gpu.launch(&func, cfg, &params) }

@@ -118,7 +118,7 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
         // alignment), `packed` and `positions` hold n items (positions below n: written by the
         // first word's pass, permuted by the sorts since), the grid-stride loop stays below n,
         // and `runs` is null or the n + 1 offsets the tie kernels wrote before this launch.
-        unsafe { self.gpu.launch(&self.kernels.for_values("mergepath_record_order", self.word)?, cfg, &params) }
+        unsafe { self.gpu.launch(&self.kernels.record_order(self.word)?, cfg, &params) }
     }
 
     /// Word `w` packed through the positions and sorted stably, whole or inside the runs at
@@ -190,11 +190,11 @@ impl TieRuns {
         // SAFETY: `RecordHeadsParams` is `mergepath_record_heads`'s parameter struct; `packed`
         // and `heads` hold n items, `chunk_heads` one per CTA (ceil(n / chunk) CTAs, at most
         // RECORD_TIES_CHUNKS), and each CTA stays inside its chunk.
-        unsafe { gpu.launch(&kernels.function("mergepath_record_heads")?, cfg, &heads) }?;
+        unsafe { gpu.launch(&kernels.record_heads()?, cfg, &heads) }?;
         let segments = RecordSegmentsParams { heads: self.heads, count: self.n as i64, chunk: chunk as i64, chunk_heads: self.chunk_heads, offsets: self.offsets };
         // SAFETY: `RecordSegmentsParams` is `mergepath_record_segments`'s parameter struct; the
         // heads and chunk counts are the ones just written over the same chunks (the same
         // grid), and `offsets` has room for n + 1 (at most n heads, then n up to offsets[n]).
-        unsafe { gpu.launch(&kernels.function("mergepath_record_segments")?, cfg, &segments) }
+        unsafe { gpu.launch(&kernels.record_segments()?, cfg, &segments) }
     }
 }

@@ -92,7 +92,7 @@ fn compare_all<K: TestKey, C: Comparator<K>>(gpu: &Gpu, keys: &[K]) -> crate::Re
         return Ok(Vec::new());
     }
     let kernels = gpu.kernels::<K, C>()?;
-    let func = kernels.function("mergepath_compare_all")?;
+    let func = kernels.compare_all()?;
     let dkeys = gpu.upload(keys)?;
     let mut out = gpu.alloc_zeros::<u8>(n * n)?;
     let keys_buf = gpu.input("keys", &dkeys, K::DEVICE_ALIGN)?;
