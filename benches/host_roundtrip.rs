@@ -1,5 +1,5 @@
 //! Data in host memory, end to end: `Gpu::sort_keys` / `sort_pairs` of u32 keys, u32 -> u32
-//! pairs, u64 keys and a 16-byte derived key, from a plain `Vec` (pageable) and from a
+//! pairs, u64 keys and a 16-byte derived key, each from a plain `Vec` (pageable) and from a
 //! `PinnedBuffer`, the merge of two host slices (u32, halves of n), and rayon's
 //! `par_sort_unstable` / `par_sort` on all cores, at 2^20, 2^24, 2^26 and 2^28 keys. Every
 //! iteration sorts fresh random data (refilled outside the timed region) and returns with the
@@ -149,6 +149,15 @@ fn bench(c: &mut Criterion) {
             Step::Run => gpu.sort_pairs(&mut k, &mut v, Less).unwrap(),
         });
         drop((k, v));
+        let (mut pk, mut pv) = (gpu.pinned_from(&input).unwrap(), gpu.pinned_from(&positions).unwrap());
+        case(c, "host_sort_pairs_u32", "host_sort_pairs", "mergepath_pinned", "u32", n, 4 * n * 4, |step| match step {
+            Step::Refill => {
+                pk.copy_from_slice(&input);
+                pv.copy_from_slice(&positions);
+            }
+            Step::Run => gpu.sort_pairs(&mut pk[..], &mut pv[..], Less).unwrap(),
+        });
+        drop((pk, pv));
 
         // rayon on all cores, same keys.
         let mut keys = input.clone();
