@@ -1,27 +1,27 @@
 //! Stable sample sort of keys and key/value pairs: a comparison sort that moves the data a few
 //! times instead of log2(n / tile) times.
 //!
-//! A *distribution pass* splits each piece of the keys into [`BUCKETS`] buckets by
-//! [`SPLITTERS`] splitters, every 8th key of a sorted sample of the piece ([`sample_count`]
+//! A *distribution pass* splits each piece of the keys into `BUCKETS` buckets by
+//! `SPLITTERS` splitters, every 8th key of a sorted sample of the piece (`sample_count`
 //! evenly spaced keys, sorted in one CTA): the keys below the first splitter, those equal to it,
-//! those between it and the next, and so on. Chunks of [`CHUNK_TILES`] tiles (one CTA each)
+//! those between it and the next, and so on. Chunks of `CHUNK_TILES` tiles (one CTA each)
 //! classify their keys (an unrolled binary search over the splitters in shared memory) and
 //! count them per bucket, one scan over all the chunks' counts gives every (bucket, chunk) its
 //! place, and the chunks write each key to its place, a tile at a time, ranked among the keys of
 //! its bucket in input order, so the pass is stable. Buckets of keys equal to a splitter are
 //! done; buckets of at most a blocksort tile are sorted in shared memory, consecutive ones
-//! packed into one CTA's tile ([`finish_jobs`]); larger ones are split again by the next pass
+//! packed into one CTA's tile (`finish_jobs`); larger ones are split again by the next pass
 //! (2^26 random keys take two). The host reads each pass's bucket starts to plan the next
-//! ([`bucket_fates`]). Equal keys thus never make a bucket large: they go to an equality bucket.
+//! (`bucket_fates`). Equal keys thus never make a bucket large: they go to an equality bucket.
 //!
-//! A bucket that [`MAX_PASSES`] passes leave larger than a tile, or one a pass did not shrink
+//! A bucket that `MAX_PASSES` passes leave larger than a tile, or one a pass did not shrink
 //! (a comparator that is not a strict weak order), is sorted by the mergesort
 //! ([`crate::sort`]), as are inputs of at most a blocksort tile.
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values),
 //! plus per pass 12 bytes per bucket and chunk and the samples.
 //!
-//! [`samplesort_cpu`] runs the same steps on the CPU.
+//! `samplesort_cpu` runs the same steps on the CPU.
 //!
 //! Speed: [`crate::sort_keys`] (the mergesort) is faster at every measured size but one (u32
 //! pairs at 2^26), and much faster where the second pass leaves buckets just over a tile (2^28
@@ -38,6 +38,8 @@ use crate::key::{sort_value_align, Comparator, Key, Value};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use crate::sort::pairs_copy_buffers;
 use launch::launch_samplesort;
+// The plan, for the CPU tests of the passes (`models`): not part of the API.
+#[cfg(any(test, feature = "models"))]
 pub use plan::{bucket_fates, bucket_of, finish_jobs, pass_chunks, sample_count, sample_position, samplesort_cpu, splitters_of, Fate, FinishJob, Piece, BUCKETS, CHUNK_TILES, MAX_PASSES, SPLITTERS};
 
 /// Sorts `keys` in place by `comp`, stably, by sample sort. Any length, including 0 and more

@@ -1,6 +1,7 @@
 //! The plan of a sample sort, shared by the launch code and the CPU mirror: the samples, the
 //! bucket of a key, the tiles of a distribution pass and what becomes of each bucket.
 
+#[cfg(any(test, feature = "models"))]
 use crate::key::ordering_by;
 use crate::device::contract::{SAMPLESORT_BUCKETS, SAMPLESORT_SPLITTERS};
 
@@ -20,18 +21,21 @@ pub fn sample_count(blocksort_tile: usize) -> usize {
     per_tile.clamp(SPLITTERS + 1, 8 * (SPLITTERS + 1))
 }
 
+#[cfg(any(test, feature = "models"))]
 /// Position (within its piece of `length` keys) of sample `j` of `samples`: the middle of the
 /// j-th of `samples` equal parts (the device's `samplesort_sample_reader`).
 pub fn sample_position(length: usize, samples: usize, j: usize) -> usize {
     ((2 * j as u128 + 1) * length as u128 / (2 * samples as u128)) as usize
 }
 
+#[cfg(any(test, feature = "models"))]
 /// The splitters from a piece's sorted sample: every (samples / (SPLITTERS + 1))-th item.
 pub fn splitters_of<K: Copy>(sorted_samples: &[K]) -> Vec<K> {
     let every = sorted_samples.len() / (SPLITTERS + 1);
     (0..SPLITTERS).map(|i| sorted_samples[(i + 1) * every - 1]).collect()
 }
 
+#[cfg(any(test, feature = "models"))]
 /// The bucket of `x` among `splitters` (SPLITTERS of them) under `less`: with u the splitters
 /// not above x (an upper bound), 2u - 1 if x equals splitter u - 1, else 2u (the device's
 /// `samplesort_classifier`: the same for sorted splitters). Always below BUCKETS.
@@ -176,6 +180,7 @@ pub fn finish_jobs(fates: &[(Piece, Fate)], tile: usize) -> Vec<FinishJob> {
     jobs
 }
 
+#[cfg(any(test, feature = "models"))]
 /// The sample sort on the CPU, step for step as on the device (the same samples, splitters,
 /// buckets, stable distribution and fates; a stable sort for the finishing and mergesort
 /// pieces): `keys` sorted stably by `less`. `samples` keys per piece, pieces of at most

@@ -5,9 +5,9 @@
 //! Everything is planned on the device, so the offsets may stay in device memory and nothing
 //! is done per segment on the host:
 //!
-//! 0. Tiles start every `stride` positions ([`segment_geometry`]: the merge passes' tile less
+//! 0. Tiles start every `stride` positions (`segment_geometry`: the merge passes' tile less
 //!    `small`); a segment of at most `small` items crossing a tile's start is taken whole by
-//!    the tile before ([`segmented_tile_start`]), so a tile holds at most a merge tile of items
+//!    the tile before (`segmented_tile_start`), so a tile holds at most a merge tile of items
 //!    and every short segment is inside one tile.
 //! 1. One CTA per tile sorts it in place (`segmented_blocksort_tile`), one of three ways, each
 //!    a launch of its own over the tiles so each runs at its own occupancy: a tile inside one
@@ -20,7 +20,7 @@
 //!    Sort" project's one block per batch of small arrays). Every segment inside a tile is then
 //!    sorted; a long segment crossing tile starts is sorted piecewise.
 //! 2. Merge levels finish the long segments: level k merges pairs of runs of 2^k pieces of each
-//!    segment still needing it ([`segment_levels`], `segment_level_merge`), runs counted from
+//!    segment still needing it (`segment_levels`, `segment_level_merge`), runs counted from
 //!    the segment's first tile, so no merge crosses a segment boundary. They ping-pong with a
 //!    temporary buffer; segments that needed an odd number of levels are copied back at the end.
 //!
@@ -53,7 +53,10 @@ pub(crate) use plan::MAX_SEGMENT_OFFSETS;
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
 pub use model::segment_level_merge;
-pub use plan::{segment_geometry, segment_levels, segmented_tile_start, validate_segment_offsets};
+pub use plan::validate_segment_offsets;
+// The plan, for the CPU tests of the tiles and levels (`models`): not part of the API.
+#[cfg(any(test, feature = "models"))]
+pub use plan::{segment_geometry, segment_levels, segmented_tile_start};
 use cudarc::driver::DevicePtrMut;
 
 /// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably; items

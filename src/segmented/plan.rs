@@ -37,6 +37,7 @@ pub fn segment_geometry(tile: usize) -> (usize, usize) {
     (tile - small, small)
 }
 
+#[cfg(any(test, feature = "models"))]
 /// Where tile `t` of a segmented sort starts (`segmented_tile_start` in the kernels), for
 /// valid `offsets`: at `t * stride`, unless a segment of at most `small` items crosses that
 /// position, which then goes whole to tile `t - 1` (the tile starts at its end); never before

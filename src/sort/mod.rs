@@ -2,11 +2,11 @@
 //!
 //! A sort is one blocksort pass, in which each CTA sorts a block of items on its own
 //! (`cta_blocksort` in `mergepath-build/kernels/mergepath/cta/tile.cuh`), then merge passes over the sorted runs
-//! ([`mergesort_plan`]): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
+//! (`plan::mergesort_plan`): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
 //! time by four-way passes, with one two-way pass first when the number of levels is odd.
 //!
 //! - A two-way pass merges pairs of runs, each pair a *frame* of `2 * run` items
-//!   ([`mergesort_frame`]), as the two-phase merge of [`crate::partition`]: one Merge Path search
+//!   (`plan::mergesort_frame`), as the two-phase merge of [`crate::partition`]: one Merge Path search
 //!   per output tile inside its frame, then the merge kernel.
 //! - A four-way pass merges frames of four runs A, B, C, D, in output tiles of two merge tiles
 //!   each (`mergesort4_tiles`). Its partition first takes the elements at every tile-th
@@ -46,6 +46,8 @@ pub(crate) use launch::launch_sort;
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
 pub(crate) use plan::{mergesort4_pair_boundaries, sort_temp_bytes};
+// The plans, for the CPU tests of the passes (`models`): not part of the API.
+#[cfg(any(test, feature = "models"))]
 pub use plan::{mergesort4_boundary_count, mergesort4_tile_count, mergesort_block, mergesort_frame, mergesort_levels, mergesort_plan, MergesortFrame, MergesortPass};
 pub use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};

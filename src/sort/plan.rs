@@ -63,6 +63,7 @@ pub fn mergesort_plan(n: usize, block: usize, four_way: bool) -> Vec<MergesortPa
     plan
 }
 
+#[cfg(any(test, feature = "models"))]
 /// The pair of sorted runs that output position `diag` of a merge pass over `n` items with runs
 /// of `run` items belongs to: A is `begin .. begin + a_count`, B the `b_count` items after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +76,7 @@ pub struct MergesortFrame {
     pub b_count: usize,
 }
 
+#[cfg(any(test, feature = "models"))]
 /// The frame of `diag` (the device's `find_mergesort_frame`).
 pub fn mergesort_frame(n: usize, run: usize, diag: usize) -> MergesortFrame {
     let begin = diag / (2 * run) * (2 * run);
