@@ -46,6 +46,8 @@ pub mod host;
 mod fatbins;
 mod gather;
 mod key;
+#[cfg(any(test, feature = "models"))]
+pub mod load_balancing;
 pub mod merge;
 pub mod multi;
 pub mod multiway;
