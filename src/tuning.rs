@@ -70,6 +70,64 @@ pub fn samplesort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(SAMPLESORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has samplesort rows")
 }
 
+// The host-side knobs, measured on the GPU machines (BENCHMARKS.md): the host-slice pipeline's
+// work and staging sizes, its copy threads, and where sorts switch their pass kernels. The
+// kernels' launch shapes are the table above; tests override the work sizes with
+// `slices::with_work_bytes`.
+
+/// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)
+/// keep pace with the upload, and the chunk left to sort after the last byte arrives is short.
+pub(crate) const SORT_CHUNK_BYTES: usize = 32 << 20;
+
+/// Bytes of keys and values per output range of a sort's last merge and of a host-slice
+/// merge: ranges short enough that the first download starts soon, long enough that a merge
+/// launch fills the GPU.
+pub(crate) const RANGE_BYTES: usize = 16 << 20;
+
+/// Ranges of a host-slice merge in flight at once (device buffers for each).
+pub(crate) const MERGE_SLOTS: usize = 3;
+
+/// Bytes of keys and values per batch of an external sort's merge: batches short enough that
+/// three are in flight and the first download starts soon, long enough that the k-way merge
+/// of a batch fills the GPU.
+pub(crate) const BATCH_BYTES: usize = 64 << 20;
+
+/// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
+/// 8 MiB keep a DMA near its peak rate and give each host thread a megabyte per piece; six of
+/// them let the host threads run ahead of the copy engines in both directions at once.
+pub(crate) const STAGING_SLOTS: usize = 6;
+pub(crate) const STAGING_SLOT_BYTES: usize = 8 << 20;
+
+/// Parts of a copy per thread taking it. Threads claim parts one at a time, so a thread that
+/// wakes late or is descheduled for a time slice delays the copy by a part, not by its whole
+/// share (with one part per thread, every piece waited for the slowest of its threads).
+pub(crate) const PARTS_PER_THREAD: usize = 4;
+
+/// Host threads copying to and from the staging buffers at most, and at most half the host's
+/// cores (the copies share the cores with the driver's threads and the caller's work: a helper
+/// descheduled for a time slice slows the pieces it takes parts of). Measured on the 16-core
+/// GPU hosts: a staged 256 MiB upload runs at 46–50 GB/s on 8 threads (C++
+/// `benches/tune/staged_copy.cu`, and the library's `Gpu::upload`), against the copy engine's
+/// 55; 12 and 16 threads sorted a `Vec` no faster (BENCHMARKS.md, "Staging copies that no
+/// thread holds up").
+pub(crate) const MAX_COPY_THREADS: usize = 8;
+
+/// Transfers of at most this many bytes ([`Gpu::upload`](crate::Gpu::upload),
+/// [`Gpu::download`](crate::Gpu::download)) are one copy
+/// on the stream, without the staging pipeline: the driver stages so little pageable memory
+/// quickly itself, and the pipeline's copy threads, woken for every call, would spin for
+/// nothing (with several `Gpu`s in a process, crowding out the threads that drive them).
+pub(crate) const DIRECT_COPY_BYTES: usize = 1 << 20;
+
+/// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
+/// the merge kernel (one launch per pass); larger sorts use the partition kernel for two-way
+/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an
+/// H100: at 356 tiles (2^20 u32 keys) the in-kernel search measured faster than the partition
+/// kernel and one-launch two-way passes faster than four-way ones, whose boundary searches are
+/// latency-bound there; at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of
+/// CTAs waiting on its own searches (BENCHMARKS.md).
+pub(crate) const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
+
 /// The architectures the embedded kernels were compiled for: SASS for each (and PTX of the
 /// newest), or PTX of the newest only in dev builds made on a machine without a GPU
 /// (`mergepath_build::KernelCode`).

@@ -9,20 +9,12 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::Arc;
+use crate::tuning::{PARTS_PER_THREAD, STAGING_SLOTS, STAGING_SLOT_BYTES};
 
-/// Staging buffers per `Gpu`, and the bytes of each: a piece of a pageable transfer. Pieces of
-/// 8 MiB keep a DMA near its peak rate and give each host thread a megabyte per piece; six of
-/// them let the host threads run ahead of the copy engines in both directions at once.
-pub(super) const STAGING_SLOTS: usize = 6;
-pub(super) const STAGING_SLOT_BYTES: usize = 8 << 20;
 
 /// The bytes of a copy that justify another thread: below this a copy takes fewer threads.
 const MIN_THREAD_BYTES: usize = 1 << 20;
 
-/// Parts of a copy per thread taking it. Threads claim parts one at a time, so a thread that
-/// wakes late or is descheduled for a time slice delays the copy by a part, not by its whole
-/// share (with one part per thread, every piece waited for the slowest of its threads).
-const PARTS_PER_THREAD: usize = 4;
 
 /// Page-locked host memory holding `len` values of `T`, usable as a slice.
 ///

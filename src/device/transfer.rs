@@ -12,7 +12,8 @@
 //! three streams where data passes from one to the next, so both copy engines and the SMs work
 //! at once.
 
-use super::staging::{is_page_locked, PinnedBuffer, Staging, StagingPool, STAGING_SLOTS, STAGING_SLOT_BYTES};
+use super::staging::{is_page_locked, PinnedBuffer, Staging, StagingPool};
+use crate::tuning::{DIRECT_COPY_BYTES, MAX_COPY_THREADS, STAGING_SLOTS, STAGING_SLOT_BYTES};
 use super::timeline;
 use super::{oom, Gpu};
 use crate::error::{Error, Result};
@@ -20,12 +21,6 @@ use bytemuck::Pod;
 use cudarc::driver::{result, sys, CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use std::cell::Cell;
 
-/// Host threads copying to and from the staging buffers at most, and at most half the host's
-/// cores (the copies share the cores with the driver's threads and the caller's work: a helper
-/// descheduled for a time slice stalls every piece). Measured on a 16-core host
-/// (`benches/tune/staged_copy.cu`): a staged 256 MiB upload runs at 46 GB/s on 8 threads,
-/// against the copy engine's 55.
-const MAX_COPY_THREADS: usize = 8;
 
 /// The copy threads of a `Gpu`'s staging: [`MAX_COPY_THREADS`], and no more than half the host
 /// backend's thread count ([`crate::threads::threads`]).
@@ -33,11 +28,6 @@ fn copy_threads() -> usize {
     MAX_COPY_THREADS.min(crate::threads::threads() / 2)
 }
 
-/// Transfers of at most this many bytes ([`Gpu::upload`], [`Gpu::download`]) are one copy
-/// on the stream, without the staging pipeline: the driver stages so little pageable memory
-/// quickly itself, and the pipeline's copy threads, woken for every call, would spin for
-/// nothing (with several `Gpu`s in a process, crowding out the threads that drive them).
-const DIRECT_COPY_BYTES: usize = 1 << 20;
 
 /// Bytes a transfer of host slices moves per piece of work (sort chunk, merge range); the
 /// default is the algorithm's own.

@@ -18,7 +18,8 @@
 //! runs' order) and never a mix of batches and stale data.
 
 use crate::partition::clamp_multiway_splits;
-use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes, BATCH_BYTES, MERGE_SLOTS};
+use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes};
+use crate::tuning::{BATCH_BYTES, MERGE_SLOTS};
 use super::positions::try_with_capacity;
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};

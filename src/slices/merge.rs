@@ -1,7 +1,8 @@
 //! The host-slice merges: output ranges cut by merge path on the host, each uploaded, merged
 //! and downloaded on its own.
 
-use super::plan::{bytes_mut, clamp_splits, Lanes, MergePlan, RANGE_BYTES};
+use super::plan::{bytes_mut, clamp_splits, Lanes, MergePlan};
+use crate::tuning::RANGE_BYTES;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};

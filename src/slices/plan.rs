@@ -4,17 +4,9 @@
 use crate::device::buffers::CheckedBuffer;
 use crate::device::temp::temp_aligned;
 use crate::device::transfer::work_bytes;
+use crate::tuning::{MERGE_SLOTS, RANGE_BYTES, SORT_CHUNK_BYTES};
 use std::ops::Range;
 
-/// Bytes of keys and values per sort chunk: the chunk sorts of a 2^26 u32 sort (eight chunks)
-/// keep pace with the upload, and the chunk left to sort after the last byte arrives is short.
-pub(super) const SORT_CHUNK_BYTES: usize = 32 << 20;
-/// Bytes of keys and values per output range of a sort's last merge and of a host-slice
-/// merge: ranges short enough that the first download starts soon, long enough that a merge
-/// launch fills the GPU.
-pub(super) const RANGE_BYTES: usize = 16 << 20;
-/// Ranges of a host-slice merge in flight at once (device buffers for each).
-pub(super) const MERGE_SLOTS: usize = 3;
 
 /// The fewest items a host-slice merge's range is cut to where the device budget is small.
 const MIN_MERGE_RANGE: usize = 1 << 12;
@@ -107,10 +99,6 @@ impl SortPlan {
     }
 }
 
-/// Bytes of keys and values per batch of an external sort's merge: batches short enough that
-/// three are in flight and the first download starts soon, long enough that the k-way merge
-/// of a batch fills the GPU.
-pub(super) const BATCH_BYTES: usize = 64 << 20;
 /// Device memory an external sort's merge keeps aside for the small tables a batch's merge of
 /// `ways` runs allocates outside the temp pool (four of `ways` words: input addresses and
 /// lengths, value addresses, boundary starts), each rounded up generously.
@@ -516,6 +504,7 @@ mod tests {
 #[cfg(test)]
 mod run_counts {
     use super::*;
+    use crate::tuning::BATCH_BYTES;
 
     /// The runs a u32 sort of `gib` GiB makes in `budget` bytes, as docs/guide.md states them.
     fn runs(gib: usize, budget: usize) -> Result<usize, usize> {

@@ -2,7 +2,8 @@
 //! last merge cut into ranges downloaded as each is merged.
 
 use super::merge::merge_lanes;
-use super::plan::{clamp_splits, items_per, Lanes, SortPlan, RANGE_BYTES, SORT_CHUNK_BYTES};
+use super::plan::{clamp_splits, items_per, Lanes, SortPlan};
+use crate::tuning::{RANGE_BYTES, SORT_CHUNK_BYTES};
 use super::progress::Progress;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;

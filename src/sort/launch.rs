@@ -1,6 +1,7 @@
 //! The launches of a sort: the blocksort, two-way and four-way passes, with the module's kernels.
 
-use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count, SEARCH_IN_MERGE_MAX_TILES};
+use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count};
+use crate::tuning::SEARCH_IN_MERGE_MAX_TILES;
 use crate::error::{Error, Result};
 use crate::device::kernels::{Entry, Kernels};
 use crate::device::contract::{

@@ -85,14 +85,6 @@ pub fn mergesort_frame(n: usize, run: usize, diag: usize) -> MergesortFrame {
     MergesortFrame { begin, a_count, b_count }
 }
 
-/// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
-/// the merge kernel (one launch per pass); larger sorts use the partition kernel for two-way
-/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an
-/// H100: at 356 tiles (2^20 u32 keys) the in-kernel search measured faster than the partition
-/// kernel and one-launch two-way passes faster than four-way ones, whose boundary searches are
-/// latency-bound there; at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of
-/// CTAs waiting on its own searches (BENCHMARKS.md).
-pub(super) const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
 /// Items of each of the four runs of frame `frame` of a four-way pass over `n` items with runs
 /// of `run` (the device's `find_mergesort4_frame`): the last frame's runs may be short or empty.
