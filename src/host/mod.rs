@@ -41,7 +41,7 @@ use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
 use crate::threads::{run, span_bounds, Plan};
-use crate::checks::{check_output, check_values};
+use crate::checks::{check_indices, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, split_lanes, Lanes, Pairs};
 pub use crate::threads::threads;
 
@@ -93,11 +93,7 @@ pub fn merge_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     out_values: &mut [V],
     comp: C,
 ) -> Result<()> {
-    check_values("a_values", a_keys.len(), a_values.len())?;
-    check_values("b_values", b_keys.len(), b_values.len())?;
-    let total = a_keys.len() + b_keys.len();
-    check_output("out_keys", out_keys.len(), total)?;
-    check_output("out_values", out_values.len(), total)?;
+    let total = check_merge_pairs((a_keys.len(), a_values.len()), (b_keys.len(), b_values.len()), out_keys.len(), out_values.len())?;
     let plan = Plan::current();
     let (a, b) = (zip(plan, a_keys, a_values), zip(plan, b_keys, b_values));
     par_merge(plan, &a, &b, Pairs(&mut out_keys[..total], &mut out_values[..total]), &by_key(comp));
@@ -171,10 +167,7 @@ fn index<I: SortIndex>(i: usize) -> I {
 /// original position of each sorted key: afterwards `keys[i]` was at `indices[i]`.
 /// [`Error::TooLarge`] for `u32` indices past 2^32 keys.
 pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(keys: &mut [K], indices: &mut [I], comp: C) -> Result<()> {
-    check_values("indices", keys.len(), indices.len())?;
-    if keys.len() > I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
-    }
+    check_indices(keys.len(), indices.len(), I::MAX_COUNT)?;
     let plan = Plan::current();
     let items = par_collect(plan, keys.len(), |i| (keys[i], index::<I>(i)));
     par_sort_into(plan, items, Pairs(keys, indices), &by_key(comp));
@@ -358,8 +351,7 @@ pub fn set_operation_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     out_values: &mut [V],
     comp: C,
 ) -> Result<usize> {
-    check_values("a_values", a_keys.len(), a_values.len())?;
-    check_values("b_values", b_keys.len(), b_values.len())?;
+    check_pair_inputs((a_keys.len(), a_values.len()), (b_keys.len(), b_values.len()))?;
     let capacity = out_keys.len().min(out_values.len());
     let out = Pairs(&mut out_keys[..capacity], &mut out_values[..capacity]);
     set_into(op, a_keys, b_keys, out, comp, |s| match s {

@@ -49,8 +49,10 @@ mod resident;
 mod sort;
 
 use crate::device::Gpu;
-use crate::error::{Error, Result};
-use crate::checks::{check_output, check_values};
+use crate::error::Result;
+#[cfg(doc)]
+use crate::error::Error;
+use crate::checks::{check_indices, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -226,10 +228,7 @@ fn sort_by_positions<K: Key, V: Value, P: SortIndex + Into<u64>, C: Comparator<K
 
 /// [`Gpu::sort_indices`]: the indices checked, then [`sort_host`].
 fn sort_indices_host<K: Key, I: SortIndex, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], indices: &mut [I], comp: C, progress: Option<&mut dyn FnMut(u64, u64)>) -> Result<()> {
-    check_values("indices", keys.len(), indices.len())?;
-    if keys.len() > I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
-    }
+    check_indices(keys.len(), indices.len(), I::MAX_COUNT)?;
     sort_host::<K, C>(gpu, keys, Carried::Indices(bytes_mut(indices), std::mem::size_of::<I>()), comp, progress)
 }
 
@@ -308,11 +307,7 @@ impl Gpu {
         out_values: &mut [V],
         comp: C,
     ) -> Result<()> {
-        check_values("a_values", a_keys.len(), a_values.len())?;
-        check_values("b_values", b_keys.len(), b_values.len())?;
-        let total = a_keys.len() + b_keys.len();
-        check_output("out_keys", out_keys.len(), total)?;
-        check_output("out_values", out_values.len(), total)?;
+        let total = check_merge_pairs((a_keys.len(), a_values.len()), (b_keys.len(), b_values.len()), out_keys.len(), out_values.len())?;
         let out_values = &mut out_values[..total];
         match const { value_carry::<V>() } {
             ValueCarry::Words(word) => {
@@ -408,8 +403,7 @@ impl Gpu {
     ) -> Result<usize> {
         let _ = comp;
         let word = const { value_word::<V>() };
-        check_values("a_values", a_keys.len(), a_values.len())?;
-        check_values("b_values", b_keys.len(), b_values.len())?;
+        check_pair_inputs((a_keys.len(), a_values.len()), (b_keys.len(), b_values.len()))?;
         let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values), bytes_mut(out_values), word);
         self.set_host::<K, C>(op, a_keys, b_keys, Some((bytes_mut(out_keys), Some(values))))
     }
