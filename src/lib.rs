@@ -56,6 +56,7 @@ pub mod search;
 pub mod segmented;
 pub mod sets;
 pub mod slices;
+#[cfg(feature = "samplesort")]
 pub mod samplesort;
 pub mod sort;
 #[cfg(feature = "testing")]

@@ -1038,6 +1038,10 @@ pub fn contract_header() -> String {
     s
 }
 
+/// The attribute of the contract's items that only the sample sort (a feature of mergepath)
+/// uses.
+const SAMPLESORT_ONLY: &str = "#[cfg_attr(not(feature = \"samplesort\"), allow(dead_code))]\n";
+
 /// The contract for the host: the constants (`usize`, and `i32` for the `SET_*` flags, the
 /// kernels' `int emit`), the device structs and parameter structs as `#[repr(C)]` structs with
 /// `cudarc::driver::DeviceRepr` and the trait `KernelParams` (implemented by the parameter
@@ -1046,7 +1050,8 @@ pub fn contract_rust() -> String {
     let mut s = String::from("// Generated from mergepath_build's contract module (mergepath-build/src/contract.rs).\n\n");
     for c in CONSTANTS {
         let ty = if c.name.starts_with("SET_") { "i32" } else { "usize" };
-        writeln!(s, "/// {}\npub(crate) const {}: {ty} = {};", c.doc, c.name, c.value).unwrap();
+        let only = if c.name.starts_with("SAMPLESORT_") { SAMPLESORT_ONLY } else { "" };
+        writeln!(s, "/// {}\n{only}pub(crate) const {}: {ty} = {};", c.doc, c.name, c.value).unwrap();
     }
     writeln!(s, "\n{}\npub(crate) const fn ladder_tile(nt: usize, vt: usize, key_bytes: usize) -> usize {{\n    {LADDER_TILE_RUST}\n}}", LADDER_TILE_DOC.replace("//", "///")).unwrap();
     s.push_str(
@@ -1057,7 +1062,9 @@ pub fn contract_rust() -> String {
         let layout = st.layout();
         writeln!(s, "\n/// `mergepath::{}`: {}", st.name, st.doc).unwrap();
         s.push_str("#[repr(C)]\n#[derive(Clone, Copy)]\n");
-        if !params {
+        if params && st.name.starts_with("samplesort") {
+            s.push_str(SAMPLESORT_ONLY);
+        } else if !params {
             s.push_str("#[allow(dead_code)] // most are only sized on the host: the device writes and reads them\n");
         }
         writeln!(s, "pub(crate) struct {name} {{").unwrap();
