@@ -33,10 +33,9 @@ mod plan;
 
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::gather::sort_values;
-use crate::key::{sort_value_align, Comparator, Key, Value};
+use crate::key::{Comparator, Key, Value};
+use crate::sort::{sort_keys_copy_with, sort_keys_with, sort_pairs_copy_with, sort_pairs_with};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
-use crate::sort::pairs_copy_buffers;
 use launch::launch_samplesort;
 // The plan, for the CPU tests of the passes (`models`): not part of the API.
 #[cfg(any(test, feature = "models"))]
@@ -55,18 +54,13 @@ pub use plan::{bucket_fates, bucket_of, finish_jobs, pass_chunks, sample_count, 
 /// # }
 /// ```
 pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
-    let n = keys.len();
-    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
-    launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
+    sort_keys_with(gpu, keys, comp, launch_samplesort::<K, C>)
 }
 
 /// Sorts `input` into `output[..input.len()]` by `comp`, stably, by sample sort, leaving `input`
 /// as it is. `output` may be longer (the rest is left as it is) and must not overlap `input`.
 pub fn sort_keys_copy<K: Key, C: Comparator<K>>(gpu: &Gpu, input: &impl DevicePtr<K>, output: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
-    let align = K::DEVICE_ALIGN;
-    let input = gpu.input("input", input, align)?;
-    let output = gpu.output("output", output, align, input.len, &[&input])?;
-    launch_samplesort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
+    sort_keys_copy_with(gpu, input, output, comp, launch_samplesort::<K, C>)
 }
 
 /// Sorts `keys` in place by `comp`, stably, by sample sort, moving `values` (same length, any
@@ -77,9 +71,7 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
-    let kernels = gpu.kernels::<K, C>()?;
-    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_samplesort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
+    sort_pairs_with(gpu, keys, values, comp, launch_samplesort::<K, C>)
 }
 
 /// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
@@ -93,7 +85,5 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     values_out: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (ki, vi, ko, vo) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
-    let kernels = gpu.kernels::<K, C>()?;
-    sort_values::<V>(gpu, &kernels, vi.ptr, vo.ptr, ki.len, |values| launch_samplesort::<K, C>(gpu, ki.ptr, ko.ptr, values, ki.len, comp))
+    sort_pairs_copy_with(gpu, keys_in, values_in, keys_out, values_out, comp, launch_samplesort::<K, C>)
 }

@@ -55,9 +55,7 @@ use cudarc::driver::{DevicePtr, DevicePtrMut};
 /// Sorts `keys` in place by `comp`, stably. Any length, including 0 and more than 2^31 items.
 /// Returns without waiting for the GPU.
 pub fn sort_keys<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C) -> Result<()> {
-    let n = keys.len();
-    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
-    launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, None, n, comp)
+    sort_keys_with(gpu, keys, comp, launch_sort::<K, C>)
 }
 
 /// Sorts `input` into `output[..input.len()]` by `comp`, stably, leaving `input` as it is.
@@ -68,10 +66,7 @@ pub fn sort_keys_copy<K: Key, C: Comparator<K>>(
     output: &mut impl DevicePtrMut<K>,
     comp: C,
 ) -> Result<()> {
-    let align = K::DEVICE_ALIGN;
-    let input = gpu.input("input", input, align)?;
-    let output = gpu.output("output", output, align, input.len, &[&input])?;
-    launch_sort::<K, C>(gpu, input.ptr, output.ptr, None, input.len, comp)
+    sort_keys_copy_with(gpu, input, output, comp, launch_sort::<K, C>)
 }
 
 /// Sorts `keys` in place by `comp`, stably, moving `values` (same length, any [`Value`]: of
@@ -82,9 +77,7 @@ pub fn sort_pairs<K: Key, V: Value, C: Comparator<K>>(
     values: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
-    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
-    let kernels = gpu.kernels::<K, C>()?;
-    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch_sort::<K, C>(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
+    sort_pairs_with(gpu, keys, values, comp, launch_sort::<K, C>)
 }
 
 /// Sorts `keys_in`/`values_in` pairs into `keys_out`/`values_out` (at least as long) by `comp`,
@@ -97,14 +90,53 @@ pub fn sort_pairs_copy<K: Key, V: Value, C: Comparator<K>>(
     values_out: &mut impl DevicePtrMut<V>,
     comp: C,
 ) -> Result<()> {
+    sort_pairs_copy_with(gpu, keys_in, values_in, keys_out, values_out, comp, launch_sort::<K, C>)
+}
+
+/// A sort's launches of `n` keys at `keys_in` into `keys_out` (which may be `keys_in`), values
+/// (in, out, word bytes) following: the mergesort's, or another stable sort's.
+pub(crate) type SortLaunchFn<C> = fn(&Gpu, u64, u64, Option<(u64, u64, usize)>, usize, C) -> Result<()>;
+
+/// [`sort_keys`] by `launch`: the keys checked, then sorted in place.
+pub(crate) fn sort_keys_with<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, comp: C, launch: SortLaunchFn<C>) -> Result<()> {
+    let n = keys.len();
+    let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
+    launch(gpu, keys.ptr, keys.ptr, None, n, comp)
+}
+
+/// [`sort_keys_copy`] by `launch`.
+pub(crate) fn sort_keys_copy_with<K: Key, C: Comparator<K>>(gpu: &Gpu, input: &impl DevicePtr<K>, output: &mut impl DevicePtrMut<K>, comp: C, launch: SortLaunchFn<C>) -> Result<()> {
+    let align = K::DEVICE_ALIGN;
+    let input = gpu.input("input", input, align)?;
+    let output = gpu.output("output", output, align, input.len, &[&input])?;
+    launch(gpu, input.ptr, output.ptr, None, input.len, comp)
+}
+
+/// [`sort_pairs`] by `launch`: values of 4, 8 or 16 bytes move as words, others by position.
+pub(crate) fn sort_pairs_with<K: Key, V: Value, C: Comparator<K>>(gpu: &Gpu, keys: &mut impl DevicePtrMut<K>, values: &mut impl DevicePtrMut<V>, comp: C, launch: SortLaunchFn<C>) -> Result<()> {
+    let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
+    let kernels = gpu.kernels::<K, C>()?;
+    sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| launch(gpu, keys.ptr, keys.ptr, values, keys.len, comp))
+}
+
+/// [`sort_pairs_copy`] by `launch`.
+pub(crate) fn sort_pairs_copy_with<K: Key, V: Value, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys_in: &impl DevicePtr<K>,
+    values_in: &impl DevicePtr<V>,
+    keys_out: &mut impl DevicePtrMut<K>,
+    values_out: &mut impl DevicePtrMut<V>,
+    comp: C,
+    launch: SortLaunchFn<C>,
+) -> Result<()> {
     let (ki, vi, ko, vo) = pairs_copy_buffers(gpu, keys_in, values_in, keys_out, values_out)?;
     let kernels = gpu.kernels::<K, C>()?;
-    sort_values::<V>(gpu, &kernels, vi.ptr, vo.ptr, ki.len, |values| launch_sort::<K, C>(gpu, ki.ptr, ko.ptr, values, ki.len, comp))
+    sort_values::<V>(gpu, &kernels, vi.ptr, vo.ptr, ki.len, |values| launch(gpu, ki.ptr, ko.ptr, values, ki.len, comp))
 }
 
 /// The checked buffers of a copying pair sort (keys in, values in, keys out, values out):
 /// values as long as the keys, outputs long enough and apart from the inputs and each other.
-pub(crate) fn pairs_copy_buffers<'a, K: Key, V: Value>(
+fn pairs_copy_buffers<'a, K: Key, V: Value>(
     gpu: &'a Gpu,
     keys_in: &'a impl DevicePtr<K>,
     values_in: &'a impl DevicePtr<V>,
