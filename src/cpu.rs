@@ -206,3 +206,17 @@ pub fn load_balancing_search(offsets: &[usize]) -> (Vec<usize>, Vec<usize>) {
     }
     (segments, ranks)
 }
+
+/// Each segment's value repeated over its items (`offsets` as for
+/// [`load_balancing_search`]): the oracle of the planned interval expand.
+#[cfg(any(test, feature = "models"))]
+pub fn interval_expand<T: Copy>(values: &[T], offsets: &[usize]) -> Vec<T> {
+    load_balancing_search(offsets).0.into_iter().map(|s| values[s]).collect()
+}
+
+/// The fold of each segment's values by `op` in order (`identity` for an empty segment;
+/// `offsets` as for [`load_balancing_search`]): the oracle of the planned segmented reduction.
+#[cfg(any(test, feature = "models"))]
+pub fn segmented_reduce<T: Copy>(values: &[T], offsets: &[usize], identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
+    offsets.windows(2).map(|w| values[w[0]..w[1]].iter().copied().reduce(&op).unwrap_or(identity)).collect()
+}

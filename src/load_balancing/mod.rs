@@ -17,8 +17,14 @@
 //! segment lengths: a run of empty segments costs its boundaries, a long segment its items.
 //! Inside a tile each thread takes `vt` outputs from its own Merge Path split, with the tile's
 //! boundaries in shared memory, and walks them serially.
+//!
+//! On it: interval expand (each segment's value repeated over its items) and segmented
+//! reduction (each tile folds its runs of one segment; a segment crossing tiles folds its
+//! tiles' partial results in order, so the operation need only be associative), modelled
+//! likewise against their oracles ([`crate::cpu::interval_expand`],
+//! [`crate::cpu::segmented_reduce`]).
 
 #[cfg(any(test, feature = "models"))]
 mod model;
 #[cfg(any(test, feature = "models"))]
-pub use model::load_balancing_tiles;
+pub use model::{interval_expand_tiles, load_balancing_tiles, segmented_reduce_tiles};

@@ -40,6 +40,51 @@ pub fn load_balancing_tiles(offsets: &[usize], tile: usize, vt: usize) -> (Vec<u
     (segments, ranks)
 }
 
+/// Interval expand on the tiles: `values[s]` repeated for each item of segment `s` (a value
+/// per segment, `offsets` as for the search).
+pub fn interval_expand_tiles<T: Copy>(values: &[T], offsets: &[usize], tile: usize, vt: usize) -> Vec<T> {
+    assert_eq!(values.len() + 1, offsets.len(), "a value per segment");
+    load_balancing_tiles(offsets, tile, vt).0.into_iter().map(|s| values[s]).collect()
+}
+
+/// Segmented reduction in tiles of `tile` items: each tile folds the runs of its items that
+/// share a segment (the segment of each item from the search), and a segment that crosses tile
+/// starts is finished by folding its tiles' partial results in order, so `op` need only be
+/// associative. Empty segments get `identity`.
+pub fn segmented_reduce_tiles<T: Copy>(values: &[T], offsets: &[usize], tile: usize, identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
+    assert_eq!(offsets.last().copied(), Some(values.len()), "offsets end at the item count");
+    let segment_of = load_balancing_tiles(offsets, 1, 1).0;
+    // Per tile, in order: (segment, fold of the tile's items of it).
+    let mut partials: Vec<(usize, T)> = Vec::new();
+    for start in (0..values.len()).step_by(tile.max(1)) {
+        let end = (start + tile).min(values.len());
+        let mut i = start;
+        while i < end {
+            let s = segment_of[i];
+            let mut acc = values[i];
+            i += 1;
+            while i < end && segment_of[i] == s {
+                acc = op(acc, values[i]);
+                i += 1;
+            }
+            partials.push((s, acc));
+        }
+    }
+    // The partials of a segment are consecutive: fold them in order.
+    let mut out = vec![identity; offsets.len() - 1];
+    let mut k = 0;
+    while k < partials.len() {
+        let (s, mut acc) = partials[k];
+        k += 1;
+        while k < partials.len() && partials[k].0 == s {
+            acc = op(acc, partials[k].1);
+            k += 1;
+        }
+        out[s] = acc;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,8 +109,28 @@ mod tests {
         assert_eq!(load_balancing_tiles(&[0, 0, 0], 4, 2), (vec![], vec![]));
     }
 
+    /// An associative operation that is not commutative: composition of affine maps
+    /// `x -> a x + b` (wrapping), the first applied first.
+    fn compose(f: (u64, u64), g: (u64, u64)) -> (u64, u64) {
+        (g.0.wrapping_mul(f.0), g.0.wrapping_mul(f.1).wrapping_add(g.1))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn reduce_and_expand_tiles_equal_the_oracles(
+            lengths in proptest::collection::vec(prop_oneof![3 => 0usize..4, 1 => 0usize..200], 0..40),
+            tile in 1usize..40,
+            seed in any::<u64>(),
+        ) {
+            let o = offsets(&lengths);
+            let n = *o.last().unwrap();
+            let values: Vec<(u64, u64)> = (0..n as u64).map(|i| (seed.rotate_left(i as u32) | 1, i ^ seed)).collect();
+            prop_assert_eq!(segmented_reduce_tiles(&values, &o, tile, (1, 0), compose), crate::cpu::segmented_reduce(&values, &o, (1, 0), compose));
+            let per_segment: Vec<u32> = (0..lengths.len() as u32).map(|s| s.wrapping_mul(2654435761)).collect();
+            prop_assert_eq!(interval_expand_tiles(&per_segment, &o, tile, 1), crate::cpu::interval_expand(&per_segment, &o));
+        }
+
         #[test]
         fn tiles_equal_the_oracle(
             lengths in proptest::collection::vec(prop_oneof![3 => 0usize..4, 1 => 0usize..200], 0..60),
