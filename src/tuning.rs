@@ -113,10 +113,10 @@ pub(crate) const PARTS_PER_THREAD: usize = 4;
 pub(crate) const MAX_COPY_THREADS: usize = 8;
 
 /// Transfers of at most this many bytes ([`Gpu::upload`](crate::Gpu::upload),
-/// [`Gpu::download`](crate::Gpu::download)) are one copy
-/// on the stream, without the staging pipeline: the driver stages so little pageable memory
-/// quickly itself, and the pipeline's copy threads, woken for every call, would spin for
-/// nothing (with several `Gpu`s in a process, crowding out the threads that drive them).
+/// [`Gpu::download`](crate::Gpu::download)) are one copy on the stream, without the staging
+/// pipeline: the driver stages so little pageable memory quickly itself, and the pipeline's
+/// copy threads, woken for every call, would spin for nothing (with several `Gpu`s in a
+/// process, crowding out the threads that drive them).
 pub(crate) const DIRECT_COPY_BYTES: usize = 1 << 20;
 
 /// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside

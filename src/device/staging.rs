@@ -11,10 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::Arc;
 use crate::tuning::{PARTS_PER_THREAD, STAGING_SLOTS, STAGING_SLOT_BYTES};
 
-
 /// The bytes of a copy that justify another thread: below this a copy takes fewer threads.
 const MIN_THREAD_BYTES: usize = 1 << 20;
-
 
 /// Page-locked host memory holding `len` values of `T`, usable as a slice.
 ///
@@ -276,7 +274,8 @@ impl Copier {
                 Err(_) => break,
             }
         }
-        if threads.min(self.helpers.len() + 1) == 1 {
+        let threads = threads.min(self.helpers.len() + 1);
+        if threads == 1 {
             // SAFETY: the whole copy, by this function's contract.
             return unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes) };
         }

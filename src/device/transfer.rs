@@ -7,8 +7,9 @@
 //! fill the next one; downloads go the other way, each piece copied out of its staging buffer
 //! once its DMA is done. The host threads' copies run while the calling thread enqueues DMAs
 //! and kernels ([`Copier::start`](super::staging::Copier::start)), and a sort stages the next
-//! chunk's first piece before enqueueing the chunk's kernels ([`Pipeline::stage_next`]). Page-locked memory (a [`PinnedBuffer`], or any memory the
-//! driver has pinned) is copied directly. Kernels stay on the `Gpu`'s stream; events order the
+//! chunk's first piece before enqueueing the chunk's kernels ([`Pipeline::stage_next`]).
+//! Page-locked memory (a [`PinnedBuffer`], or any memory the driver has pinned) is copied
+//! directly. Kernels stay on the `Gpu`'s stream; events order the
 //! three streams where data passes from one to the next, so both copy engines and the SMs work
 //! at once.
 
@@ -21,13 +22,11 @@ use bytemuck::Pod;
 use cudarc::driver::{result, sys, CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use std::cell::Cell;
 
-
 /// The copy threads of a `Gpu`'s staging: [`MAX_COPY_THREADS`], and no more than half the host
 /// backend's thread count ([`crate::threads::threads`]).
 fn copy_threads() -> usize {
     MAX_COPY_THREADS.min(crate::threads::threads() / 2)
 }
-
 
 /// Bytes a transfer of host slices moves per piece of work (sort chunk, merge range); the
 /// default is the algorithm's own.
@@ -173,16 +172,15 @@ impl<'a> Pipeline<'a> {
         self.staging.as_mut().expect("staging present until drop")
     }
 
-    /// Waits for the staging copy in flight, if any, and returns it: a copy out has then
-    /// emptied its buffer; a copy in holds its piece in its buffer.
-    fn settle(&mut self) -> Option<StagingCopy> {
-        let copy = self.copying.take()?;
+    /// Waits for the staging copy in flight, if any: a copy out has then emptied its buffer; a
+    /// copy in holds its piece in its buffer.
+    fn settle(&mut self) {
+        let Some(copy) = self.copying.take() else { return };
         self.staging_mut().copier.wait();
         if copy.into.is_none() {
             self.pending[copy.slot] = None;
         }
         timeline::host_span_end(if copy.into.is_some() { "copy in" } else { "copy out" }, copy.started);
-        Some(copy)
     }
 
     /// The next staging buffer, once its last copy has finished and a download's data in it

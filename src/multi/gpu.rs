@@ -5,6 +5,7 @@
 use super::nccl::{Communicator, NcclId};
 use super::plan::{agree, part_bounds, plan_exchange, Exchange, Group, SortedShard};
 use super::threads::ThreadGroup;
+use crate::checks::check_values;
 use crate::device::temp::Temp;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -383,8 +384,8 @@ impl GpuGroup {
     {
         self.check_shards("keys", keys)?;
         self.check_shards("values", values)?;
-        if let Some((k, v)) = keys.iter().zip(values).find(|(k, v)| k.len() != v.len()) {
-            return Err(Error::LengthMismatch { what: "values", expected: k.len(), got: v.len() });
+        for (k, v) in keys.iter().zip(values) {
+            check_values("values", k.len(), v.len())?;
         }
         self.each_rank(|rank| rank.sort_pairs(keys[rank.rank], values[rank.rank], comp))
     }

@@ -24,6 +24,7 @@ mod launch;
 mod passes;
 mod plan;
 
+use crate::checks::check_values;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
@@ -71,15 +72,11 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
 ) -> Result<()> {
     let _ = comp;
     let word = const { value_word::<V>() };
-    if values.len() != keys.len() {
-        return Err(Error::LengthMismatch { what: "values (inputs)", expected: keys.len(), got: values.len() });
-    }
+    check_values("values (inputs)", keys.len(), values.len())?;
     let k = checked_inputs(gpu, "keys", keys, K::DEVICE_ALIGN)?;
     let v = checked_inputs(gpu, "values", values, word)?;
     for (kb, vb) in k.iter().zip(&v) {
-        if kb.len != vb.len {
-            return Err(Error::LengthMismatch { what: "values", expected: kb.len, got: vb.len });
-        }
+        check_values("values", kb.len, vb.len)?;
     }
     let total = k.iter().map(|b| b.len).sum();
     let refs: Vec<&CheckedBuffer<'_>> = k.iter().chain(&v).collect();

@@ -3,7 +3,7 @@
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count};
 use crate::tuning::SEARCH_IN_MERGE_MAX_TILES;
 use crate::error::{Error, Result};
-use crate::device::kernels::{Entry, Kernels};
+use crate::device::kernels::Kernels;
 use crate::device::contract::{
     BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
 };
@@ -15,12 +15,6 @@ use crate::key::{Comparator, Greater, Key, Less};
 use crate::partition::partition_launch_config;
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape, LaunchShape};
 use cudarc::driver::LaunchConfig;
-
-/// A blocksort on doubled blocks, allowed the dynamic shared memory its keys take: more than the
-/// default 48 KB for 8-byte keys.
-fn doubled_blocksort(entry: Entry<BlocksortKeysParams>, arch: u32, key_bytes: usize) -> Result<Entry<BlocksortKeysParams>> {
-    entry.allow_dynamic_shared(blocksort2_shared_bytes(arch, key_bytes))
-}
 
 /// Enqueues a whole sort: `keys_in` (which may be `keys_out`) sorted into `keys_out`, values
 /// (input, output, word size) following.
@@ -157,25 +151,28 @@ impl<'a> SortLaunch<'a> {
         let (kernels, key_bytes) = (self.kernels, self.key_bytes);
         let block_shape = blocksort_shape(kernels.arch, key_bytes);
         let mut cfg = launch_config(grid_ctas(self.n.div_ceil(self.block), "sort grid")?, block_shape.threads);
+        // The blocksort on doubled blocks keeps its keys in dynamic shared memory: more than
+        // the default 48 KB for 8-byte keys, which its entry point is allowed below.
+        let doubled_shared = blocksort2_shared_bytes(kernels.arch, key_bytes);
         if self.doubled {
             cfg.block_dim.0 *= 2;
-            cfg.shared_mem_bytes = blocksort2_shared_bytes(kernels.arch, key_bytes) as u32;
+            cfg.shared_mem_bytes = doubled_shared as u32;
         }
         let (k0, v0) = self.stage(0, temp);
         let Some((vals_in, word)) = values_in.zip(self.values.map(|(_, _, w)| w)) else {
             let params = BlocksortKeysParams { input: keys_in, count: self.count, out: k0 };
             let func = match (self.packed, self.doubled) {
                 (Some(p), _) if self.plan.is_empty() => p.blocksort_pack_unpack()?,
-                (Some(p), true) => doubled_blocksort(p.blocksort2_pack()?, kernels.arch, key_bytes)?,
+                (Some(p), true) => p.blocksort2_pack()?.allow_dynamic_shared(doubled_shared)?,
                 (Some(p), false) => p.blocksort_pack()?,
-                (None, true) => doubled_blocksort(kernels.blocksort2_keys()?, kernels.arch, key_bytes)?,
+                (None, true) => kernels.blocksort2_keys()?.allow_dynamic_shared(doubled_shared)?,
                 (None, false) => kernels.blocksort_keys()?,
             };
             // SAFETY: `BlocksortKeysParams` is `mergepath_blocksort_keys`'s parameter struct (and
             // the packed variants', the same with the derived keys in, and out where the blocksort is
             // the whole sort); the kernel's block is `block_shape` (same table row: packed keys
             // are 8 bytes, as u64), or twice its threads with the doubled block's keys in
-            // dynamic shared memory (the `blocksort2` kernels, allowed that much when loaded),
+            // dynamic shared memory (the `blocksort2` kernels, allowed that much just above),
             // the grid covers ceil(n / block) blocks, and keys_in and stage 0 hold n keys
             // (stage 0 may be keys_in itself: each CTA reads its block before writing it).
             return unsafe { self.gpu.launch(&func, cfg, &params) };

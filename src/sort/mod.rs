@@ -37,9 +37,12 @@ mod model;
 mod plan;
 mod records;
 
+use crate::checks::{check_indices, check_values};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
-use crate::error::{Error, Result};
+use crate::error::Result;
+#[cfg(doc)]
+use crate::error::Error;
 use crate::gather::{launch_iota, sort_values};
 use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::launch_sort;
@@ -147,9 +150,7 @@ fn pairs_copy_buffers<'a, K: Key, V: Value>(
     let align = K::DEVICE_ALIGN;
     let ki = gpu.input("keys_in", keys_in, align)?;
     let vi = gpu.input("values_in", values_in, word)?;
-    if vi.len != ki.len {
-        return Err(Error::LengthMismatch { what: "values_in", expected: ki.len, got: vi.len });
-    }
+    check_values("values_in", ki.len, vi.len)?;
     let ko = gpu.output("keys_out", keys_out, align, ki.len, &[&ki, &vi])?;
     let vo = gpu.output("values_out", values_out, word, ki.len, &[&ki, &vi, &ko])?;
     Ok((ki, vi, ko, vo))
@@ -164,12 +165,7 @@ pub fn argsort<K: Key, I: SortIndex, C: Comparator<K>>(gpu: &Gpu, keys: &impl De
     let keys = gpu.input("keys", keys, K::DEVICE_ALIGN)?;
     let indices = gpu.output("indices", indices, word, keys.len, &[&keys])?;
     let n = keys.len;
-    if indices.len != n {
-        return Err(Error::LengthMismatch { what: "indices", expected: n, got: indices.len });
-    }
-    if n > I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
-    }
+    check_indices(n, indices.len, I::MAX_COUNT)?;
     if n == 0 {
         return Ok(());
     }
@@ -192,9 +188,7 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(
     let word = std::mem::size_of::<I>();
     let (keys, indices) = gpu.inplace_pairs(keys, indices, "indices", word)?;
     let n = keys.len;
-    if n > I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
-    }
+    check_indices(n, indices.len, I::MAX_COUNT)?;
     if n > 0 {
         let kernels = gpu.kernels::<K, C>()?;
         launch_iota(gpu, &kernels, indices.ptr, n, 0, word)?;
