@@ -16,6 +16,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::{env, fs};
 
+/// The fatbin constant of the zipped pairs' module.
+const ZIPPED_FATBIN: &str = "FATBIN_ZIPPED";
+
 fn main() {
     if let Err(e) = build() {
         panic!("{e}");
@@ -52,6 +55,7 @@ fn build() -> Result<(), String> {
                 writeln!(rust, "pub(crate) const {}: &[u8] = &[];", const_name(key.rust, comp.name)).unwrap();
             }
         }
+        writeln!(rust, "pub(crate) const {ZIPPED_FATBIN}: &[u8] = &[];").unwrap();
         return fs::write(out_dir.join("fatbins.rs"), rust).map_err(|e| e.to_string());
     }
 
@@ -61,13 +65,19 @@ fn build() -> Result<(), String> {
     let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, code, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
     let mut units = Vec::new();
     for key in BUILTIN_KEYS {
+        // Keys of at most 4 bytes sort with 4-byte values zipped into u64 words (entry/zipped.cuh).
+        let declarations = if key.size <= 4 { "#define MERGEPATH_ZIPPED_PAIRS\n" } else { "" };
         for comp in BUILTIN_COMPARATORS {
             let name = format!("{}_{}", key.rust, comp.name);
-            let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), "", key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));
+            let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), declarations, key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));
             writeln!(rust, "pub(crate) const {}: &[u8] = include_bytes!({:?});", const_name(key.rust, comp.name), build.fatbin_path(&name, &source)).unwrap();
             units.push((name, source));
         }
     }
+    // The zipped pairs' passes: u64 words ordered by their high halves, a sort's entries only.
+    let source = instantiation_source("zipped pairs", "#define MERGEPATH_SORT_ENTRIES_ONLY\n", "uint64_t", "mergepath::zipped_key_less");
+    writeln!(rust, "pub(crate) const {ZIPPED_FATBIN}: &[u8] = include_bytes!({:?});", build.fatbin_path("zipped", &source)).unwrap();
+    units.push(("zipped".to_string(), source));
     let workers = env::var("NUM_JOBS").ok().and_then(|j| j.parse().ok()).unwrap_or(2);
     let failures = build.compile(&units, workers);
     if !failures.is_empty() {

@@ -55,6 +55,12 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// gathers each key once.
     #[doc(hidden)]
     const SORT_BY_WORDS: Option<RecordOrder> = Self::RECORD;
+    /// `true` for the built-in comparators on keys of at most 4 bytes: sorts with 4-byte values
+    /// (or positions) zip each key's order bits and its value into one `u64` and run the passes
+    /// of a `u64` sort by the high halves (the `mergepath_blocksort_zip` and `_unzip` kernels
+    /// in [`Comparator::KERNELS`] read and write the pairs), moving each pair as one word.
+    #[doc(hidden)]
+    const ZIPPED_PAIRS: bool = false;
 }
 
 /// One element of a record's packed order: a scalar field or an array element of a built-in
@@ -176,6 +182,7 @@ macro_rules! builtin_keys {
             const NAME: &'static str = "less";
             const CUDA_FUNCTOR: &'static str = concat!("mergepath::less_t<", $cuda, ">");
             const KERNELS: &'static [u8] = crate::fatbins::$less;
+            const ZIPPED_PAIRS: bool = std::mem::size_of::<$t>() <= 4;
             #[inline]
             fn is_less(&self, a: &$t, b: &$t) -> bool {
                 a.total_order(b) == Ordering::Less
@@ -185,6 +192,7 @@ macro_rules! builtin_keys {
             const NAME: &'static str = "greater";
             const CUDA_FUNCTOR: &'static str = concat!("mergepath::greater_t<", $cuda, ">");
             const KERNELS: &'static [u8] = crate::fatbins::$greater;
+            const ZIPPED_PAIRS: bool = std::mem::size_of::<$t>() <= 4;
             #[inline]
             fn is_less(&self, a: &$t, b: &$t) -> bool {
                 b.total_order(a) == Ordering::Less

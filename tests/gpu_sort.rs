@@ -256,7 +256,7 @@ where
     Greater: Comparator<K>,
 {
     for n in [0usize, 1, 5000, 20_000, 123_457, 300_001, 1 << 20, (1 << 22) + 3] {
-        for dist in [SortDist::TwoDistinct, SortDist::Uniform] {
+        for dist in [SortDist::TwoDistinct, SortDist::Uniform, SortDist::Specials] {
             let keys = keys_of::<K, _>(n, dist, rng.next(), Less);
             let v4: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
             let v8: Vec<u64> = (0..n).map(|_| rng.next()).collect();
@@ -292,8 +292,11 @@ where
 fn sort_pairs_in_place_and_copy() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(77);
+    // Keys of at most 4 bytes travel zipped with 4-byte values; u64 keys do not.
     check_sort_pairs::<u16>(gpu, &mut rng);
     check_sort_pairs::<i32>(gpu, &mut rng);
+    check_sort_pairs::<f32>(gpu, &mut rng);
+    check_sort_pairs::<i8>(gpu, &mut rng);
     check_sort_pairs::<u64>(gpu, &mut rng);
 }
 

@@ -306,7 +306,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "blocksort_pairs_params",
         templates: &["K", "V"],
-        doc: "mergepath_blocksort_pairs_{4,8,16}.",
+        doc: "mergepath_blocksort_pairs_{4,8,16}, and with V = uint32_t the zipped pairs' blocksorts (entry/zipped.cuh: mergepath_blocksort{,2}_zip write u64 words to `out`, mergepath_blocksort_zip_unzip keys and values).",
         fields: &[("input", Ptr(KEYS)), ("input_vals", Ptr(VALS)), ("count", I64), ("out", Ptr(KEYS_OUT)), ("out_vals", Ptr(VALS_OUT))],
     },
     Struct {
@@ -327,7 +327,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort_merge_pairs_params",
         templates: &["K", "V", "P"],
-        doc: "mergepath_sort_merge_pairs_{4,8,16} (P = int64_t), mergepath_sort4_merge_pairs_{4,8,16} and mergepath_multiway4_merge_pairs_{4,8,16} (P = split4), as sort_merge_keys_params.",
+        doc: "mergepath_sort_merge_pairs_{4,8,16} (P = int64_t), mergepath_sort4_merge_pairs_{4,8,16} and mergepath_multiway4_merge_pairs_{4,8,16} (P = split4), as sort_merge_keys_params; the zipped pairs' last passes mergepath_sort_merge_unzip and mergepath_sort4_merge_unzip (V = uint32_t) read u64 words from `input` (no input_vals) and write keys and values.",
         fields: &[
             ("input", Ptr(KEYS)),
             ("input_vals", Ptr(VALS)),
@@ -893,15 +893,20 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     entry("blocksort2_pack", "blocksort_keys_params", One),
     entry("blocksort_pack_unpack", "blocksort_keys_params", One),
     entry("blocksort_pairs", "blocksort_pairs_params", Words),
+    entry("blocksort_zip", "blocksort_pairs_params", One),
+    entry("blocksort2_zip", "blocksort_pairs_params", One),
+    entry("blocksort_zip_unzip", "blocksort_pairs_params", One),
     entry("sort_partitions", "sort_partitions_params", One),
     entry("sort_merge_keys", "sort_merge_keys_params", One),
     entry("sort_merge_unpack", "sort_merge_keys_params", One),
     entry("sort_merge_pairs", "sort_merge_pairs_params", Words),
+    entry("sort_merge_unzip", "sort_merge_pairs_params", One),
     entry("sort4_boundaries", "sort4_boundaries_params", One),
     entry("sort4_tile_splits", "sort4_tile_splits_params", One),
     entry("sort4_merge_keys", "sort_merge_keys_params", One),
     entry("sort4_merge_unpack", "sort_merge_keys_params", One),
     entry("sort4_merge_pairs", "sort_merge_pairs_params", Words),
+    entry("sort4_merge_unzip", "sort_merge_pairs_params", One),
     entry("multiway4_boundaries", "sort4_boundaries_params", One),
     entry("multiway4_tile_splits", "sort4_tile_splits_params", One),
     entry("multiway4_merge_keys", "sort_merge_keys_params", One),

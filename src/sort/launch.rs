@@ -31,36 +31,69 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
     }
     if let Some(order) = &C::SORT_BY_WORDS {
         // The packed orders sorted as u64 keys with the positions as values.
-        let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, None, packed, packed, Some((positions, positions, word)), n, 8);
+        let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, Ends::Plain, packed, packed, Some((positions, positions, word)), n, 8);
         return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);
     }
     let kernels = gpu.kernels::<K, C>()?;
+    if let (true, Some((values_in, values_out, 4))) = (C::ZIPPED_PAIRS, values) {
+        // Small keys with 4-byte values: the pairs zipped into u64 words, sorted by the keys'
+        // halves with the zipped module's passes.
+        let zipped = gpu.kernels::<u64, ZippedKeyLess>()?;
+        return enqueue_sort(gpu, &zipped, Ends::Zipped { kernels: &kernels, values_in, values_out }, keys_in, keys_out, None, n, 8);
+    }
     if let (Some(descending), None, true) = (C::PACKED_U64, values, (keys_in | keys_out).is_multiple_of(8)) {
         // The order is a packed u64's (and both buffers are aligned for u64: the output holds
         // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
         // pass packing and the last unpacking.
         let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
-        return enqueue_sort(gpu, &u64_kernels, Some(&kernels), keys_in, keys_out, None, n, 8);
+        return enqueue_sort(gpu, &u64_kernels, Ends::Packed(&kernels), keys_in, keys_out, None, n, 8);
     }
-    enqueue_sort(gpu, &kernels, None, keys_in, keys_out, values, n, std::mem::size_of::<K>())
+    enqueue_sort(gpu, &kernels, Ends::Plain, keys_in, keys_out, values, n, std::mem::size_of::<K>())
+}
+
+/// The order of the zipped pairs' `u64` words (`mergepath::zipped_key_less`): their high
+/// halves, the keys' order bits. Its module holds a sort's passes only.
+#[derive(Clone, Copy)]
+struct ZippedKeyLess;
+
+impl Comparator<u64> for ZippedKeyLess {
+    const NAME: &'static str = "zipped_key_less";
+    const CUDA_FUNCTOR: &'static str = "mergepath::zipped_key_less";
+    const KERNELS: &'static [u8] = crate::fatbins::FATBIN_ZIPPED;
+    fn is_less(&self, a: &u64, b: &u64) -> bool {
+        a >> 32 < b >> 32
+    }
+}
+
+/// How a sort's first pass reads its items and its last writes them, where the passes between
+/// move them in another form.
+#[derive(Clone, Copy)]
+enum Ends<'a> {
+    /// As the passes move them.
+    Plain,
+    /// Derived keys whose order is a packed u64's, alone: the key's kernels pack and unpack.
+    Packed(&'a Kernels),
+    /// Keys of at most 4 bytes with 4-byte values, zipped into u64 words: the key's kernels zip
+    /// and unzip, reading `values_in` and writing `values_out`.
+    Zipped { kernels: &'a Kernels, values_in: u64, values_out: u64 },
 }
 
 /// `launch_sort` with the module's kernels (`key_bytes` per key) for a sort of `n >= 1` keys;
-/// with `packed` (the derived key's kernels), of keys-only sorts of packed-u64 orders, the first
-/// and last passes are its packing and unpacking kernels (reading `keys_in` and writing
-/// `keys_out` as the derived keys).
+/// with `Packed` or `Zipped` ends, the first and last passes are the key's kernels that pack
+/// or zip the items and unpack or unzip them (reading `keys_in` and writing `keys_out` as the
+/// caller's keys).
 #[allow(clippy::too_many_arguments)]
 fn enqueue_sort(
     gpu: &Gpu,
     kernels: &Kernels,
-    packed: Option<&Kernels>,
+    ends: Ends,
     keys_in: u64,
     keys_out: u64,
     values: Option<(u64, u64, usize)>,
     n: usize,
     key_bytes: usize,
 ) -> Result<()> {
-    let sort = SortLaunch::new(gpu, kernels, packed, keys_out, values, n, key_bytes)?;
+    let sort = SortLaunch::new(gpu, kernels, ends, keys_out, values, n, key_bytes)?;
     // Temp: keys, then values, then partitions; none without passes.
     let mut layout = TempLayout::default();
     let (keys_at, values_at, parts_at) = (layout.region(n * key_bytes), layout.region(n * sort.value_bytes()), layout.region(sort.partition_bytes()));
@@ -88,7 +121,7 @@ struct Stages {
 struct SortLaunch<'a> {
     gpu: &'a Gpu,
     kernels: &'a Kernels,
-    packed: Option<&'a Kernels>,
+    ends: Ends<'a>,
     keys_out: u64,
     values: Option<(u64, u64, usize)>,
     n: usize,
@@ -108,7 +141,7 @@ impl<'a> SortLaunch<'a> {
     /// ones: two-way passes with the partition kernel, or, where the tuning table says four
     /// ways, four-way passes (which write their coarse boundaries first) and one two-way pass
     /// when the levels are odd, or, for keys alone, a blocksort on doubled blocks instead.
-    fn new(gpu: &'a Gpu, kernels: &'a Kernels, packed: Option<&'a Kernels>, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize, key_bytes: usize) -> Result<Self> {
+    fn new(gpu: &'a Gpu, kernels: &'a Kernels, ends: Ends<'a>, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize, key_bytes: usize) -> Result<Self> {
         let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
         let block_tile = blocksort_shape(kernels.arch, key_bytes).tile();
         let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
@@ -116,11 +149,15 @@ impl<'a> SortLaunch<'a> {
         let four_way = !search_in_merge && shape.ways == 4;
         let block = mergesort_block(n, block_tile, four_way, values.is_none());
         let plan = mergesort_plan(n, block, four_way);
-        Ok(SortLaunch { gpu, kernels, packed, keys_out, values, n, count, key_bytes, shape, search_in_merge, block, doubled: block != block_tile, plan })
+        Ok(SortLaunch { gpu, kernels, ends, keys_out, values, n, count, key_bytes, shape, search_in_merge, block, doubled: block != block_tile, plan })
     }
 
+    /// Bytes per item of the temp's second region: the values', or a zipped stage's.
     fn value_bytes(&self) -> usize {
-        self.values.map_or(0, |(_, _, w)| w)
+        match self.ends {
+            Ends::Zipped { .. } => 8,
+            _ => self.values.map_or(0, |(_, _, w)| w),
+        }
     }
 
     fn tiles(&self) -> usize {
@@ -139,9 +176,17 @@ impl<'a> SortLaunch<'a> {
     }
 
     /// Stage j (0: after the blocksort): its keys and values, in the output when passes - j is
-    /// even, so the last pass writes the output.
+    /// even, so the last pass writes the output. Zipped stages alternate between the temp's two
+    /// regions, and only the last one, unzipped, is in the output.
     fn stage(&self, j: usize, temp: &Stages) -> (u64, Option<u64>) {
         let in_output = (self.plan.len() - j).is_multiple_of(2);
+        if let Ends::Zipped { values_out, .. } = self.ends {
+            return match (j == self.plan.len(), in_output) {
+                (true, _) => (self.keys_out, Some(values_out)),
+                (false, true) => (temp.values, None),
+                (false, false) => (temp.keys, None),
+            };
+        }
         let keys = if in_output { self.keys_out } else { temp.keys };
         (keys, self.values.map(|(_, out, _)| if in_output { out } else { temp.values }))
     }
@@ -159,14 +204,29 @@ impl<'a> SortLaunch<'a> {
             cfg.shared_mem_bytes = doubled_shared as u32;
         }
         let (k0, v0) = self.stage(0, temp);
+        if let Ends::Zipped { kernels: zipping, values_in, .. } = self.ends {
+            let params = BlocksortPairsParams { input: keys_in, input_vals: values_in, count: self.count, out: k0, out_vals: v0.unwrap_or(0) };
+            let func = match self.doubled {
+                _ if self.plan.is_empty() => zipping.blocksort_zip_unzip()?,
+                true => zipping.blocksort2_zip()?.allow_dynamic_shared(doubled_shared)?,
+                false => zipping.blocksort_zip()?,
+            };
+            // SAFETY: `BlocksortPairsParams` is the parameter struct of the zipped blocksorts
+            // (`mergepath_blocksort{,2}_zip`, `_zip_unzip`: 4-byte values); their blocks are the
+            // u64 shape's, as `block_shape` here (key_bytes 8), doubled as above; keys_in holds
+            // n keys and values_in n 4-byte values; stage 0 is n u64 words in the temp, or with
+            // no pass the caller's n keys and values (which may be the inputs: each CTA reads its
+            // block before writing it).
+            return unsafe { self.gpu.launch(&func, cfg, &params) };
+        }
         let Some((vals_in, word)) = values_in.zip(self.values.map(|(_, _, w)| w)) else {
             let params = BlocksortKeysParams { input: keys_in, count: self.count, out: k0 };
-            let func = match (self.packed, self.doubled) {
-                (Some(p), _) if self.plan.is_empty() => p.blocksort_pack_unpack()?,
-                (Some(p), true) => p.blocksort2_pack()?.allow_dynamic_shared(doubled_shared)?,
-                (Some(p), false) => p.blocksort_pack()?,
-                (None, true) => kernels.blocksort2_keys()?.allow_dynamic_shared(doubled_shared)?,
-                (None, false) => kernels.blocksort_keys()?,
+            let func = match (self.ends, self.doubled) {
+                (Ends::Packed(p), _) if self.plan.is_empty() => p.blocksort_pack_unpack()?,
+                (Ends::Packed(p), true) => p.blocksort2_pack()?.allow_dynamic_shared(doubled_shared)?,
+                (Ends::Packed(p), false) => p.blocksort_pack()?,
+                (_, true) => kernels.blocksort2_keys()?.allow_dynamic_shared(doubled_shared)?,
+                (_, false) => kernels.blocksort_keys()?,
             };
             // SAFETY: `BlocksortKeysParams` is `mergepath_blocksort_keys`'s parameter struct (and
             // the packed variants', the same with the derived keys in, and out where the blocksort is
@@ -228,11 +288,21 @@ impl<'a> SortLaunch<'a> {
     fn pass_merge(&self, j: usize, cfg: LaunchConfig, partitions: u64, temp: &Stages) -> Result<()> {
         let ((src_k, src_v), (dst_k, dst_v)) = (self.stage(j, temp), self.stage(j + 1, temp));
         let (count, run, four_way) = (self.count, self.plan[j].run as i64, self.plan[j].ways == 4);
+        if let (Ends::Zipped { kernels: zipping, values_out, .. }, true) = (self.ends, j + 1 == self.plan.len()) {
+            let params = SortMergePairsParams { input: src_k, input_vals: 0, count, run, partitions, out: dst_k, out_vals: values_out, frames: 0, num_frames: 0, guard: 0 };
+            let func = if four_way { zipping.sort4_merge_unzip()? } else { zipping.sort_merge_unzip()? };
+            // SAFETY: `SortMergePairsParams` is the parameter struct of the zipped last passes
+            // (`mergepath_sort_merge_unzip`, `mergepath_sort4_merge_unzip`), whose CTAs are the
+            // u64 shape's as `cfg` (key_bytes 8, no values); src is n u64 words in the temp, the
+            // outputs hold n keys and n 4-byte values; the partitions are null or were written
+            // just before for this pass's grid.
+            return unsafe { self.gpu.launch(&func, cfg, &params) };
+        }
         let Some((_, _, word)) = self.values else {
             let params = SortMergeKeysParams { input: src_k, count, run, partitions, out: dst_k, frames: 0, num_frames: 0, guard: 0 };
-            let func = match (self.packed, four_way) {
-                (Some(p), false) if j + 1 == self.plan.len() => p.sort_merge_unpack()?,
-                (Some(p), true) if j + 1 == self.plan.len() => p.sort4_merge_unpack()?,
+            let func = match (self.ends, four_way) {
+                (Ends::Packed(p), false) if j + 1 == self.plan.len() => p.sort_merge_unpack()?,
+                (Ends::Packed(p), true) if j + 1 == self.plan.len() => p.sort4_merge_unpack()?,
                 (_, false) => self.kernels.sort_merge_keys()?,
                 (_, true) => self.kernels.sort4_merge_keys()?,
             };

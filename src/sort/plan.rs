@@ -129,7 +129,10 @@ pub fn mergesort4_tile_count(n: usize, run: usize, tile: usize) -> usize {
 
 /// An upper bound of the temporary device memory a sort of `n` items (keys of `key_bytes`,
 /// values of `value_bytes`) takes from the temp pool: the ping-pong buffer (each lane a region
-/// of the temp layout) and the partitions, at most 48 bytes per tile of at least 512 items.
+/// of the temp layout; keys of at most 4 bytes with 4-byte values may travel zipped into u64
+/// words, two regions of them) and the partitions, at most 48 bytes per tile of at least 512
+/// items.
 pub(crate) fn sort_temp_bytes(n: usize, key_bytes: usize, value_bytes: usize) -> usize {
+    let (key_bytes, value_bytes) = if key_bytes <= 4 && value_bytes == 4 { (8, 8) } else { (key_bytes, value_bytes) };
     temp_aligned(n * key_bytes) + temp_aligned(n * value_bytes) + 48 * (n / 512 + 2)
 }

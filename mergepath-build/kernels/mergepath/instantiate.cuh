@@ -40,17 +40,21 @@ static_assert(BLOCKSORT.nt * BLOCKSORT.vt % (SORT.nt * SORT.vt) == 0 &&
 // Dynamic shared memory, for the kernels that size it at launch (the blocksort2 ones).
 extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 
-#include "entry/merge.cuh"
 #include "entry/mergesort.cuh"
 #include "entry/mergesort4.cuh"
+#include "entry/iota.cuh"  // every module's: its code's architecture is read from it
+// The zipped module (u64 words under zipped_key_less) runs only a sort's passes.
+#ifndef MERGEPATH_SORT_ENTRIES_ONLY
+#include "entry/merge.cuh"
 #include "entry/packed.cuh"
+#include "entry/zipped.cuh"
 #include "entry/segmented_sort.cuh"
 #include "entry/search.cuh"
 #include "entry/ladder.cuh"
 #include "entry/sets.cuh"
-#include "entry/iota.cuh"
 #include "entry/gather.cuh"
 #include "entry/record.cuh"
 #include "entry/multiway.cuh"
 #include "entry/samplesort.cuh"
 #include "entry/compare.cuh"
+#endif

@@ -65,4 +65,12 @@ template <class K> struct greater_t {
   }
 };
 
+// The order of a small key zipped with its value into a u64 (thread/codec.cuh's zip_codec):
+// that of the words' high halves, the keys' order bits.
+struct zipped_key_less {
+  __device__ __forceinline__ bool operator()(uint64_t a, uint64_t b) const {
+    return (uint32_t)(a >> 32) < (uint32_t)(b >> 32);
+  }
+};
+
 }  // namespace mergepath
