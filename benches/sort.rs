@@ -9,8 +9,9 @@
 //! (`mergepath_sample`; `MERGEPATH_BENCH_SORT=merge` or `sample` for one of them).
 //!
 //! Run: `cargo bench --bench sort` (on the GPU machine: `.gpu/run bench sort`).
-//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes and `MERGEPATH_BENCH_TYPES=u64`
-//! the key types, e.g. for a profiler.
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes, `MERGEPATH_BENCH_TYPES=u64`
+//! the key types and `MERGEPATH_BENCH_OPS=pairs` the operations (`keys`, `pairs`), e.g. for a
+//! profiler.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mergepath::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -45,15 +46,19 @@ where
         let input = gpu.upload(&(0..n).map(|_| from(rng.next())).collect::<Vec<K>>()).unwrap();
         let mut out = gpu.alloc_zeros::<K>(n).unwrap();
         let key_bytes = 2 * n * std::mem::size_of::<K>();
+        let ops = std::env::var("MERGEPATH_BENCH_OPS").ok();
+        let wanted_op = |op: &str| ops.as_deref().is_none_or(|list| list.split(',').any(|o| o.trim() == op));
         let mut run_keys = || match algorithm {
             Algorithm::Merge => mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap(),
             Algorithm::Sample => mergepath::samplesort::sort_keys_copy(gpu, &input, &mut out, Less).unwrap(),
         };
-        group.throughput(Throughput::Bytes(key_bytes as u64));
-        group.bench_function(BenchmarkId::new("keys", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run_keys)));
-        let ms = event_median_ms(gpu, 10, &mut run_keys);
-        println!("sort_keys\t{impl_name}\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, key_bytes as f64 / ms / 1e6);
-        if !pairs {
+        if wanted_op("keys") {
+            group.throughput(Throughput::Bytes(key_bytes as u64));
+            group.bench_function(BenchmarkId::new("keys", n), |b| b.iter_custom(|iters| gpu_time(gpu, iters, &mut run_keys)));
+            let ms = event_median_ms(gpu, 10, &mut run_keys);
+            println!("sort_keys\t{impl_name}\t{name}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, key_bytes as f64 / ms / 1e6);
+        }
+        if !pairs || !wanted_op("pairs") {
             continue;
         }
         let values = gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
