@@ -19,10 +19,13 @@
 //!   one pass over its threads, then the two results, all in shared memory.
 //!
 //! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
-//! last pass writes the caller's buffer.
+//! last pass writes the caller's buffer. Pairs of built-in keys of at most 4 bytes with 4-byte
+//! values (or positions) travel zipped into u64 words, the key's order bits high: the passes are
+//! a u64 sort's under an order of the high halves, between two temporary buffers of words, the
+//! first pass zipping and the last unzipping into the caller's buffers.
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
-//! pairs), plus the partitions: 32 bytes per four-way coarse boundary and per four-way tile
+//! pairs; zipped pairs two buffers of `n` u64 words), plus the partitions: 32 bytes per four-way coarse boundary and per four-way tile
 //! (about `n / tile` and `n / (2 tile)` of them) and, for a two-way pass of more than 1,024
 //! tiles, 8 bytes per tile; none when the input fits one block. It comes from the [`Gpu`]'s
 //! temp pool, so repeated sorts of the same size do not allocate.
