@@ -98,6 +98,10 @@ backend_trait! {
     fn set_operation_len<K: Key, C: Comparator<K>>(op: SetOperation, a: &[K], b: &[K], comp: C) -> Result<usize>;
     /// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` on its own, stably.
     fn sort_segments_keys<K: Key, C: Comparator<K>>(keys: &mut [K], offsets: &[usize], comp: C) -> Result<()>;
+    /// The segment of each of `count` work items, given the segments' first items.
+    fn load_balancing_search<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I]) -> Result<()>;
+    /// The segment and the rank in it of each of `count` work items.
+    fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
     /// Sorts each segment of pairs on its own, stably.
     fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()>;
 }

@@ -2,6 +2,7 @@
 //! alike, so each returns the same `Err` for the same bad input.
 
 use crate::error::{Error, Result};
+use crate::types::SortIndex;
 
 /// `OutputTooSmall` unless `out` holds `needed` items.
 pub(crate) fn check_output(what: &'static str, len: usize, needed: usize) -> Result<()> {
@@ -44,4 +45,40 @@ pub(crate) fn check_indices(keys: usize, indices: usize, max_count: usize) -> Re
         return Err(Error::TooLarge { what: "u32 indices (more than 2^32 keys)" });
     }
     Ok(())
+}
+
+/// A load-balancing search of `count` items over `segments` segments (the starts' length) with
+/// indices that hold `max_count` positions, writing `outputs` (name, length): each output must
+/// hold the items (`OutputTooSmall`), the indices must hold the items and segments
+/// (`TooLarge`), and items need a segment (`InvalidArgument` for items with no starts).
+pub(crate) fn check_load_balancing(count: usize, segments: usize, max_count: usize, outputs: &[(&'static str, usize)]) -> Result<()> {
+    for &(what, len) in outputs {
+        check_output(what, len, count)?;
+    }
+    if count > max_count || segments > max_count {
+        return Err(Error::TooLarge { what: "load-balancing search: u32 indices hold at most 2^32 items and segments" });
+    }
+    if count > 0 && segments == 0 {
+        return Err(Error::invalid("starts", "the items need a segment: starts is empty"));
+    }
+    Ok(())
+}
+
+/// Host starts of a load-balancing search of `count` items: non-decreasing from 0 and at most
+/// `count` (`InvalidArgument` otherwise; device starts are not checked, which would wait for
+/// the GPU).
+pub(crate) fn check_starts<I: SortIndex>(starts: &[I], count: usize) -> Result<()> {
+    let value = |i: I| i.value();
+    let bad = |reason: String| Err(Error::invalid("starts", reason));
+    match starts.first().map(|&s| value(s)) {
+        Some(first) if first != 0 => return bad(format!("the first segment starts at {first}, not 0")),
+        _ => {}
+    }
+    if let Some(i) = starts.windows(2).position(|w| value(w[1]) < value(w[0])) {
+        return bad(format!("starts decrease at {}", i + 1));
+    }
+    match starts.last().map(|&s| value(s)) {
+        Some(last) if last > count as u64 => bad(format!("a segment starts at {last}, past the {count} items")),
+        _ => Ok(()),
+    }
 }

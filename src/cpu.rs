@@ -192,10 +192,9 @@ pub fn merge_multiway_pairs<K: Key, V: Copy, C: Comparator<K>>(keys: &[&[K]], va
 }
 
 /// The segment and the rank of every item of a load-balancing search over `offsets`
-/// (non-decreasing, from 0 to the item count, one more than the segments; item `i` belongs to
-/// the last segment `s` with `offsets[s] <= i`, at rank `i - offsets[s]`): the oracle of the
-/// planned kernel ([`crate::load_balancing`]).
-#[cfg(any(test, feature = "models"))]
+/// (non-decreasing, from 0 to the item count, one more than the segments: the segments'
+/// starts, then the count; item `i` belongs to the last segment `s` with `offsets[s] <= i`, at
+/// rank `i - offsets[s]`): the oracle of [`crate::load_balancing_search_ranks`].
 pub fn load_balancing_search(offsets: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let (mut segments, mut ranks) = (Vec::new(), Vec::new());
     for (s, w) in offsets.windows(2).enumerate() {

@@ -68,12 +68,21 @@ impl SetOperation {
 pub trait SortIndex: Value + private::Sealed {
     /// The largest key count whose positions this type holds.
     const MAX_COUNT: usize;
+    /// The index's value.
+    #[doc(hidden)]
+    fn value(self) -> u64;
 }
 impl SortIndex for u32 {
     const MAX_COUNT: usize = u32::MAX as usize + 1;
+    fn value(self) -> u64 {
+        self as u64
+    }
 }
 impl SortIndex for u64 {
     const MAX_COUNT: usize = usize::MAX;
+    fn value(self) -> u64 {
+        self
+    }
 }
 mod private {
     pub trait Sealed {}

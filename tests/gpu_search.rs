@@ -115,3 +115,41 @@ fn sorted_search_errors() {
     let mut flags = gpu.alloc_zeros::<u8>(2).unwrap();
     assert!(matches!(mergepath::sorted_search_contains(gpu, &needles, &haystack, &mut flags, Less), Err(Error::OutputTooSmall { .. })));
 }
+
+/// Load-balancing search on the device: u64 indices over one long segment among many empty
+/// ones and short ones (tiles made of boundaries alone, of items alone), the outputs' tails
+/// untouched, the errors, and starts that are not sorted (segments in range).
+#[test]
+fn load_balancing_search_on_device() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(31);
+    let mut lengths: Vec<u64> = (0..50_000).map(|_| if rng.next().is_multiple_of(3) { 0 } else { rng.next() % 9 }).collect();
+    lengths[20_000] = 3 << 20;
+    lengths.extend(std::iter::repeat_n(0, 30_000));
+    let starts: Vec<u64> = lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len))).collect();
+    let count = lengths.iter().sum::<u64>() as usize;
+    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let (want_s, want_r) = cpu::load_balancing_search(&offsets);
+    let on_device = gpu.upload(&starts).unwrap();
+    let (mut segments, mut ranks) = (gpu.upload(&vec![7u64; count + 2]).unwrap(), gpu.upload(&vec![7u64; count + 2]).unwrap());
+    mergepath::load_balancing_search_ranks(gpu, count, &on_device, &mut segments, &mut ranks).unwrap();
+    let (got_s, got_r) = (gpu.download(&segments).unwrap(), gpu.download(&ranks).unwrap());
+    assert!(got_s[..count].iter().zip(&want_s).all(|(&g, &w)| g as usize == w), "segments");
+    assert!(got_r[..count].iter().zip(&want_r).all(|(&g, &w)| g as usize == w), "ranks");
+    assert_eq!((&got_s[count..], &got_r[count..]), (&[7u64, 7][..], &[7u64, 7][..]), "past the items untouched");
+
+    let mut short = gpu.alloc_zeros::<u64>(count - 1).unwrap();
+    let e = mergepath::load_balancing_search(gpu, count, &on_device, &mut short).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "segments", .. }), "{e}");
+    let none = gpu.alloc_zeros::<u64>(0).unwrap();
+    let e = mergepath::load_balancing_search(gpu, 5, &none, &mut segments).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{e}");
+
+    let unsorted: Vec<u32> = (0..10_000).map(|_| (rng.next() % 50_000) as u32).collect();
+    let on_device = gpu.upload(&unsorted).unwrap();
+    let mut out = gpu.alloc_zeros::<u32>(50_000).unwrap();
+    mergepath::load_balancing_search(gpu, 50_000, &on_device, &mut out).unwrap();
+    assert!(gpu.download(&out).unwrap().iter().all(|&s| (s as usize) < unsorted.len()), "segments in range on unsorted starts");
+    let e = gpu.load_balancing_search(50_000, &unsorted, &mut [0u32; 50_000]).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "host slices check the starts: {e}");
+}

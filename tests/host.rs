@@ -406,3 +406,25 @@ fn threads_setting() {
     assert_eq!(host::with_threads(3, host::threads), 3);
     assert_eq!(host::with_threads(3, || host::with_threads(0, host::threads)), host::threads());
 }
+
+/// The load-balancing search's errors on the host backend, each leaving the outputs as they
+/// were, and u64 indices with a tail of the output untouched.
+#[test]
+fn load_balancing_search_errors_and_u64() {
+    let mut segments = [9u32; 4];
+    let mut ranks = [9u32; 3];
+    let cases: [(&[u32], usize); 3] = [(&[1, 2], 3), (&[0, 3, 2], 4), (&[0, 5], 4)];
+    for (starts, count) in cases {
+        let e = host::load_balancing_search(count, starts, &mut segments).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{starts:?}: {e}");
+    }
+    let e = host::load_balancing_search(2, &[], &mut segments).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{e}");
+    let e = host::load_balancing_search_ranks(4, &[0, 2], &mut segments, &mut ranks).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "ranks", needed: 4, got: 3 }), "{e}");
+    assert_eq!((segments, ranks), ([9; 4], [9; 3]), "errors write nothing");
+    host::load_balancing_search(0, &[], &mut segments).unwrap();
+    let (mut seg64, mut rank64) = ([7u64; 6], [7u64; 6]);
+    host::load_balancing_search_ranks(5, &[0u64, 2, 2], &mut seg64, &mut rank64).unwrap();
+    assert_eq!((seg64, rank64), ([0, 0, 2, 2, 2, 7], [0, 1, 0, 1, 2, 7]));
+}

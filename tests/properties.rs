@@ -168,3 +168,18 @@ fn comparators() {
     comparator_of::<i8, _>("i8", Less);
     comparator_of::<u16, _>("u16", Greater);
 }
+
+/// Segment lengths, mostly short, with empty runs and now and then one long segment; the
+/// search's starts are their exclusive scan and its count their sum.
+fn segment_lengths() -> impl Strategy<Value = Vec<usize>> {
+    use proptest::prelude::*;
+    prop::collection::vec(prop_oneof![4 => 0usize..4, 3 => 0usize..100, 1 => 0usize..20_000, 1 => Just(0usize)], 1..600)
+}
+
+#[test]
+fn load_balancing_search() {
+    check("load_balancing_search u32", segment_lengths(), |b, lengths| {
+        let starts: Vec<u32> = lengths.iter().scan(0u32, |at, &len| Some(std::mem::replace(at, *at + len as u32))).collect();
+        testing::load_balancing_search(b, lengths.iter().sum(), &starts)
+    });
+}

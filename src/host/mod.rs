@@ -41,7 +41,7 @@ use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
 use crate::threads::{run, span_bounds, Plan};
-use crate::checks::{check_indices, check_merge_pairs, check_output, check_pair_inputs, check_values};
+use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, split_lanes, Lanes, Pairs};
 pub use crate::threads::threads;
 
@@ -221,6 +221,57 @@ fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
                 hi = gallop(haystack, hi.max(lo), |h| !comp.is_less(n, h));
             }
             *o = f(lo, hi);
+        }
+    });
+}
+
+/// Writes to `segments[i]` the segment of each of the `count` work items `i`: the last `s` with
+/// `starts[s] <= i`, `starts` holding the segments' first items (see [`crate::load_balancing`]);
+/// the rest of `segments` is left as it is. Errors as [`crate::load_balancing_search`]'s, and
+/// starts that are not non-decreasing from 0 to at most `count` are
+/// [`Error::InvalidArgument`].
+pub fn load_balancing_search<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I]) -> Result<()> {
+    check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len())])?;
+    check_starts(starts, count)?;
+    load_balance(starts, &mut segments[..count], None);
+    Ok(())
+}
+
+/// [`load_balancing_search`] writing also each item's rank in its segment, `ranks[i] = i -
+/// starts[segments[i]]`.
+pub fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()> {
+    check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len()), ("ranks", ranks.len())])?;
+    check_starts(starts, count)?;
+    load_balance(starts, &mut segments[..count], Some(&mut ranks[..count]));
+    Ok(())
+}
+
+/// The segments (and ranks) of the items `0..segments.len()` on the host threads: each span
+/// finds its first item's segment by a binary search over the starts, then walks them.
+fn load_balance<I: SortIndex>(starts: &[I], segments: &mut [I], ranks: Option<&mut [I]>) {
+    let count = segments.len();
+    if count == 0 {
+        return;
+    }
+    let plan = Plan::current();
+    let bounds = span_bounds(count, plan.workers(count));
+    let rank_parts: Vec<Option<&mut [I]>> = match ranks {
+        Some(r) => split_lanes(r, &bounds).into_iter().map(Some).collect(),
+        None => bounds.windows(2).map(|_| None).collect(),
+    };
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(segments, &bounds)).zip(rank_parts).map(|((w, s), r)| (w[0], s, r)).collect();
+    let start = |s: usize| starts[s].value();
+    run(plan.threads, tasks, |(first, segments, mut ranks): (usize, &mut [I], Option<&mut [I]>)| {
+        let mut s = starts[1..].partition_point(|&b| b.value() <= first as u64);
+        for (k, segment) in segments.iter_mut().enumerate() {
+            let i = (first + k) as u64;
+            while s + 1 < starts.len() && start(s + 1) <= i {
+                s += 1;
+            }
+            *segment = index(s);
+            if let Some(r) = ranks.as_deref_mut() {
+                r[k] = index(i.wrapping_sub(start(s)) as usize);
+            }
         }
     });
 }

@@ -52,7 +52,9 @@ use crate::device::Gpu;
 use crate::error::Result;
 #[cfg(doc)]
 use crate::error::Error;
-use crate::checks::{check_indices, check_merge_pairs, check_output, check_pair_inputs, check_values};
+use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
+use crate::device::buffers::CheckedBuffer;
+use crate::load_balancing::launch_load_balancing;
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -341,6 +343,46 @@ impl Gpu {
         let values = (bytemuck::cast_slice(pa), bytemuck::cast_slice(pb), bytes_mut(&mut order), std::mem::size_of::<P>());
         merge_host::<K, C>(self, a_keys, b_keys, out_keys, Some(values), comp)?;
         positions::gather(a_values, b_values, &order, out_values);
+        Ok(())
+    }
+
+    /// Writes to `segments[i]` the segment of each of the `count` work items (host slices),
+    /// computed on the GPU; as [`crate::load_balancing_search`], with the starts checked as
+    /// [`crate::host::load_balancing_search`] checks them. The starts and the segments (and
+    /// ranks) must fit the device together.
+    pub fn load_balancing_search<I: SortIndex>(&self, count: usize, starts: &[I], segments: &mut [I]) -> Result<()> {
+        check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len())])?;
+        check_starts(starts, count)?;
+        self.load_balancing_host(starts, &mut segments[..count], None)
+    }
+
+    /// [`Gpu::load_balancing_search`] writing also each item's rank in its segment; as
+    /// [`crate::load_balancing_search_ranks`].
+    pub fn load_balancing_search_ranks<I: SortIndex>(&self, count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()> {
+        check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len()), ("ranks", ranks.len())])?;
+        check_starts(starts, count)?;
+        self.load_balancing_host(starts, &mut segments[..count], Some(&mut ranks[..count]))
+    }
+
+    /// The search of the items `0..segments.len()` over `starts`, through device buffers: the
+    /// starts uploaded, the segments (and ranks) written on the device and downloaded.
+    fn load_balancing_host<I: SortIndex>(&self, starts: &[I], segments: &mut [I], ranks: Option<&mut [I]>) -> Result<()> {
+        let (count, word) = (segments.len(), std::mem::size_of::<I>());
+        if count == 0 {
+            return Ok(());
+        }
+        let on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
+        let mut out = self.alloc_zeros::<u8>(count * word * if ranks.is_some() { 2 } else { 1 })?;
+        {
+            let input = self.input("starts", &on_device, word)?;
+            let output = self.output("segments", &mut out, word, 0, &[&input])?;
+            let rank_out = if ranks.is_some() { output.ptr + (count * word) as u64 } else { 0 };
+            launch_load_balancing(self, word, count, &CheckedBuffer::raw(input.ptr, starts.len(), word), output.ptr, rank_out)?;
+        }
+        self.download_into(&out.slice(..count * word), bytes_mut(segments))?;
+        if let Some(ranks) = ranks {
+            self.download_into(&out.slice(count * word..), bytes_mut(ranks))?;
+        }
         Ok(())
     }
 

@@ -95,6 +95,45 @@ pub(super) fn on_gpu<R>(op: &str, backend: Backend<'_>, f: impl FnOnce() -> crat
     f().map_err(|e| op_error(op, backend, e))
 }
 
+/// [`crate::load_balancing_search_ranks`] (or the host backend's, and on the GPU also the
+/// segments alone and the host-slice methods) of `count` items over `starts` (the exclusive
+/// scan of segment lengths summing to `count`) equals the sequential search.
+pub fn load_balancing_search(backend: Backend<'_>, count: usize, starts: &[u32]) -> PropertyResult {
+    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let (segments, ranks) = cpu::load_balancing_search(&offsets);
+    let want = [segments, ranks].map(|v| v.into_iter().map(|i| i as u32).collect::<Vec<u32>>());
+    let err = |e| op_error("load_balancing_search", backend, e);
+    let got: Vec<[Vec<u32>; 2]> = match backend {
+        Backend::Host => {
+            let (mut s, mut r) = (vec![0u32; count], vec![0u32; count]);
+            crate::host::load_balancing_search_ranks(count, starts, &mut s, &mut r).map_err(err)?;
+            let mut alone = vec![0u32; count];
+            crate::host::load_balancing_search(count, starts, &mut alone).map_err(err)?;
+            vec![[s, r.clone()], [alone, r]]
+        }
+        Backend::Gpu(gpu) => on_gpu("load_balancing_search", backend, || {
+            let on_device = gpu.upload(starts)?;
+            let (mut s, mut r, mut alone) = (gpu.alloc_zeros::<u32>(count.max(1))?, gpu.alloc_zeros::<u32>(count.max(1))?, gpu.alloc_zeros::<u32>(count.max(1))?);
+            crate::load_balancing_search_ranks(gpu, count, &on_device, &mut s, &mut r)?;
+            crate::load_balancing_search(gpu, count, &on_device, &mut alone)?;
+            let (mut hs, mut hr) = (vec![0u32; count], vec![0u32; count]);
+            gpu.load_balancing_search_ranks(count, starts, &mut hs, &mut hr)?;
+            let prefix = |b: &cudarc::driver::CudaSlice<u32>| gpu.download(b).map(|mut v| {
+                v.truncate(count);
+                v
+            });
+            let (s, r, alone) = (prefix(&s)?, prefix(&r)?, prefix(&alone)?);
+            Ok(vec![[s, r.clone()], [alone, r], [hs, hr]])
+        })?,
+    };
+    let b = backend.name();
+    for (variant, [s, r]) in got.iter().enumerate() {
+        assert_same_bits(&format!("load_balancing_search segments on {b} (variant {variant})"), s, &want[0])?;
+        assert_same_bits(&format!("load_balancing_search ranks on {b} (variant {variant})"), r, &want[1])?;
+    }
+    Ok(())
+}
+
 /// [`crate::merge_keys`] (or [`crate::host::merge_keys`]) of `a` and `b`, sorted by `comp`,
 /// equals the stable sequential merge.
 pub fn merge_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {

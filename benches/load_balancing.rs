@@ -1,0 +1,57 @@
+//! Load-balancing search throughput: the segment and rank of each of n work items (u32
+//! indices) over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
+//! included), and skewed (one segment of half the items, the rest uniform in 0..32) — n = 2^20,
+//! 2^24, 2^26, timed with CUDA events. Bytes: the starts read and the segments and ranks
+//! written, once each. Prints criterion's report and one TSV line per case in the anchors'
+//! format: op impl type n ms gkeys_s gbytes_s (its fraction of the copy: over the anchors'
+//! device copy, `.gpu/run anchors`).
+//!
+//! Run: `cargo bench --bench load_balancing` (on the GPU machine: `.gpu/run bench
+//! load_balancing`). `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::time::Duration;
+
+mod support;
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, Rng};
+
+/// Segment starts (an exclusive scan of lengths in 0..32) covering exactly `n` items; with
+/// `skewed`, the first segment holds half of them.
+fn starts_for(n: usize, skewed: bool) -> Vec<u32> {
+    let mut rng = Rng(5);
+    let mut starts = Vec::new();
+    let mut at = 0usize;
+    if skewed {
+        starts.push(0);
+        at = n / 2;
+    }
+    while at < n {
+        starts.push(at as u32);
+        at += (rng.next() % 32) as usize;
+    }
+    starts
+}
+
+fn load_balancing(c: &mut Criterion) {
+    let Some(gpu) = bench_gpu() else { return };
+    println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
+    let mut group = c.benchmark_group("load_balancing_search");
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for log2 in log2_sizes() {
+        let n = 1usize << log2;
+        for (name, skewed) in [("uniform32", false), ("skewed", true)] {
+            let starts = gpu.upload(&starts_for(n, skewed)).unwrap();
+            let (mut segments, mut ranks) = (gpu.alloc_zeros::<u32>(n).unwrap(), gpu.alloc_zeros::<u32>(n).unwrap());
+            let bytes = starts.len() * 4 + 2 * n * 4;
+            let mut run = || mergepath::load_balancing_search_ranks(&gpu, n, &starts, &mut segments, &mut ranks).unwrap();
+            group.throughput(Throughput::Bytes(bytes as u64));
+            group.bench_function(BenchmarkId::new(name, n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut run)));
+            let ms = event_median_ms(&gpu, 20, &mut run);
+            println!("load_balancing_search_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, load_balancing);
+criterion_main!(benches);

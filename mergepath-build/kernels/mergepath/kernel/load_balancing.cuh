@@ -1,0 +1,78 @@
+// Kernel layer: load-balancing search (Modern GPU's). For `count` work items and `segments`
+// segments given by their first items `starts` (an exclusive scan of their lengths:
+// non-decreasing, starts[0] = 0), item i's segment is the last s with starts[s] <= i and its
+// rank i - starts[s]. The items 0, 1, ..., count - 1 (a counting sequence, never stored) are
+// merged with the segment boundaries starts[1 .. segments) by Merge Path, a boundary before an
+// item equal to it (the boundaries are A: ties go to A), so an item's segment is the number of
+// boundaries merged before it. Tiles of NT * VT merge outputs bound every CTA's work whatever
+// the segments' lengths: a run of empty segments costs its boundaries, a long segment its items.
+#pragma once
+#include "merge.cuh"
+
+namespace mergepath {
+
+// The items base, base + 1, ... as indices of the starts' type (they fit: the host checks that
+// the index type holds the item count), so boundaries and items compare as one type.
+template <class I>
+struct item_positions {
+  int64_t base;
+  __device__ __forceinline__ I operator[](int64_t i) const { return (I)(base + i); }
+};
+
+// Partition p of the merge of the boundaries with the items: the boundaries before merge output
+// p * spacing. segments >= 1.
+template <class I>
+__device__ __forceinline__ void load_balancing_partitions_body(const I* starts, int64_t segments, int64_t count,
+                                                               int64_t spacing, int64_t num_partitions,
+                                                               int64_t* partitions) {
+  merge_path_partitions_body(starts + 1, segments - 1, item_positions<I>{0}, count, spacing, num_partitions,
+                             partitions, less_t<I>());
+}
+
+// Output tile blockIdx.x of the merge (partitions as load_balancing_partitions_body's, one
+// more than the tiles): segment_out[j], and rank_out[j] where rank_out is not null, for the
+// tile's items j. The tile's boundaries go to shared memory after the start of the segment its
+// first item is in; each thread walks VT merge outputs from its own split, noting for each item
+// the tile's boundaries before it, and the items are written in coalesced order. On starts
+// that are not an exclusive scan the segments are unspecified but in [0, segments), the ranks
+// unspecified, and no access is out of bounds.
+template <int NT, int VT, class I>
+__device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t segments, int64_t count,
+                                                    const int64_t* partitions, I* segment_out, I* rank_out) {
+  constexpr int NV = NT * VT;
+  __shared__ I tile_starts[NV + 1];
+  __shared__ int boundaries_before[NV];
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  // tile_starts[h] = starts[a_begin + h]: slot 0 the segment of the tile's first items, slot
+  // h + 1 the tile's boundary h.
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
+  __syncthreads();
+  const item_positions<I> items{r.b_begin};
+  const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
+  int h = merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, less_t<I>());
+  int k = diag - h;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (h + k < a_n + b_n) {
+      // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
+      if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
+        ++h;
+      } else {
+        boundaries_before[k] = h;
+        ++k;
+      }
+    }
+  }
+  __syncthreads();
+  for (int k = (int)threadIdx.x; k < b_n; k += NT) {
+    // Clamped: on starts that are not sorted, the threads' splits can leave an item unnoted.
+    const int before = min(max(boundaries_before[k], 0), a_n);
+    const int64_t j = r.b_begin + k;
+    segment_out[j] = (I)(r.a_begin + before);
+    if (rank_out) rank_out[j] = (I)((uint64_t)j - (uint64_t)tile_starts[before]);
+  }
+}
+
+}  // namespace mergepath
