@@ -1,8 +1,8 @@
-//! Load-balancing search throughput: the segment and rank of each of n work items (u32
-//! indices) over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
+//! Load-balancing search and interval expand throughput: the segment and rank of each of n work
+//! items (u32 indices), and each item's segment's u32 value, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
 //! included), and skewed (one segment of half the items, the rest uniform in 0..32) — n = 2^20,
-//! 2^24, 2^26, timed with CUDA events. Bytes: the starts read and the segments and ranks
-//! written, once each. Prints criterion's report and one TSV line per case in the anchors'
+//! 2^24, 2^26, timed with CUDA events. Bytes: the starts (and values) read and the segments and
+//! ranks (or the values) written, once each. Prints criterion's report and one TSV line per case in the anchors'
 //! format: op impl type n ms gkeys_s gbytes_s (its fraction of the copy: over the anchors'
 //! device copy, `.gpu/run anchors`).
 //!
@@ -48,6 +48,13 @@ fn load_balancing(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(name, n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut run)));
             let ms = event_median_ms(&gpu, 20, &mut run);
             println!("load_balancing_search_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+            // Interval expand of one u32 value per segment: the starts and values read, the items written.
+            let values = gpu.upload(&(0..starts.len() as u32).collect::<Vec<u32>>()).unwrap();
+            let bytes = 2 * starts.len() * 4 + n * 4;
+            let mut expand = || mergepath::interval_expand(&gpu, n, &starts, &values, &mut segments).unwrap();
+            group.bench_function(BenchmarkId::new(format!("expand_{name}"), n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut expand)));
+            let ms = event_median_ms(&gpu, 20, &mut expand);
+            println!("interval_expand_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
         }
     }
     group.finish();

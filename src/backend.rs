@@ -102,6 +102,8 @@ backend_trait! {
     fn load_balancing_search<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I]) -> Result<()>;
     /// The segment and the rank in it of each of `count` work items.
     fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
+    /// Each of `count` work items' segment's value (interval expand).
+    fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()>;
     /// Sorts each segment of pairs on its own, stably.
     fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()>;
 }

@@ -207,8 +207,7 @@ pub fn load_balancing_search(offsets: &[usize]) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Each segment's value repeated over its items (`offsets` as for
-/// [`load_balancing_search`]): the oracle of the planned interval expand.
-#[cfg(any(test, feature = "models"))]
+/// [`load_balancing_search`]): the oracle of [`crate::interval_expand`].
 pub fn interval_expand<T: Copy>(values: &[T], offsets: &[usize]) -> Vec<T> {
     load_balancing_search(offsets).0.into_iter().map(|s| values[s]).collect()
 }

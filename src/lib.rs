@@ -77,7 +77,7 @@ pub use key::{RecordField, RecordOrder};
 /// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
-pub use load_balancing::{load_balancing_search, load_balancing_search_ranks};
+pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
 pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
 pub use multiway::{merge_multiway_keys, merge_multiway_pairs};
 pub use partition::{balanced_path, merge_path, merge_path_partitions, merge_path_partitions_into, merge_path_partitions_tie_into, merge_path_tie, partition_count, Tie, TileShape};

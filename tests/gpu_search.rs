@@ -152,4 +152,13 @@ fn load_balancing_search_on_device() {
     assert!(gpu.download(&out).unwrap().iter().all(|&s| (s as usize) < unsorted.len()), "segments in range on unsorted starts");
     let e = gpu.load_balancing_search(50_000, &unsorted, &mut [0u32; 50_000]).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "host slices check the starts: {e}");
+
+    // Interval expand of 5-byte values over the same unsorted starts stays in bounds, and wants
+    // one value per segment.
+    let values = gpu.upload(&(0..unsorted.len()).map(|s| [s as u8; 5]).collect::<Vec<[u8; 5]>>()).unwrap();
+    let mut expanded = gpu.alloc_zeros::<[u8; 5]>(50_000).unwrap();
+    mergepath::interval_expand(gpu, 50_000, &on_device, &values, &mut expanded).unwrap();
+    let short = gpu.alloc_zeros::<[u8; 5]>(3).unwrap();
+    let e = mergepath::interval_expand(gpu, 50_000, &on_device, &short, &mut expanded).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { what: "values", .. }), "{e}");
 }

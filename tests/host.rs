@@ -428,3 +428,15 @@ fn load_balancing_search_errors_and_u64() {
     host::load_balancing_search_ranks(5, &[0u64, 2, 2], &mut seg64, &mut rank64).unwrap();
     assert_eq!((seg64, rank64), ([0, 0, 2, 2, 2, 7], [0, 1, 0, 1, 2, 7]));
 }
+
+/// Interval expand on the host backend: 5-byte values repeated over their segments, and one
+/// value per segment required.
+#[test]
+fn interval_expand_values_of_any_size() {
+    let values = [[1u8; 5], [2; 5], [3; 5]];
+    let mut out = [[0u8; 5]; 6];
+    host::interval_expand(5, &[0u32, 2, 2], &values, &mut out).unwrap();
+    assert_eq!(out, [[1; 5], [1; 5], [3; 5], [3; 5], [3; 5], [0; 5]]);
+    let e = host::interval_expand(5, &[0u32, 2], &values, &mut out).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { what: "values", expected: 2, got: 3 }), "{e}");
+}

@@ -183,3 +183,11 @@ fn load_balancing_search() {
         testing::load_balancing_search(b, lengths.iter().sum(), &starts)
     });
 }
+
+#[test]
+fn interval_expand() {
+    check("interval_expand u32 [u32; 3]", segment_lengths(), |b, lengths| {
+        let starts: Vec<u32> = lengths.iter().scan(0u32, |at, &len| Some(std::mem::replace(at, *at + len as u32))).collect();
+        testing::interval_expand(b, lengths.iter().sum(), &starts)
+    });
+}

@@ -35,7 +35,7 @@ mod parallel;
 use crate::cpu::{set_operation_each, SetSource};
 use crate::key::ordering_by;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key};
+use crate::key::{Comparator, Key, Value};
 use crate::partition::balanced_path;
 use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
@@ -243,6 +243,27 @@ pub fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], seg
     check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len()), ("ranks", ranks.len())])?;
     check_starts(starts, count)?;
     load_balance(starts, &mut segments[..count], Some(&mut ranks[..count]));
+    Ok(())
+}
+
+/// Interval expand: writes to `out[i]` the value of the segment of each of the `count` work
+/// items, `values[s]` repeated over segment `s`'s items (see [`crate::interval_expand`]); one
+/// value per segment ([`Error::LengthMismatch`]), starts checked as
+/// [`load_balancing_search`]'s; the rest of `out` is left as it is.
+pub fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()> {
+    check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("out", out.len())])?;
+    check_values("values", starts.len(), values.len())?;
+    check_starts(starts, count)?;
+    let mut segments = vec![I::zeroed(); count];
+    load_balance(starts, &mut segments, None);
+    let plan = Plan::current();
+    let bounds = span_bounds(count, plan.workers(count));
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(&mut out[..count], &bounds)).map(|(w, o)| (&segments[w[0]..w[1]], o)).collect();
+    run(plan.threads, tasks, |(segments, out): (&[I], &mut [V])| {
+        for (o, s) in out.iter_mut().zip(segments) {
+            *o = values[s.value() as usize];
+        }
+    });
     Ok(())
 }
 

@@ -43,9 +43,11 @@ mod launch;
 mod model;
 
 pub(crate) use launch::launch_load_balancing;
-use crate::checks::check_load_balancing;
+use crate::checks::{check_load_balancing, check_values};
 use crate::device::Gpu;
 use crate::error::Result;
+use crate::key::{Less, Value};
+use crate::gather::launch_gather;
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
@@ -96,3 +98,34 @@ pub fn load_balancing_search_ranks<I: SortIndex>(
 }
 #[cfg(any(test, feature = "models"))]
 pub use model::{interval_expand_tiles, load_balancing_tiles, segmented_reduce_tiles};
+
+/// Interval expand (Modern GPU's): writes to `out[i]` the value of the segment of each of the
+/// `count` work items, `values[s]` repeated over segment `s`'s items — the segments given by
+/// their first items `starts` as in [`load_balancing_search`], one value per segment
+/// ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise). Values of any size.
+/// `out` may be longer (the rest is left as it is) and must not overlap the inputs. Takes
+/// temporary device memory for the items' segments. Errors and unchecked starts as
+/// [`load_balancing_search`]'s (bad starts give values of some segment, never an access out of
+/// bounds). Returns without waiting for the GPU.
+pub fn interval_expand<I: SortIndex, V: Value>(
+    gpu: &Gpu,
+    count: usize,
+    starts: &impl DevicePtr<I>,
+    values: &impl DevicePtr<V>,
+    out: &mut impl DevicePtrMut<V>,
+) -> Result<()> {
+    let word = std::mem::size_of::<I>();
+    let starts = gpu.input("starts", starts, word)?;
+    let values = gpu.input("values", values, std::mem::align_of::<V>())?;
+    let out = gpu.output("out", out, std::mem::align_of::<V>(), 0, &[&starts, &values])?;
+    check_load_balancing(count, starts.len, I::MAX_COUNT, &[("out", out.len)])?;
+    check_values("values", starts.len, values.len)?;
+    if count == 0 {
+        return Ok(());
+    }
+    let mut segments = gpu.temp(count * word)?;
+    let (segments, _guard) = segments.device_ptr_mut();
+    launch_load_balancing(gpu, word, count, &starts, segments, 0)?;
+    let kernels = gpu.kernels::<u32, Less>()?;
+    launch_gather(gpu, &kernels, (values.ptr, values.len), None, (segments, word), out.ptr, count, std::mem::size_of::<V>())
+}

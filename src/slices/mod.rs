@@ -55,6 +55,7 @@ use crate::error::Error;
 use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use crate::device::buffers::CheckedBuffer;
 use crate::load_balancing::launch_load_balancing;
+use crate::gather::launch_gather;
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -362,6 +363,34 @@ impl Gpu {
         check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len()), ("ranks", ranks.len())])?;
         check_starts(starts, count)?;
         self.load_balancing_host(starts, &mut segments[..count], Some(&mut ranks[..count]))
+    }
+
+    /// Interval expand on the GPU (host slices): `out[i]` the value of item `i`'s segment; as
+    /// [`crate::interval_expand`], with the starts checked as
+    /// [`crate::host::load_balancing_search`] checks them. The starts, the values and the
+    /// output must fit the device together.
+    pub fn interval_expand<I: SortIndex, V: Value>(&self, count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()> {
+        check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("out", out.len())])?;
+        check_values("values", starts.len(), values.len())?;
+        check_starts(starts, count)?;
+        if count == 0 {
+            return Ok(());
+        }
+        let on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
+        let value_bytes = self.upload(bytemuck::cast_slice::<V, u8>(values))?;
+        let mut expanded = self.alloc_zeros::<u8>(count * std::mem::size_of::<V>())?;
+        {
+            let word = std::mem::size_of::<I>();
+            let starts = self.input("starts", &on_device, word)?;
+            let values = self.input("values", &value_bytes, std::mem::align_of::<V>())?;
+            let out = self.output("out", &mut expanded, std::mem::align_of::<V>(), 0, &[&starts, &values])?;
+            let mut segments = self.temp(count * word)?;
+            let (segments, _guard) = segments.device_ptr_mut();
+            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts.ptr, starts.len / word, word), segments, 0)?;
+            let kernels = self.kernels::<u32, Less>()?;
+            launch_gather(self, &kernels, (values.ptr, values.len / std::mem::size_of::<V>().max(1)), None, (segments, word), out.ptr, count, std::mem::size_of::<V>())?;
+        }
+        self.download_into(&expanded, bytes_mut(&mut out[..count]))
     }
 
     /// The search of the items `0..segments.len()` over `starts`, through device buffers: the

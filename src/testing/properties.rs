@@ -134,6 +134,36 @@ pub fn load_balancing_search(backend: Backend<'_>, count: usize, starts: &[u32])
     Ok(())
 }
 
+/// [`crate::interval_expand`] (and on the GPU the host-slice method, or the host backend's) of
+/// 12-byte values over `count` items and `starts` (as [`load_balancing_search`]'s) equals the
+/// sequential expand.
+pub fn interval_expand(backend: Backend<'_>, count: usize, starts: &[u32]) -> PropertyResult {
+    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let values: Vec<[u32; 3]> = (0..starts.len() as u32).map(|s| [s, s.wrapping_mul(0x9e37_79b9), !s]).collect();
+    let want = cpu::interval_expand(&values, &offsets);
+    let got: Vec<Vec<[u32; 3]>> = match backend {
+        Backend::Host => {
+            let mut out = vec![[0u32; 3]; count];
+            crate::host::interval_expand(count, starts, &values, &mut out).map_err(|e| op_error("interval_expand", backend, e))?;
+            vec![out]
+        }
+        Backend::Gpu(gpu) => on_gpu("interval_expand", backend, || {
+            let (on_device, device_values) = (gpu.upload(starts)?, gpu.upload(&values)?);
+            let mut out = gpu.upload(&vec![[0u32; 3]; count.max(1)])?;
+            crate::interval_expand(gpu, count, &on_device, &device_values, &mut out)?;
+            let mut device = gpu.download(&out)?;
+            device.truncate(count);
+            let mut host_slices = vec![[0u32; 3]; count];
+            gpu.interval_expand(count, starts, &values, &mut host_slices)?;
+            Ok(vec![device, host_slices])
+        })?,
+    };
+    for (variant, out) in got.iter().enumerate() {
+        assert_same_bits(&format!("interval_expand on {} (variant {variant})", backend.name()), out, &want)?;
+    }
+    Ok(())
+}
+
 /// [`crate::merge_keys`] (or [`crate::host::merge_keys`]) of `a` and `b`, sorted by `comp`,
 /// equals the stable sequential merge.
 pub fn merge_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {
