@@ -568,7 +568,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "load_balancing_params",
         templates: &["I"],
-        doc: "mergepath_load_balancing_partitions_{4,8} (one thread per partition: the merge of the boundaries starts[1..segments) with the items 0..count, tiles of `spacing` outputs) and mergepath_load_balancing_{4,8} (one CTA per tile: segment_out[j] and, where rank_out is not null, rank_out[j] for the tile's items).",
+        doc: "mergepath_load_balancing_partitions_{4,8} (one thread per partition: the merge of the boundaries starts[1..segments) with the items 0..count, tiles of `spacing` outputs) and mergepath_load_balancing_{4,8} (one CTA per tile: segment_out[j] and, where rank_out is not null, rank_out[j] for the tile's items); mergepath_interval_expand_{word}_{4,8} (the same tiles writing value_out[j], the item's segment's value of `words` words of `word` bytes from `values`, instead).",
         fields: &[
             ("starts", Ptr("const I*")),
             ("segments", I64),
@@ -578,6 +578,9 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("partitions", Ptr("int64_t*")),
             ("segment_out", Ptr("I*")),
             ("rank_out", Ptr("I*")),
+            ("values", Ptr(BYTES)),
+            ("value_out", Ptr(BYTES_OUT)),
+            ("words", I64),
         ],
     },
     Struct {
@@ -965,6 +968,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("gather", "gather_params", WordsByIndices),
     key_independent("load_balancing_partitions", "load_balancing_params", Indices),
     key_independent("load_balancing", "load_balancing_params", Indices),
+    key_independent("interval_expand", "load_balancing_params", WordsByIndices),
     key_independent("record_order", "record_order_params", Indices),
     key_independent("record_heads", "record_heads_params", One),
     key_independent("record_segments", "record_segments_params", One),

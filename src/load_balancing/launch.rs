@@ -11,13 +11,33 @@ use crate::partition::partition_launch_config;
 use crate::tuning::search_shape;
 use cudarc::driver::LaunchConfig;
 
+/// What a load-balancing launch writes for each item (device addresses of `count` outputs).
+pub(crate) enum LoadBalancingOutput {
+    /// Its segment, and its rank there unless `ranks` is 0.
+    Search { segments: u64, ranks: u64 },
+    /// Its segment's value (interval expand): `values` holds one of `value_bytes` per segment.
+    Expand { values: u64, out: u64, value_bytes: usize },
+}
+
 /// Enqueues the search of `count >= 1` items over the validated `starts` (at least one, indices
-/// of `index_bytes`), writing `count` segments to `segment_out` and, unless it is 0, `count`
-/// ranks to `rank_out`.
-pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize, starts: &CheckedBuffer<'_>, segment_out: u64, rank_out: u64) -> Result<()> {
+/// of `index_bytes`), writing `output`.
+pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize, starts: &CheckedBuffer<'_>, output: LoadBalancingOutput) -> Result<()> {
     debug_assert!(count > 0 && starts.len > 0, "the caller returns early");
     // The entries are key-independent: any module has them.
     let kernels = gpu.kernels::<u32, Less>()?;
+    let (segment_out, rank_out, values, value_out, word) = match output {
+        LoadBalancingOutput::Search { segments, ranks } => (segments, ranks, 0, 0, 0),
+        LoadBalancingOutput::Expand { value_bytes: 0, .. } => return Ok(()),
+        LoadBalancingOutput::Expand { values, out, value_bytes } => {
+            // The widest word that divides the values and their addresses.
+            let word = [16, 8, 4, 2, 1].into_iter().find(|&w| value_bytes.is_multiple_of(w) && (values | out).is_multiple_of(w as u64)).unwrap_or(1);
+            (0, 0, values, out, word)
+        }
+    };
+    let words = match output {
+        LoadBalancingOutput::Expand { value_bytes, .. } => value_bytes / word,
+        LoadBalancingOutput::Search { .. } => 0,
+    };
     let tile = search_shape(kernels.arch, index_bytes);
     let tiles = (starts.len - 1 + count).div_ceil(tile.tile());
     let grid = grid_ctas(tiles, "load-balancing grid")?;
@@ -33,6 +53,9 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
         partitions,
         segment_out,
         rank_out,
+        values,
+        value_out,
+        words: words as i64,
     };
     let func = kernels.load_balancing_partitions(index_bytes)?;
     // SAFETY: `LoadBalancingParams` is `mergepath_load_balancing_partitions_{4,8}`'s parameter
@@ -40,10 +63,12 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
     // `parts` i64, one thread each.
     unsafe { gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
-    let func = kernels.load_balancing(index_bytes)?;
-    // SAFETY: as above for `mergepath_load_balancing_{4,8}`, whose tile is the search shape of
-    // the index width (same table row), one CTA per tile of the boundaries' and items' merge,
-    // its partitions the launch before; the outputs hold `count` indices (validated by the
-    // caller), the ranks' only where not null.
+    let func = if word == 0 { kernels.load_balancing(index_bytes)? } else { kernels.interval_expand(word, index_bytes)? };
+    // SAFETY: as above for `mergepath_load_balancing_{4,8}` and
+    // `mergepath_interval_expand_{word}_{4,8}`, whose tile is the search shape of the index
+    // width (same table row), one CTA per tile of the boundaries' and items' merge, its
+    // partitions the launch before; the outputs hold `count` indices (validated by the
+    // caller), the ranks' only where not null; for the expand, `values` holds one value of
+    // `words` words per start and `value_out` `count` of them, both aligned to the word.
     unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
 }

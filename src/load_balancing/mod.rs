@@ -42,12 +42,11 @@ mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
 
-pub(crate) use launch::launch_load_balancing;
+pub(crate) use launch::{launch_load_balancing, LoadBalancingOutput};
 use crate::checks::{check_load_balancing, check_values};
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::key::{Less, Value};
-use crate::gather::launch_gather;
+use crate::key::Value;
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
@@ -73,7 +72,7 @@ pub fn load_balancing_search<I: SortIndex>(gpu: &Gpu, count: usize, starts: &imp
     if count == 0 {
         return Ok(());
     }
-    launch_load_balancing(gpu, word, count, &starts, out.ptr, 0)
+    launch_load_balancing(gpu, word, count, &starts, LoadBalancingOutput::Search { segments: out.ptr, ranks: 0 })
 }
 
 /// [`load_balancing_search`] writing also each item's rank in its segment, `ranks[i] = i -
@@ -94,7 +93,7 @@ pub fn load_balancing_search_ranks<I: SortIndex>(
     if count == 0 {
         return Ok(());
     }
-    launch_load_balancing(gpu, word, count, &starts, seg.ptr, rank.ptr)
+    launch_load_balancing(gpu, word, count, &starts, LoadBalancingOutput::Search { segments: seg.ptr, ranks: rank.ptr })
 }
 #[cfg(any(test, feature = "models"))]
 pub use model::{interval_expand_tiles, load_balancing_tiles, segmented_reduce_tiles};
@@ -103,8 +102,8 @@ pub use model::{interval_expand_tiles, load_balancing_tiles, segmented_reduce_ti
 /// `count` work items, `values[s]` repeated over segment `s`'s items — the segments given by
 /// their first items `starts` as in [`load_balancing_search`], one value per segment
 /// ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise). Values of any size.
-/// `out` may be longer (the rest is left as it is) and must not overlap the inputs. Takes
-/// temporary device memory for the items' segments. Errors and unchecked starts as
+/// `out` may be longer (the rest is left as it is) and must not overlap the inputs. One pass:
+/// the search's tiles write each item's value, not its segment. Errors and unchecked starts as
 /// [`load_balancing_search`]'s (bad starts give values of some segment, never an access out of
 /// bounds). Returns without waiting for the GPU.
 pub fn interval_expand<I: SortIndex, V: Value>(
@@ -123,9 +122,5 @@ pub fn interval_expand<I: SortIndex, V: Value>(
     if count == 0 {
         return Ok(());
     }
-    let mut segments = gpu.temp(count * word)?;
-    let (segments, _guard) = segments.device_ptr_mut();
-    launch_load_balancing(gpu, word, count, &starts, segments, 0)?;
-    let kernels = gpu.kernels::<u32, Less>()?;
-    launch_gather(gpu, &kernels, (values.ptr, values.len), None, (segments, word), out.ptr, count, std::mem::size_of::<V>())
+    launch_load_balancing(gpu, word, count, &starts, LoadBalancingOutput::Expand { values: values.ptr, out: out.ptr, value_bytes: std::mem::size_of::<V>() })
 }

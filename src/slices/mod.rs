@@ -54,8 +54,7 @@ use crate::error::Result;
 use crate::error::Error;
 use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::load_balancing::launch_load_balancing;
-use crate::gather::launch_gather;
+use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -384,11 +383,8 @@ impl Gpu {
             let starts = self.input("starts", &on_device, word)?;
             let values = self.input("values", &value_bytes, std::mem::align_of::<V>())?;
             let out = self.output("out", &mut expanded, std::mem::align_of::<V>(), 0, &[&starts, &values])?;
-            let mut segments = self.temp(count * word)?;
-            let (segments, _guard) = segments.device_ptr_mut();
-            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts.ptr, starts.len / word, word), segments, 0)?;
-            let kernels = self.kernels::<u32, Less>()?;
-            launch_gather(self, &kernels, (values.ptr, values.len / std::mem::size_of::<V>().max(1)), None, (segments, word), out.ptr, count, std::mem::size_of::<V>())?;
+            let output = LoadBalancingOutput::Expand { values: values.ptr, out: out.ptr, value_bytes: std::mem::size_of::<V>() };
+            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts.ptr, starts.len / word, word), output)?;
         }
         self.download_into(&expanded, bytes_mut(&mut out[..count]))
     }
@@ -406,7 +402,7 @@ impl Gpu {
             let input = self.input("starts", &on_device, word)?;
             let output = self.output("segments", &mut out, word, 0, &[&input])?;
             let rank_out = if ranks.is_some() { output.ptr + (count * word) as u64 } else { 0 };
-            launch_load_balancing(self, word, count, &CheckedBuffer::raw(input.ptr, starts.len(), word), output.ptr, rank_out)?;
+            launch_load_balancing(self, word, count, &CheckedBuffer::raw(input.ptr, starts.len(), word), LoadBalancingOutput::Search { segments: output.ptr, ranks: rank_out })?;
         }
         self.download_into(&out.slice(..count * word), bytes_mut(segments))?;
         if let Some(ranks) = ranks {

@@ -18,9 +18,33 @@ constexpr mergepath::launch_shape LOAD_BALANCING_8 = mergepath::search_shape(MER
   extern "C" __global__ void __launch_bounds__(mergepath_instance::LOAD_BALANCING_##BYTES.nt)       \
   mergepath_load_balancing_##BYTES(const mergepath::load_balancing_params<INDEX> p) {               \
     using namespace mergepath_instance;                                                              \
+    const mergepath::load_balancing_outputs<INDEX, uint32_t> out{p.segment_out, p.rank_out, nullptr, nullptr, 0}; \
     mergepath::load_balancing_tile<LOAD_BALANCING_##BYTES.nt, LOAD_BALANCING_##BYTES.vt>(            \
-        p.starts, p.segments, p.count, p.partitions, p.segment_out, p.rank_out);                     \
+        p.starts, p.segments, p.count, p.partitions, out);                                           \
   }
 MERGEPATH_LOAD_BALANCING(4, uint32_t)
 MERGEPATH_LOAD_BALANCING(8, uint64_t)
 #undef MERGEPATH_LOAD_BALANCING
+
+// Interval expand: each item's segment's value, `p.words` words of W a value (the widest word
+// that divides the value and its addresses), in the search's tile (no segment written).
+#define MERGEPATH_INTERVAL_EXPAND(WBYTES, W, BYTES, INDEX)                                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::LOAD_BALANCING_##BYTES.nt)         \
+  mergepath_interval_expand_##WBYTES##_##BYTES(const mergepath::load_balancing_params<INDEX> p) {     \
+    using namespace mergepath_instance;                                                                \
+    const mergepath::load_balancing_outputs<INDEX, W> out{nullptr, nullptr, reinterpret_cast<const W*>(p.values), \
+                                                          reinterpret_cast<W*>(p.value_out), (int)p.words}; \
+    mergepath::load_balancing_tile<LOAD_BALANCING_##BYTES.nt, LOAD_BALANCING_##BYTES.vt>(              \
+        p.starts, p.segments, p.count, p.partitions, out);                                             \
+  }
+MERGEPATH_INTERVAL_EXPAND(1, uint8_t, 4, uint32_t)
+MERGEPATH_INTERVAL_EXPAND(2, uint16_t, 4, uint32_t)
+MERGEPATH_INTERVAL_EXPAND(4, uint32_t, 4, uint32_t)
+MERGEPATH_INTERVAL_EXPAND(8, uint2, 4, uint32_t)
+MERGEPATH_INTERVAL_EXPAND(16, uint4, 4, uint32_t)
+MERGEPATH_INTERVAL_EXPAND(1, uint8_t, 8, uint64_t)
+MERGEPATH_INTERVAL_EXPAND(2, uint16_t, 8, uint64_t)
+MERGEPATH_INTERVAL_EXPAND(4, uint32_t, 8, uint64_t)
+MERGEPATH_INTERVAL_EXPAND(8, uint2, 8, uint64_t)
+MERGEPATH_INTERVAL_EXPAND(16, uint4, 8, uint64_t)
+#undef MERGEPATH_INTERVAL_EXPAND

@@ -29,16 +29,28 @@ __device__ __forceinline__ void load_balancing_partitions_body(const I* starts, 
                              partitions, less_t<I>());
 }
 
+// What a load-balancing tile writes for its items j, each output where it is not null: the
+// segment s, the rank j - starts[s], and (interval expand) segment s's value of `words` words
+// of W, values[s * words ...].
+template <class I, class W>
+struct load_balancing_outputs {
+  I* segments;
+  I* ranks;
+  const W* values;
+  W* expanded;
+  int words;
+};
+
 // Output tile blockIdx.x of the merge (partitions as load_balancing_partitions_body's, one
-// more than the tiles): segment_out[j], and rank_out[j] where rank_out is not null, for the
-// tile's items j. The tile's boundaries go to shared memory after the start of the segment its
-// first item is in; each thread walks VT merge outputs from its own split, noting for each item
-// the tile's boundaries before it, and the items are written in coalesced order. On starts
-// that are not an exclusive scan the segments are unspecified but in [0, segments), the ranks
-// unspecified, and no access is out of bounds.
-template <int NT, int VT, class I>
+// more than the tiles): the outputs `out` names for the tile's items. The tile's boundaries go
+// to shared memory after the start of the segment its first item is in; each thread walks VT
+// merge outputs from its own split, noting for each item the tile's boundaries before it, and
+// the items are written in coalesced order (an expanded value's words by consecutive threads).
+// On starts that are not an exclusive scan the segments are unspecified but in [0, segments),
+// the ranks unspecified, and no access is out of bounds.
+template <int NT, int VT, class I, class W>
 __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t segments, int64_t count,
-                                                    const int64_t* partitions, I* segment_out, I* rank_out) {
+                                                    const int64_t* partitions, const load_balancing_outputs<I, W>& out) {
   constexpr int NV = NT * VT;
   __shared__ I tile_starts[NV + 1];
   __shared__ int boundaries_before[NV];
@@ -66,12 +78,21 @@ __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t seg
     }
   }
   __syncthreads();
-  for (int k = (int)threadIdx.x; k < b_n; k += NT) {
-    // Clamped: on starts that are not sorted, the threads' splits can leave an item unnoted.
-    const int before = min(max(boundaries_before[k], 0), a_n);
-    const int64_t j = r.b_begin + k;
-    segment_out[j] = (I)(r.a_begin + before);
-    if (rank_out) rank_out[j] = (I)((uint64_t)j - (uint64_t)tile_starts[before]);
+  // Clamped: on starts that are not sorted, the threads' splits can leave an item unnoted.
+  const auto before = [&](int k) { return min(max(boundaries_before[k], 0), a_n); };
+  if (out.segments || out.ranks) {
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) {
+      const int64_t j = r.b_begin + k;
+      if (out.segments) out.segments[j] = (I)(r.a_begin + before(k));
+      if (out.ranks) out.ranks[j] = (I)((uint64_t)j - (uint64_t)tile_starts[before(k)]);
+    }
+  }
+  if (out.expanded) {
+    const int words = out.words;
+    for (int t = (int)threadIdx.x; t < b_n * words; t += NT) {
+      const int k = t / words, w = t - k * words;
+      out.expanded[(r.b_begin + k) * words + w] = out.values[(r.a_begin + before(k)) * words + w];
+    }
   }
 }
 
