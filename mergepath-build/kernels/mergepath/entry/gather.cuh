@@ -2,6 +2,7 @@
 // after an algorithm has moved their positions. Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
+#include "words.cuh"
 
 namespace mergepath {
 // Item i of out = the item at positions[i] of a (positions below split) or of b (at
@@ -31,14 +32,5 @@ __device__ __forceinline__ void gather_words(const gather_params<P>& p, I total)
     else                                                                                        \
       mergepath::gather_words<W, P, int64_t>(p, total);                                         \
   }
-MERGEPATH_GATHER(1, uint8_t, 4, uint32_t)
-MERGEPATH_GATHER(2, uint16_t, 4, uint32_t)
-MERGEPATH_GATHER(4, uint32_t, 4, uint32_t)
-MERGEPATH_GATHER(8, uint2, 4, uint32_t)
-MERGEPATH_GATHER(16, uint4, 4, uint32_t)
-MERGEPATH_GATHER(1, uint8_t, 8, uint64_t)
-MERGEPATH_GATHER(2, uint16_t, 8, uint64_t)
-MERGEPATH_GATHER(4, uint32_t, 8, uint64_t)
-MERGEPATH_GATHER(8, uint2, 8, uint64_t)
-MERGEPATH_GATHER(16, uint4, 8, uint64_t)
+MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_GATHER)
 #undef MERGEPATH_GATHER

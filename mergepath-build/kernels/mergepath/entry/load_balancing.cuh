@@ -2,6 +2,7 @@
 // of 4- or 8-byte indices. Key-independent: every module has them. Included by ../instantiate.cuh.
 #pragma once
 #include "../kernel/load_balancing.cuh"
+#include "words.cuh"
 
 namespace mergepath_instance {
 // The tiles: the sorted search's shapes for keys of the index's width.
@@ -37,14 +38,5 @@ MERGEPATH_LOAD_BALANCING(8, uint64_t)
     mergepath::load_balancing_tile<LOAD_BALANCING_##BYTES.nt, LOAD_BALANCING_##BYTES.vt>(              \
         p.starts, p.segments, p.count, p.partitions, out);                                             \
   }
-MERGEPATH_INTERVAL_EXPAND(1, uint8_t, 4, uint32_t)
-MERGEPATH_INTERVAL_EXPAND(2, uint16_t, 4, uint32_t)
-MERGEPATH_INTERVAL_EXPAND(4, uint32_t, 4, uint32_t)
-MERGEPATH_INTERVAL_EXPAND(8, uint2, 4, uint32_t)
-MERGEPATH_INTERVAL_EXPAND(16, uint4, 4, uint32_t)
-MERGEPATH_INTERVAL_EXPAND(1, uint8_t, 8, uint64_t)
-MERGEPATH_INTERVAL_EXPAND(2, uint16_t, 8, uint64_t)
-MERGEPATH_INTERVAL_EXPAND(4, uint32_t, 8, uint64_t)
-MERGEPATH_INTERVAL_EXPAND(8, uint2, 8, uint64_t)
-MERGEPATH_INTERVAL_EXPAND(16, uint4, 8, uint64_t)
+MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_EXPAND)
 #undef MERGEPATH_INTERVAL_EXPAND
