@@ -25,18 +25,15 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
     debug_assert!(count > 0 && starts.len > 0, "the caller returns early");
     // The entries are key-independent: any module has them.
     let kernels = gpu.kernels::<u32, Less>()?;
-    let (segment_out, rank_out, values, value_out, word) = match output {
-        LoadBalancingOutput::Search { segments, ranks } => (segments, ranks, 0, 0, 0),
+    // word 0: the search's entry; else the expand's, moving values of `words` words of `word`.
+    let (segment_out, rank_out, values, value_out, word, words) = match output {
+        LoadBalancingOutput::Search { segments, ranks } => (segments, ranks, 0, 0, 0, 0),
         LoadBalancingOutput::Expand { value_bytes: 0, .. } => return Ok(()),
         LoadBalancingOutput::Expand { values, out, value_bytes } => {
             // The widest word that divides the values and their addresses.
             let word = [16, 8, 4, 2, 1].into_iter().find(|&w| value_bytes.is_multiple_of(w) && (values | out).is_multiple_of(w as u64)).unwrap_or(1);
-            (0, 0, values, out, word)
+            (0, 0, values, out, word, value_bytes / word)
         }
-    };
-    let words = match output {
-        LoadBalancingOutput::Expand { value_bytes, .. } => value_bytes / word,
-        LoadBalancingOutput::Search { .. } => 0,
     };
     let tile = search_shape(kernels.arch, index_bytes);
     let tiles = (starts.len - 1 + count).div_ceil(tile.tile());
