@@ -233,7 +233,7 @@ fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
 pub fn load_balancing_search<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I]) -> Result<()> {
     check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len())])?;
     check_starts(starts, count)?;
-    load_balance(starts, &mut segments[..count], None);
+    load_balance(starts, &mut segments[..count], |s, _| index(s));
     Ok(())
 }
 
@@ -242,7 +242,8 @@ pub fn load_balancing_search<I: SortIndex>(count: usize, starts: &[I], segments:
 pub fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()> {
     check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("segments", segments.len()), ("ranks", ranks.len())])?;
     check_starts(starts, count)?;
-    load_balance(starts, &mut segments[..count], Some(&mut ranks[..count]));
+    load_balance(starts, &mut segments[..count], |s, _| index(s));
+    load_balance(starts, &mut ranks[..count], |_, rank| index(rank as usize));
     Ok(())
 }
 
@@ -254,45 +255,30 @@ pub fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], value
     check_load_balancing(count, starts.len(), I::MAX_COUNT, &[("out", out.len())])?;
     check_values("values", starts.len(), values.len())?;
     check_starts(starts, count)?;
-    let mut segments = vec![I::zeroed(); count];
-    load_balance(starts, &mut segments, None);
-    let plan = Plan::current();
-    let bounds = span_bounds(count, plan.workers(count));
-    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(&mut out[..count], &bounds)).map(|(w, o)| (&segments[w[0]..w[1]], o)).collect();
-    run(plan.threads, tasks, |(segments, out): (&[I], &mut [V])| {
-        for (o, s) in out.iter_mut().zip(segments) {
-            *o = values[s.value() as usize];
-        }
-    });
+    load_balance(starts, &mut out[..count], |s, _| values[s]);
     Ok(())
 }
 
-/// The segments (and ranks) of the items `0..segments.len()` on the host threads: each span
-/// finds its first item's segment by a binary search over the starts, then walks them.
-fn load_balance<I: SortIndex>(starts: &[I], segments: &mut [I], ranks: Option<&mut [I]>) {
-    let count = segments.len();
+/// Writes `item(segment, rank)` to `out[i]` for each item `i` in `0..out.len()` on the host
+/// threads: each span finds its first item's segment by a binary search over the starts
+/// (checked: at least one, sorted), then walks them.
+fn load_balance<T: Copy + Send + Sync>(starts: &[impl SortIndex], out: &mut [T], item: impl Fn(usize, u64) -> T + Sync) {
+    let count = out.len();
     if count == 0 {
         return;
     }
     let plan = Plan::current();
     let bounds = span_bounds(count, plan.workers(count));
-    let rank_parts: Vec<Option<&mut [I]>> = match ranks {
-        Some(r) => split_lanes(r, &bounds).into_iter().map(Some).collect(),
-        None => bounds.windows(2).map(|_| None).collect(),
-    };
-    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(segments, &bounds)).zip(rank_parts).map(|((w, s), r)| (w[0], s, r)).collect();
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(out, &bounds)).map(|(w, o)| (w[0], o)).collect();
     let start = |s: usize| starts[s].value();
-    run(plan.threads, tasks, |(first, segments, mut ranks): (usize, &mut [I], Option<&mut [I]>)| {
+    run(plan.threads, tasks, |(first, out): (usize, &mut [T])| {
         let mut s = starts[1..].partition_point(|&b| b.value() <= first as u64);
-        for (k, segment) in segments.iter_mut().enumerate() {
+        for (k, o) in out.iter_mut().enumerate() {
             let i = (first + k) as u64;
             while s + 1 < starts.len() && start(s + 1) <= i {
                 s += 1;
             }
-            *segment = index(s);
-            if let Some(r) = ranks.as_deref_mut() {
-                r[k] = index(i.wrapping_sub(start(s)) as usize);
-            }
+            *o = item(s, i - start(s));
         }
     });
 }
