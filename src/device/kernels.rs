@@ -96,6 +96,9 @@ pub(crate) struct Kernels {
     /// record wider than the key tiles sorts with, `Comparator::RECORD`), so its algorithms'
     /// kernels would misread the record's items.
     record: Option<&'static str>,
+    /// The dynamic shared memory each entry point (by its driver handle) has been allowed, so
+    /// the attribute is set once, not on every launch.
+    dynamic_shared: Mutex<HashMap<usize, usize>>,
 }
 
 /// [`Error::NoKernelsForDevice`] for `ctx`'s device (a driver error where its compute
@@ -116,15 +119,6 @@ pub(crate) struct Entry<P> {
     params: std::marker::PhantomData<fn(P)>,
 }
 
-impl<P> Entry<P> {
-    /// Lets the entry point take up to `bytes` of dynamic shared memory (more than the default
-    /// 48 KB needs it said).
-    pub(crate) fn allow_dynamic_shared(self, bytes: usize) -> Result<Self> {
-        self.function.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)?;
-        Ok(self)
-    }
-}
-
 impl Kernels {
     /// Loads `fatbin` (a module of `mergepath-build/kernels/mergepath/instantiate.cuh`) into `ctx`.
     /// For a `record` (its type's name), only the key-independent entry points can be looked up.
@@ -136,7 +130,7 @@ impl Kernels {
             Error::Driver(d) if d.0 == sys::cudaError_enum::CUDA_ERROR_NO_BINARY_FOR_GPU => no_kernels_for(ctx),
             other => other,
         })?;
-        let mut kernels = Kernels { module, arch: 0, record };
+        let mut kernels = Kernels { module, arch: 0, record, dynamic_shared: Mutex::new(HashMap::new()) };
         // Every entry point's code is compiled for the module's architecture.
         let iota = kernels.iota(4)?;
         kernels.arch = iota.function.get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32;
@@ -156,5 +150,19 @@ impl Kernels {
             });
         }
         Ok(Entry { function: self.module.function(name)?, params: std::marker::PhantomData })
+    }
+
+    /// `entry`, one of this module's, allowed up to `bytes` of dynamic shared memory (more than
+    /// the default 48 KB needs it said); the attribute is set on the first call for the entry
+    /// and again only for a larger size.
+    pub(crate) fn allow_dynamic_shared<P>(&self, entry: Entry<P>, bytes: usize) -> Result<Entry<P>> {
+        let mut allowed = self.dynamic_shared.lock().unwrap_or_else(|p| p.into_inner());
+        let handle = entry.function.cu_function() as usize;
+        if allowed.get(&handle).is_none_or(|&b| b < bytes) {
+            let limit = i32::try_from(bytes).map_err(|_| Error::TooLarge { what: "dynamic shared memory" })?;
+            entry.function.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit)?;
+            allowed.insert(handle, bytes);
+        }
+        Ok(entry)
     }
 }

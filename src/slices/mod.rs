@@ -54,6 +54,7 @@ use crate::error::Result;
 use crate::error::Error;
 use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
 use crate::device::buffers::CheckedBuffer;
+use cudarc::driver::CudaSlice;
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
@@ -375,40 +376,56 @@ impl Gpu {
         if count == 0 {
             return Ok(());
         }
-        let on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
-        let value_bytes = self.upload(bytemuck::cast_slice::<V, u8>(values))?;
-        let mut expanded = self.alloc_zeros::<u8>(count * std::mem::size_of::<V>())?;
-        {
-            let word = std::mem::size_of::<I>();
-            let starts = self.input("starts", &on_device, word)?;
-            let values = self.input("values", &value_bytes, std::mem::align_of::<V>())?;
-            let out = self.output("out", &mut expanded, std::mem::align_of::<V>(), 0, &[&starts, &values])?;
-            let output = LoadBalancingOutput::Expand { values: values.ptr, out: out.ptr, value_bytes: std::mem::size_of::<V>() };
-            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts.ptr, starts.len / word, word), output)?;
-        }
+        let value_bytes = std::mem::size_of::<V>();
+        let expanded = self.load_balancing_on_device(starts, count, Some(bytemuck::cast_slice::<V, u8>(values)), count * value_bytes, |values, out| LoadBalancingOutput::Expand { values, out, value_bytes })?;
         self.download_into(&expanded, bytes_mut(&mut out[..count]))
     }
 
     /// The search of the items `0..segments.len()` over `starts`, through device buffers: the
-    /// starts uploaded, the segments (and ranks) written on the device and downloaded.
+    /// segments (and ranks) written on the device and downloaded.
     fn load_balancing_host<I: SortIndex>(&self, starts: &[I], segments: &mut [I], ranks: Option<&mut [I]>) -> Result<()> {
         let (count, word) = (segments.len(), std::mem::size_of::<I>());
         if count == 0 {
             return Ok(());
         }
-        let on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
-        let mut out = self.alloc_zeros::<u8>(count * word * if ranks.is_some() { 2 } else { 1 })?;
-        {
-            let input = self.input("starts", &on_device, word)?;
-            let output = self.output("segments", &mut out, word, 0, &[&input])?;
-            let rank_out = if ranks.is_some() { output.ptr + (count * word) as u64 } else { 0 };
-            launch_load_balancing(self, word, count, &CheckedBuffer::raw(input.ptr, starts.len(), word), LoadBalancingOutput::Search { segments: output.ptr, ranks: rank_out })?;
-        }
+        let out_bytes = count * word * if ranks.is_some() { 2 } else { 1 };
+        let with_ranks = ranks.is_some();
+        let out = self.load_balancing_on_device(starts, count, None, out_bytes, |_, segments| LoadBalancingOutput::Search {
+            segments,
+            ranks: if with_ranks { segments + (count * word) as u64 } else { 0 },
+        })?;
         self.download_into(&out.slice(..count * word), bytes_mut(segments))?;
         if let Some(ranks) = ranks {
             self.download_into(&out.slice(count * word..), bytes_mut(ranks))?;
         }
         Ok(())
+    }
+
+    /// A load-balancing launch over `count >= 1` items on host data: `starts` and `values` (the
+    /// segments' values as bytes, for an expand) uploaded, an output of `out_bytes` allocated,
+    /// and the launch writing what `output` names given the device values' and output's
+    /// addresses. Returns the output, to download.
+    fn load_balancing_on_device<I: SortIndex>(
+        &self,
+        starts: &[I],
+        count: usize,
+        values: Option<&[u8]>,
+        out_bytes: usize,
+        output: impl FnOnce(u64, u64) -> LoadBalancingOutput,
+    ) -> Result<CudaSlice<u8>> {
+        let word = std::mem::size_of::<I>();
+        let starts_on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
+        let values_on_device = values.map(|v| self.upload(v)).transpose()?;
+        let mut out = self.alloc_zeros::<u8>(out_bytes)?;
+        {
+            // Fresh allocations: aligned for any word, and apart from each other.
+            let starts_in = self.input("starts", &starts_on_device, word)?;
+            let values_in = values_on_device.as_ref().map(|v| self.input("values", v, 1)).transpose()?;
+            let values_ptr = values_in.as_ref().map_or(0, |v| v.ptr);
+            let out_buf = self.output("out", &mut out, 1, 0, &[&starts_in])?;
+            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts_in.ptr, starts.len(), word), output(values_ptr, out_buf.ptr))?;
+        }
+        Ok(out)
     }
 
     /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack` (host slices, both sorted

@@ -208,7 +208,7 @@ impl<'a> SortLaunch<'a> {
             let params = BlocksortPairsParams { input: keys_in, input_vals: values_in, count: self.count, out: k0, out_vals: v0.unwrap_or(0) };
             let func = match self.doubled {
                 _ if self.plan.is_empty() => zipping.blocksort_zip_unzip()?,
-                true => zipping.blocksort2_zip()?.allow_dynamic_shared(doubled_shared)?,
+                true => zipping.allow_dynamic_shared(zipping.blocksort2_zip()?, doubled_shared)?,
                 false => zipping.blocksort_zip()?,
             };
             // SAFETY: `BlocksortPairsParams` is the parameter struct of the zipped blocksorts
@@ -223,9 +223,9 @@ impl<'a> SortLaunch<'a> {
             let params = BlocksortKeysParams { input: keys_in, count: self.count, out: k0 };
             let func = match (self.ends, self.doubled) {
                 (Ends::Packed(p), _) if self.plan.is_empty() => p.blocksort_pack_unpack()?,
-                (Ends::Packed(p), true) => p.blocksort2_pack()?.allow_dynamic_shared(doubled_shared)?,
+                (Ends::Packed(p), true) => p.allow_dynamic_shared(p.blocksort2_pack()?, doubled_shared)?,
                 (Ends::Packed(p), false) => p.blocksort_pack()?,
-                (_, true) => kernels.blocksort2_keys()?.allow_dynamic_shared(doubled_shared)?,
+                (_, true) => kernels.allow_dynamic_shared(kernels.blocksort2_keys()?, doubled_shared)?,
                 (_, false) => kernels.blocksort_keys()?,
             };
             // SAFETY: `BlocksortKeysParams` is `mergepath_blocksort_keys`'s parameter struct (and

@@ -83,12 +83,17 @@ __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t seg
   if (out.segments || out.ranks) {
     for (int k = (int)threadIdx.x; k < b_n; k += NT) {
       const int64_t j = r.b_begin + k;
-      if (out.segments) out.segments[j] = (I)(r.a_begin + before(k));
-      if (out.ranks) out.ranks[j] = (I)((uint64_t)j - (uint64_t)tile_starts[before(k)]);
+      const int b = before(k);
+      if (out.segments) out.segments[j] = (I)(r.a_begin + b);
+      if (out.ranks) out.ranks[j] = (I)((uint64_t)j - (uint64_t)tile_starts[b]);
     }
   }
   if (out.expanded) {
     const int words = out.words;
+    if (words == 1) {  // one word a value: no division per word
+      for (int k = (int)threadIdx.x; k < b_n; k += NT) out.expanded[r.b_begin + k] = out.values[r.a_begin + before(k)];
+      return;
+    }
     for (int t = (int)threadIdx.x; t < b_n * words; t += NT) {
       const int k = t / words, w = t - k * words;
       out.expanded[(r.b_begin + k) * words + w] = out.values[(r.a_begin + before(k)) * words + w];
