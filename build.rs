@@ -66,7 +66,8 @@ fn build() -> Result<(), String> {
     let mut units = Vec::new();
     for key in BUILTIN_KEYS {
         // Keys of at most 4 bytes sort with 4-byte values zipped into u64 words (entry/zipped.cuh).
-        let declarations = if key.size <= 4 { "#define MERGEPATH_ZIPPED_PAIRS\n" } else { "" };
+        // Every built-in key is a number: its module has the segmented sum (entry/segmented_reduce.cuh).
+        let declarations = if key.size <= 4 { "#define MERGEPATH_ZIPPED_PAIRS\n#define MERGEPATH_ARITHMETIC_KEY\n" } else { "#define MERGEPATH_ARITHMETIC_KEY\n" };
         for comp in BUILTIN_COMPARATORS {
             let name = format!("{}_{}", key.rust, comp.name);
             let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), declarations, key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));

@@ -1,8 +1,10 @@
-//! Load-balancing search and interval expand throughput: the segment and rank of each of n work
-//! items (u32 indices), and each item's segment's u32 value, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
+//! Load-balancing search, interval expand and segmented reduction throughput: the segment and
+//! rank of each of n work items (u32 indices), each item's segment's u32 value, and the sum of
+//! each segment's u32 values, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
 //! included), and skewed (one segment of half the items, the rest uniform in 0..32) — n = 2^20,
 //! 2^24, 2^26, timed with CUDA events. Bytes: the starts (and values) read and the segments and
-//! ranks (or the values) written, once each. Prints criterion's report and one TSV line per case in the anchors'
+//! ranks (or the values, or the sums) written, once each. The CUB and Thrust anchors of the same
+//! cases are `benches/cub/load_balancing.cu`. Prints criterion's report and one TSV line per case in the anchors'
 //! format: op impl type n ms gkeys_s gbytes_s (its fraction of the copy: over the anchors'
 //! device copy, `.gpu/run anchors`).
 //!
@@ -55,6 +57,14 @@ fn load_balancing(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(format!("expand_{name}"), n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut expand)));
             let ms = event_median_ms(&gpu, 20, &mut expand);
             println!("interval_expand_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+            // Segmented sum of n u32 values: the values and starts read, a sum per segment written.
+            let items = gpu.upload(&(0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect::<Vec<u32>>()).unwrap();
+            let mut sums = gpu.alloc_zeros::<u32>(starts.len()).unwrap();
+            let bytes = n * 4 + 2 * starts.len() * 4;
+            let mut reduce = || mergepath::segmented_reduce(&gpu, &starts, &items, &mut sums, mergepath::Reduction::Sum, 0, mergepath::Less).unwrap();
+            group.bench_function(BenchmarkId::new(format!("reduce_sum_{name}"), n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut reduce)));
+            let ms = event_median_ms(&gpu, 20, &mut reduce);
+            println!("segmented_reduce_sum_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
         }
     }
     group.finish();

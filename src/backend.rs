@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::key::{Comparator, Key, Value};
+use crate::reduce::Reduction;
 use crate::search::Bound;
 use crate::sets::SetOperation;
 use crate::sort::SortIndex;
@@ -104,6 +105,8 @@ backend_trait! {
     fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
     /// Each of `count` work items' segment's value (interval expand).
     fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()>;
+    /// Each segment's values folded into one (segmented reduction).
+    fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(starts: &[I], values: &[K], out: &mut [K], reduction: Reduction, empty: K, comp: C) -> Result<()>;
     /// Sorts each segment of pairs on its own, stably.
     fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()>;
 }

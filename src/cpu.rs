@@ -213,8 +213,7 @@ pub fn interval_expand<T: Copy>(values: &[T], offsets: &[usize]) -> Vec<T> {
 }
 
 /// The fold of each segment's values by `op` in order (`identity` for an empty segment;
-/// `offsets` as for [`load_balancing_search`]): the oracle of the planned segmented reduction.
-#[cfg(any(test, feature = "models"))]
+/// `offsets` as for [`load_balancing_search`]): the oracle of [`crate::segmented_reduce`].
 pub fn segmented_reduce<T: Copy>(values: &[T], offsets: &[usize], identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
     offsets.windows(2).map(|w| values[w[0]..w[1]].iter().copied().reduce(&op).unwrap_or(identity)).collect()
 }

@@ -51,6 +51,7 @@ pub mod merge;
 pub mod multi;
 pub mod multiway;
 pub mod partition;
+pub mod reduce;
 pub mod search;
 pub mod segmented;
 pub mod sets;
@@ -78,6 +79,7 @@ pub use key::{RecordField, RecordOrder};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
+pub use reduce::{segmented_reduce, Reduction};
 pub use merge::{merge_keys, merge_keys_with, merge_pairs, MergeStrategy};
 pub use multiway::{merge_multiway_keys, merge_multiway_pairs};
 pub use partition::{balanced_path, merge_path, merge_path_partitions, merge_path_partitions_into, merge_path_partitions_tie_into, merge_path_tie, partition_count, Tie, TileShape};

@@ -65,6 +65,11 @@ pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(BLOCKSORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has blocksort rows")
 }
 
+/// The launch shape of the segmented reduction's tiles, by the key's size.
+pub fn reduce_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(REDUCE_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has reduce rows")
+}
+
 /// The launch shape of the sample sort's distribution passes (its count and scatter tiles).
 pub fn samplesort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(SAMPLESORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has samplesort rows")

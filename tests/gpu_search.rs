@@ -162,3 +162,57 @@ fn load_balancing_search_on_device() {
     let e = mergepath::interval_expand(gpu, 50_000, &on_device, &short, &mut expanded).unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { what: "values", .. }), "{e}");
 }
+
+/// Segmented reduction on the device: one segment of 3 Mi values among many empty and short
+/// ones (u64 starts), each reduction against the sequential fold, float sums of small integers
+/// (exact in any grouping), no values at all, the output's tail untouched, the errors, and
+/// starts that are not sorted (no access out of bounds).
+#[test]
+fn segmented_reduce_on_device() {
+    use mergepath::Reduction::{Max, Min, Sum};
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(37);
+    let mut lengths: Vec<u64> = (0..50_000).map(|_| if rng.next().is_multiple_of(3) { 0 } else { rng.next() % 9 }).collect();
+    lengths[20_000] = 3 << 20;
+    lengths.extend(std::iter::repeat_n(0, 30_000));
+    let starts: Vec<u64> = lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len))).collect();
+    let count = lengths.iter().sum::<u64>() as usize;
+    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let values: Vec<i32> = (0..count).map(|_| rng.next() as i32).collect();
+    let (on_device, device_values) = (gpu.upload(&starts).unwrap(), gpu.upload(&values).unwrap());
+    let segments = starts.len();
+    for (reduction, op) in [(Sum, i32::wrapping_add as fn(i32, i32) -> i32), (Min, |a: i32, b: i32| a.min(b)), (Max, |a: i32, b: i32| a.max(b))] {
+        let want = cpu::segmented_reduce(&values, &offsets, -5, op);
+        let mut out = gpu.upload(&vec![7i32; segments + 2]).unwrap();
+        mergepath::segmented_reduce(gpu, &on_device, &device_values, &mut out, reduction, -5, Less).unwrap();
+        let got = gpu.download(&out).unwrap();
+        assert_eq!(&got[..segments], &want[..], "{reduction:?}");
+        assert_eq!(&got[segments..], &[7, 7], "{reduction:?}: past the segments untouched");
+    }
+
+    let floats: Vec<f32> = values.iter().map(|&v| (v & 7) as f32).collect();
+    let want = cpu::segmented_reduce(&floats, &offsets, 0.0, |a, b| a + b);
+    let mut sums = vec![0f32; segments];
+    gpu.segmented_reduce(&starts, &floats, &mut sums, Sum, 0.0, Less).unwrap();
+    assert_eq!(sums, want, "float sums of small integers");
+
+    let mut out = gpu.alloc_zeros::<i32>(segments).unwrap();
+    let nothing = gpu.alloc_zeros::<i32>(0).unwrap();
+    let all_zero = gpu.alloc_zeros::<u64>(segments).unwrap();
+    mergepath::segmented_reduce(gpu, &all_zero, &nothing, &mut out, Max, 9, Less).unwrap();
+    assert!(gpu.download(&out).unwrap().iter().all(|&v| v == 9), "no values: every segment empty");
+    let mut short = gpu.alloc_zeros::<i32>(segments - 1).unwrap();
+    let e = mergepath::segmented_reduce(gpu, &on_device, &device_values, &mut short, Sum, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", .. }), "{e}");
+    let none = gpu.alloc_zeros::<u64>(0).unwrap();
+    let e = mergepath::segmented_reduce(gpu, &none, &device_values, &mut out, Sum, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{e}");
+
+    let unsorted: Vec<u32> = (0..10_000).map(|_| (rng.next() % 50_000) as u32).collect();
+    let (on_device, few) = (gpu.upload(&unsorted).unwrap(), gpu.upload(&values[..50_000]).unwrap());
+    let mut out = gpu.alloc_zeros::<i32>(unsorted.len()).unwrap();
+    mergepath::segmented_reduce(gpu, &on_device, &few, &mut out, Min, 0, Less).unwrap();
+    gpu.synchronize().unwrap();
+    let e = gpu.segmented_reduce(&unsorted, &values[..50_000], &mut [0i32; 10_000], Min, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "host slices check the starts: {e}");
+}

@@ -440,3 +440,39 @@ fn interval_expand_values_of_any_size() {
     let e = host::interval_expand(5, &[0u32, 2], &values, &mut out).unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { what: "values", expected: 2, got: 3 }), "{e}");
 }
+
+/// Segmented reduction on the host backend: sums, minima and maxima with empty segments, the
+/// errors (nothing written), and a sum of a key that is not a number refused.
+#[test]
+fn segmented_reduce_folds_each_segment() {
+    use mergepath::Reduction::{Max, Min, Sum};
+    let values = [5u64, 7, 1, 2, 3];
+    let mut out = [9u64; 4];
+    host::segmented_reduce(&[0u32, 2, 2], &values, &mut out, Sum, 0, Less).unwrap();
+    assert_eq!(out, [12, 0, 6, 9]);
+    host::segmented_reduce(&[0u64, 2, 2], &values, &mut out, Min, 100, Less).unwrap();
+    assert_eq!(out, [5, 100, 1, 9]);
+    host::segmented_reduce(&[0u32, 2, 2], &values, &mut out, Max, 100, Greater).unwrap();
+    assert_eq!(out, [5, 100, 1, 9], "the greatest by Greater is the least");
+    host::segmented_reduce(&[0u32, 0, 0], &[] as &[u64], &mut out, Max, 4, Less).unwrap();
+    assert_eq!(out, [4, 4, 4, 9], "no values: every segment empty");
+    let mut wrapping = [0u8];
+    host::segmented_reduce(&[0u32], &[200u8, 100], &mut wrapping, Sum, 0, Less).unwrap();
+    assert_eq!(wrapping, [44], "integer sums wrap");
+
+    let mut out = [9u64; 2];
+    let e = host::segmented_reduce(&[0u32, 2, 2], &values, &mut out, Sum, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", needed: 3, got: 2 }), "{e}");
+    let e = host::segmented_reduce(&[0u32, 6], &values, &mut out, Sum, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{e}");
+    let e = host::segmented_reduce(&[] as &[u32], &values, &mut out, Sum, 0, Less).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "{e}");
+    assert_eq!(out, [9, 9], "errors write nothing");
+    let hit = hits(2, &mut Rng(7));
+    let mut hit_out = [hit[0]];
+    let e = host::segmented_reduce(&[0u32], &hit, &mut hit_out, Sum, hit[0], ByX).unwrap_err();
+    assert!(matches!(e, Error::NotSupported { .. }), "{e}");
+    host::segmented_reduce(&[0u32], &hit, &mut hit_out, Max, hit[0], ByX).unwrap();
+    let greatest = if hit[0].x < hit[1].x { hit[1] } else { hit[0] };
+    assert_eq!(bytemuck::bytes_of(&hit_out[0]), bytemuck::bytes_of(&greatest), "the first of the greatest by x");
+}

@@ -191,3 +191,20 @@ fn interval_expand() {
         testing::interval_expand(b, lengths.iter().sum(), &starts)
     });
 }
+
+/// Segment lengths and a seed for the values.
+fn reduce_inputs() -> impl Strategy<Value = (Vec<usize>, u64)> {
+    (segment_lengths(), proptest::prelude::any::<u64>())
+}
+
+#[test]
+fn segmented_reduce() {
+    use mergepath::Reduction::{Max, Min, Sum};
+    for reduction in [Sum, Min, Max] {
+        check(&format!("segmented_reduce u32 {reduction:?}"), reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<u32, _>(b, &lengths, seed, reduction, Less));
+    }
+    check("segmented_reduce i64 Sum", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<i64, _>(b, &lengths, seed, Sum, Less));
+    check("segmented_reduce u16 Max greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<u16, _>(b, &lengths, seed, Max, Greater));
+    check("segmented_reduce f64 Min", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<f64, _>(b, &lengths, seed, Min, Less));
+    check("segmented_reduce Hit Max ByX", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Hit, _>(b, &lengths, seed, Max, ByX));
+}

@@ -37,6 +37,7 @@ use crate::key::ordering_by;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key, Value};
 use crate::partition::balanced_path;
+use crate::reduce::{check_reduce, fold_op, Reduction};
 use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
@@ -256,6 +257,31 @@ pub fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], value
     check_values("values", starts.len(), values.len())?;
     check_starts(starts, count)?;
     load_balance(starts, &mut out[..count], |s, _| values[s]);
+    Ok(())
+}
+
+/// Segmented reduction: writes to `out[s]` the fold of segment `s`'s values by `reduction`,
+/// `empty` where it has none (see [`crate::segmented_reduce`]), the segments given by their
+/// first items `starts` over the `values.len()` items, checked as [`load_balancing_search`]'s;
+/// the rest of `out` is left as it is. Segments are folded on the host threads in order, so
+/// float sums are sequential sums.
+pub fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(starts: &[I], values: &[K], out: &mut [K], reduction: Reduction, empty: K, comp: C) -> Result<()> {
+    check_reduce::<K>(values.len(), starts.len(), out.len(), I::MAX_COUNT, reduction)?;
+    check_starts(starts, values.len())?;
+    let op = fold_op(reduction, comp);
+    let end = |s: usize| starts.get(s + 1).map_or(values.len(), |e| e.value() as usize);
+    let segments = starts.len();
+    if segments == 0 {
+        return Ok(()); // and no values (checked)
+    }
+    let plan = Plan::current();
+    let bounds = span_bounds(segments, plan.workers(segments + values.len()));
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(&mut out[..segments], &bounds)).map(|(w, o)| (w[0], o)).collect();
+    run(plan.threads, tasks, |(first, out): (usize, &mut [K])| {
+        for (s, o) in (first..).zip(out.iter_mut()) {
+            *o = values[starts[s].value() as usize..end(s)].iter().copied().reduce(op).unwrap_or(empty);
+        }
+    });
     Ok(())
 }
 

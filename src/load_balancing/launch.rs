@@ -4,6 +4,7 @@
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::LoadBalancingParams;
 use crate::device::launch::grid_ctas;
+use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Less;
@@ -54,11 +55,7 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
         value_out,
         words: words as i64,
     };
-    let func = kernels.load_balancing_partitions(index_bytes)?;
-    // SAFETY: `LoadBalancingParams` is `mergepath_load_balancing_partitions_{4,8}`'s parameter
-    // struct; `starts` holds `segments >= 1` indices of the entry's width, the partition buffer
-    // `parts` i64, one thread each.
-    unsafe { gpu.launch(&func, partition_launch_config(parts)?, &params) }?;
+    launch_load_balancing_partitions(gpu, &kernels, index_bytes, &params)?;
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
     let func = if word == 0 { kernels.load_balancing(index_bytes)? } else { kernels.interval_expand(word, index_bytes)? };
     // SAFETY: as above for `mergepath_load_balancing_{4,8}` and
@@ -68,4 +65,15 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
     // caller), the ranks' only where not null; for the expand, `values` holds one value of
     // `words` words per start and `value_out` `count` of them, both aligned to the word.
     unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
+}
+
+/// Enqueues the partitions of a load-balancing merge (`params.num_partitions` of them, one every
+/// `params.spacing` outputs of the boundaries `starts[1..segments]` merged with `count` items)
+/// into `params.partitions`: the search's, and the segmented reduction's with its own tiles.
+pub(crate) fn launch_load_balancing_partitions(gpu: &Gpu, kernels: &Kernels, index_bytes: usize, params: &LoadBalancingParams) -> Result<()> {
+    let func = kernels.load_balancing_partitions(index_bytes)?;
+    // SAFETY: `LoadBalancingParams` is `mergepath_load_balancing_partitions_{4,8}`'s parameter
+    // struct; the caller's `starts` holds `segments >= 1` indices of the entry's width and its
+    // partition buffer `num_partitions` i64, one thread each.
+    unsafe { gpu.launch(&func, partition_launch_config(params.num_partitions as usize)?, params) }
 }

@@ -32,17 +32,16 @@
 //! Inside a tile each thread takes `vt` outputs from its own Merge Path split, with the tile's
 //! boundaries in shared memory, and walks them serially.
 //!
-//! Planned on it, modelled on the CPU so far (feature `models`, against the oracles
-//! `cpu::interval_expand` and `cpu::segmented_reduce` of the same feature): interval expand
-//! (each segment's value repeated over its items) and segmented reduction (each tile folds its
-//! runs of one segment; a segment crossing tiles folds its tiles' partial results in order, so
-//! the operation need only be associative).
+//! Built on it: [`interval_expand`] (each segment's value repeated over its items, in the
+//! search's own tiles) and [`crate::segmented_reduce`] (each tile folds its runs of one segment;
+//! a segment crossing tiles folds its tiles' partial results in order, so the operation need
+//! only be associative). Both are modelled on the CPU too (feature `models`).
 
 mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
 
-pub(crate) use launch::{launch_load_balancing, LoadBalancingOutput};
+pub(crate) use launch::{launch_load_balancing, launch_load_balancing_partitions, LoadBalancingOutput};
 use crate::checks::{check_load_balancing, check_values};
 use crate::device::Gpu;
 use crate::error::Result;

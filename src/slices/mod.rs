@@ -56,6 +56,7 @@ use crate::checks::{check_indices, check_load_balancing, check_starts, check_mer
 use crate::device::buffers::CheckedBuffer;
 use cudarc::driver::CudaSlice;
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
+use crate::reduce::{check_reduce, launch_segmented_reduce, Reduction};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -379,6 +380,30 @@ impl Gpu {
         let value_bytes = std::mem::size_of::<V>();
         let expanded = self.load_balancing_on_device(starts, count, Some(bytemuck::cast_slice::<V, u8>(values)), count * value_bytes, |values, out| LoadBalancingOutput::Expand { values, out, value_bytes })?;
         self.download_into(&expanded, bytes_mut(&mut out[..count]))
+    }
+
+    /// Segmented reduction on the GPU (host slices): `out[s]` the fold of segment `s`'s values;
+    /// as [`crate::segmented_reduce`], with the starts checked as
+    /// [`crate::host::load_balancing_search`] checks them. The starts, the values and the
+    /// output must fit the device together.
+    pub fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(&self, starts: &[I], values: &[K], out: &mut [K], reduction: Reduction, empty: K, comp: C) -> Result<()> {
+        let _ = comp;
+        check_reduce::<K>(values.len(), starts.len(), out.len(), I::MAX_COUNT, reduction)?;
+        check_starts(starts, values.len())?;
+        if starts.is_empty() {
+            return Ok(());
+        }
+        let kb = std::mem::size_of::<K>();
+        let on_device = (self.upload(bytemuck::cast_slice::<I, u8>(starts))?, self.upload(bytemuck::cast_slice::<K, u8>(values))?);
+        let mut reduced = self.alloc_zeros::<u8>(starts.len() * kb)?;
+        {
+            let starts_in = self.input("starts", &on_device.0, std::mem::size_of::<I>())?;
+            let values_in = self.input("values", &on_device.1, K::DEVICE_ALIGN)?;
+            let out_buf = self.output("out", &mut reduced, K::DEVICE_ALIGN, 0, &[&starts_in, &values_in])?;
+            let starts_in = CheckedBuffer::raw(starts_in.ptr, starts.len(), std::mem::size_of::<I>());
+            launch_segmented_reduce::<K, C>(self, std::mem::size_of::<I>(), &starts_in, values_in.ptr, values.len(), out_buf.ptr, reduction, empty)?;
+        }
+        self.download_into(&reduced, bytes_mut(&mut out[..starts.len()]))
     }
 
     /// The search of the items `0..segments.len()` over `starts`, through device buffers: the

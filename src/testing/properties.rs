@@ -164,6 +164,71 @@ pub fn interval_expand(backend: Backend<'_>, count: usize, starts: &[u32]) -> Pr
     Ok(())
 }
 
+/// [`crate::segmented_reduce`] (on the GPU with `u32` and `u64` starts and the host-slice
+/// method, or the host backend's) of values in segments of `lengths` (empty ones included)
+/// equals the sequential fold of each segment, `empty` for the empty ones. The values are the
+/// type's specials and random bit patterns from `seed`; a float `Sum` is compared bit for bit,
+/// so give it values whose sums round alike in any grouping.
+pub fn segmented_reduce<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, lengths: &[usize], seed: u64, reduction: crate::Reduction, comp: C) -> PropertyResult {
+    let offsets: Vec<usize> = std::iter::once(0).chain(lengths.iter().scan(0, |end, &l| {
+        *end += l;
+        Some(*end)
+    })).collect();
+    let count = *offsets.last().unwrap();
+    let starts: Vec<u32> = offsets[..lengths.len()].iter().map(|&o| o as u32).collect();
+    let specials = K::specials();
+    let values: Vec<K> = (0..count as u64).map(|i| seeded_key(&specials, seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15))).collect();
+    let empty = seeded_key(&specials, !seed);
+    let want = cpu::segmented_reduce(&values, &offsets, empty, crate::reduce::fold_op(reduction, comp));
+    let op = format!("segmented_reduce {reduction:?}");
+    let segments = lengths.len();
+    let got: Vec<Vec<K>> = match backend {
+        Backend::Host => {
+            let mut out = vec![empty; segments];
+            crate::host::segmented_reduce(&starts, &values, &mut out, reduction, empty, comp).map_err(|e| op_error(&op, backend, e))?;
+            vec![out]
+        }
+        Backend::Gpu(gpu) => on_gpu(&op, backend, || {
+            let wide: Vec<u64> = starts.iter().map(|&s| s as u64).collect();
+            let (narrow_starts, wide_starts, device_values) = (gpu.upload(&starts)?, gpu.upload(&wide)?, gpu.upload(&values)?);
+            let mut results = Vec::new();
+            let mut out = gpu.upload(&vec![empty; segments.max(1)])?;
+            crate::segmented_reduce(gpu, &narrow_starts, &device_values, &mut out, reduction, empty, comp)?;
+            results.push(gpu.download(&out)?[..segments].to_vec());
+            let mut out = gpu.upload(&vec![empty; segments.max(1)])?;
+            crate::segmented_reduce(gpu, &wide_starts, &device_values, &mut out, reduction, empty, comp)?;
+            results.push(gpu.download(&out)?[..segments].to_vec());
+            let mut host_slices = vec![empty; segments];
+            gpu.segmented_reduce(&starts, &values, &mut host_slices, reduction, empty, comp)?;
+            results.push(host_slices);
+            Ok(results)
+        })?,
+    };
+    for (variant, out) in got.iter().enumerate() {
+        assert_same_bits(&format!("{op} on {} (variant {variant})", backend.name()), out, &want)?;
+    }
+    Ok(())
+}
+
+/// A key from `seed`: one of `specials`, or a random bit pattern.
+fn seeded_key<K: TestKey>(specials: &[K], seed: u64) -> K {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut next = || {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let pick = next();
+    if pick % 4 == 0 && !specials.is_empty() {
+        return specials[(pick >> 8) as usize % specials.len()];
+    }
+    let mut key = crate::testing::zeroed::<K>();
+    for chunk in bytemuck::bytes_of_mut(&mut key).chunks_mut(8) {
+        chunk.copy_from_slice(&next().to_le_bytes()[..chunk.len()]);
+    }
+    key
+}
+
 /// [`crate::merge_keys`] (or [`crate::host::merge_keys`]) of `a` and `b`, sorted by `comp`,
 /// equals the stable sequential merge.
 pub fn merge_keys<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {

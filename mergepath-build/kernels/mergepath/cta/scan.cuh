@@ -1,6 +1,7 @@
-// CTA layer: scans. A CTA-wide exclusive scan of one count per thread, and the single-pass
-// scan of per-tile counts across a grid (decoupled look-back, Merrill & Garland 2016) that lets
-// a kernel whose tiles output variable numbers of items write them compacted in one pass.
+// CTA layer: scans. A CTA-wide exclusive scan of one count per thread, a CTA-wide segmented
+// fold of one partial fold per thread, and the single-pass scan of per-tile counts across a
+// grid (decoupled look-back, Merrill & Garland 2016) that lets a kernel whose tiles output
+// variable numbers of items write them compacted in one pass.
 #pragma once
 #include <stdint.h>
 
@@ -41,6 +42,74 @@ __device__ __forceinline__ T cta_exclusive_scan(T value, T& total, scan_shared<N
   }
   __syncthreads();
   return warp_offset + inclusive - value;
+}
+
+// The fold of a run of items by an associative operation: `any` where the run has an item,
+// then `value` is their fold.
+template <class K>
+struct segmented_fold {
+  K value;
+  bool any;
+  // This run's fold followed by item v.
+  template <class Op>
+  __device__ __forceinline__ void add(const K& v, Op op) {
+    value = any ? op(value, v) : v;
+    any = true;
+  }
+  // The fold of this run followed by the run `next`.
+  template <class Op>
+  __device__ __forceinline__ segmented_fold then(const segmented_fold& next, Op op) const {
+    if (!next.any) return *this;
+    if (!any) return next;
+    return segmented_fold{op(value, next.value), true};
+  }
+};
+
+// An element of a segmented fold over threads: a thread's fold since its last segment start,
+// and whether it has one (then the fold of the threads before it does not reach past it).
+template <class K>
+struct segmented_scan_item {
+  segmented_fold<K> fold;
+  bool resets;
+  template <class Op>
+  __device__ __forceinline__ segmented_scan_item then(const segmented_scan_item& next, Op op) const {
+    return segmented_scan_item{next.resets ? next.fold : fold.then(next.fold, op), resets || next.resets};
+  }
+};
+
+// Shared memory of cta_segmented_fold.
+template <int NT, class K> struct segmented_fold_shared {
+  segmented_scan_item<K> items[NT];
+};
+
+// The segmented fold over the CTA's threads in thread order of (`own`, `resets`): returns the
+// elements of the threads before this one combined (their fold since the last that resets, and
+// whether one does), `total` gets all of them combined. Called by all NT threads; starts and
+// ends with a barrier, so `shared` may be reused right before and after. (Hillis-Steele in
+// shared memory: log2 NT rounds, for any K.)
+template <int NT, class K, class Op>
+__device__ __forceinline__ segmented_scan_item<K> cta_segmented_fold(segmented_fold<K> own, bool resets,
+                                                                     segmented_scan_item<K>& total,
+                                                                     segmented_fold_shared<NT, K>& shared, Op op) {
+  const int t = (int)threadIdx.x;
+  segmented_scan_item<K> x{own, resets};
+  __syncthreads();
+  shared.items[t] = x;
+  __syncthreads();
+  for (int d = 1; d < NT; d *= 2) {
+    segmented_scan_item<K> before;
+    if (t >= d) before = shared.items[t - d];
+    __syncthreads();
+    if (t >= d) {
+      x = before.then(x, op);
+      shared.items[t] = x;
+    }
+    __syncthreads();
+  }
+  total = shared.items[NT - 1];
+  const segmented_scan_item<K> exclusive = t > 0 ? shared.items[t - 1] : segmented_scan_item<K>{segmented_fold<K>{}, false};
+  __syncthreads();
+  return exclusive;
 }
 
 // The state of one tile in a single-pass scan of tile counts: 0 while unknown, else a flag in

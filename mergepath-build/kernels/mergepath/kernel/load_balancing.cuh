@@ -29,6 +29,30 @@ __device__ __forceinline__ void load_balancing_partitions_body(const I* starts, 
                              partitions, less_t<I>());
 }
 
+// A thread's VT outputs of a tile's merge of its a_n boundaries (tile_starts[1 ..]) with its
+// b_n items, from the thread's own split (at VT * threadIdx.x) in order: on_boundary(h) for
+// boundary h, on_item(k, h) for item k with h boundaries before it.
+template <int VT, class I, class OnBoundary, class OnItem>
+__device__ __forceinline__ void load_balancing_walk(const I* tile_starts, int a_n, item_positions<I> items, int b_n,
+                                                    OnBoundary on_boundary, OnItem on_item) {
+  const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
+  int h = merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, less_t<I>());
+  int k = diag - h;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (h + k < a_n + b_n) {
+      // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
+      if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
+        on_boundary(h);
+        ++h;
+      } else {
+        on_item(k, h);
+        ++k;
+      }
+    }
+  }
+}
+
 // What a load-balancing tile writes for its items j, each output where it is not null: the
 // segment s, the rank j - starts[s], and (interval expand) segment s's value of `words` words
 // of W, values[s * words ...].
@@ -44,8 +68,9 @@ struct load_balancing_outputs {
 // Output tile blockIdx.x of the merge (partitions as load_balancing_partitions_body's, one
 // more than the tiles): the outputs `out` names for the tile's items. The tile's boundaries go
 // to shared memory after the start of the segment its first item is in; each thread walks VT
-// merge outputs from its own split, noting for each item the tile's boundaries before it, and
-// the items are written in coalesced order (an expanded value's words by consecutive threads).
+// merge outputs from its own split (load_balancing_walk), noting for each item the tile's
+// boundaries before it, and the items are written in coalesced order (an expanded value's
+// words by consecutive threads).
 // On starts that are not an exclusive scan the segments are unspecified but in [0, segments),
 // the ranks unspecified, and no access is out of bounds.
 template <int NT, int VT, class I, class W>
@@ -61,22 +86,8 @@ __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t seg
   // h + 1 the tile's boundary h.
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
   __syncthreads();
-  const item_positions<I> items{r.b_begin};
-  const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
-  int h = merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, less_t<I>());
-  int k = diag - h;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (h + k < a_n + b_n) {
-      // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
-      if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
-        ++h;
-      } else {
-        boundaries_before[k] = h;
-        ++k;
-      }
-    }
-  }
+  load_balancing_walk<VT>(
+      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int) {}, [&](int k, int h) { boundaries_before[k] = h; });
   __syncthreads();
   // Clamped: on starts that are not sorted, the threads' splits can leave an item unnoted.
   const auto before = [&](int k) { return min(max(boundaries_before[k], 0), a_n); };

@@ -1,0 +1,60 @@
+// Entry layer: the `extern "C"` segmented reduction kernels of the module's key type: per
+// reduction (sum where the key is a built-in number, min and max by the module's comparator),
+// the tiles for starts of 4- or 8-byte indices, and the spine. Included by ../instantiate.cuh.
+#pragma once
+#include <string.h>
+#include "../kernel/segmented_reduce.cuh"
+
+namespace mergepath_instance {
+constexpr mergepath::launch_shape REDUCE = mergepath::reduce_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+// Tiles per spine thread and round.
+constexpr int REDUCE_SPINE_TILES = 8;
+static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
+                  sizeof(mergepath::segmented_fold<K>) <= mergepath::REDUCE_PARTIAL_BYTES,
+              "segmented reduction: keys of at most 16 bytes");
+
+template <class I>
+__device__ __forceinline__ K reduce_empty(const mergepath::segmented_reduce_params<I>& p) {
+  K empty;
+  memcpy(&empty, p.empty, sizeof(K));
+  return empty;
+}
+
+template <class I>
+__device__ __forceinline__ mergepath::reduce_partials<K> reduce_partials_of(const mergepath::segmented_reduce_params<I>& p) {
+  return {reinterpret_cast<mergepath::segmented_fold<K>*>(p.heads), reinterpret_cast<mergepath::segmented_fold<K>*>(p.tails)};
+}
+
+template <class I, class Op>
+__device__ __forceinline__ void reduce_tile(const mergepath::segmented_reduce_params<I>& p, Op op) {
+  mergepath::segmented_reduce_tile<REDUCE.nt, REDUCE.vt>(p.starts, p.segments, p.count, reinterpret_cast<const K*>(p.values),
+                                                        p.partitions, reinterpret_cast<K*>(p.out), reduce_empty(p), op,
+                                                        reduce_partials_of(p));
+}
+
+template <class Op>
+__device__ __forceinline__ void reduce_spine(const mergepath::segmented_reduce_params<uint32_t>& p, Op op) {
+  mergepath::segmented_reduce_spine<mergepath::REDUCE_SPINE_THREADS, REDUCE_SPINE_TILES>(
+      p.segments, p.tiles, p.partitions, reduce_partials_of(p), reinterpret_cast<K*>(p.out), reduce_empty(p), op);
+}
+}  // namespace mergepath_instance
+
+#define MERGEPATH_SEGMENTED_REDUCE(NAME, OP)                                                                    \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE.nt)                                  \
+  mergepath_segmented_reduce_##NAME##_4(const mergepath::segmented_reduce_params<uint32_t> p) {                \
+    mergepath_instance::reduce_tile(p, OP);                                                                     \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE.nt)                                  \
+  mergepath_segmented_reduce_##NAME##_8(const mergepath::segmented_reduce_params<uint64_t> p) {                \
+    mergepath_instance::reduce_tile(p, OP);                                                                     \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(mergepath::REDUCE_SPINE_THREADS)                                \
+  mergepath_segmented_reduce_spine_##NAME(const mergepath::segmented_reduce_params<uint32_t> p) {              \
+    mergepath_instance::reduce_spine(p, OP);                                                                    \
+  }
+#ifdef MERGEPATH_ARITHMETIC_KEY
+MERGEPATH_SEGMENTED_REDUCE(sum, mergepath::reduce_sum<mergepath_instance::K>())
+#endif
+MERGEPATH_SEGMENTED_REDUCE(min, (mergepath::reduce_min<mergepath_instance::K, mergepath_instance::Comp>{mergepath_instance::Comp()}))
+MERGEPATH_SEGMENTED_REDUCE(max, (mergepath::reduce_max<mergepath_instance::K, mergepath_instance::Comp>{mergepath_instance::Comp()}))
+#undef MERGEPATH_SEGMENTED_REDUCE

@@ -1,0 +1,134 @@
+// Kernel layer: segmented reduction (Modern GPU's segreduce) on the load-balancing search's
+// tiles. `count` values in `segments` segments given by their first items `starts` (as the
+// search's: an exclusive scan of the lengths); out[s] is the fold of segment s's values in
+// order by an associative operation, `empty` for a segment with none.
+//
+// Two kernels after the search's partitions. Each tile of NT * VT merge outputs (boundaries
+// and items) folds its items segment by segment: a segment whose start and end boundaries are
+// both in the tile is finished there and written; the tile's first segment (begun in an
+// earlier tile) and its last (going on past it) leave partial folds, the head and the tail.
+// Then one CTA (the spine) scans the tiles' partials in order and writes every segment that
+// crosses a tile edge: the fold of the tail of the tile it starts in, the whole tiles it
+// spans, and the head of the tile it ends in. Work per tile is bounded whatever the lengths.
+#pragma once
+#include "load_balancing.cuh"
+#include "../cta/scan.cuh"
+
+namespace mergepath {
+
+// The built-in reductions. Sum: operator+ (integers wrap). Min and max by the module's
+// comparator: the first of the least and the first of the greatest items.
+template <class K>
+struct reduce_sum {
+  __device__ __forceinline__ K operator()(const K& a, const K& b) const { return (K)(a + b); }
+};
+template <class K, class Comp>
+struct reduce_min {
+  Comp comp;
+  __device__ __forceinline__ K operator()(const K& a, const K& b) const { return comp(b, a) ? b : a; }
+};
+template <class K, class Comp>
+struct reduce_max {
+  Comp comp;
+  __device__ __forceinline__ K operator()(const K& a, const K& b) const { return comp(a, b) ? b : a; }
+};
+
+// What the tiles leave for the spine, per tile: the fold of its head (its items before its
+// first boundary) and of its tail (after its last boundary; all its items where it has none).
+template <class K>
+struct reduce_partials {
+  segmented_fold<K>* heads;
+  segmented_fold<K>* tails;
+};
+
+// Output tile blockIdx.x of the merge of the boundaries with the items (partitions as the
+// search's): the tile's finished segments written to `out`, its head and tail to `partials`.
+// Each thread walks its VT merge outputs from its own split, folding items and finishing a
+// segment at each boundary after its first; the segment ending at its first boundary began in
+// an earlier thread, so its fold waits for the CTA's segmented fold of the threads' tails.
+template <int NT, int VT, class I, class K, class Op>
+__device__ __forceinline__ void segmented_reduce_tile(const I* starts, int64_t segments, int64_t count, const K* values,
+                                                      const int64_t* partitions, K* out, K empty, Op op,
+                                                      const reduce_partials<K>& partials) {
+  constexpr int NV = NT * VT;
+  __shared__ I tile_starts[NV + 1];
+  __shared__ K tile_values[NV];
+  __shared__ segmented_fold_shared<NT, K> scan;
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
+  for (int k = (int)threadIdx.x; k < b_n; k += NT) tile_values[k] = values[r.b_begin + k];
+  __syncthreads();
+  // The thread's fold since its last boundary (or its start), and the head: its fold before
+  // its first boundary, `first` that boundary's index in the tile (-1: none).
+  segmented_fold<K> tail{}, head{};
+  int first = -1;
+  load_balancing_walk<VT>(
+      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n,
+      [&](int h) {
+        if (first < 0) {
+          first = h;
+          head = tail;
+        } else {
+          out[r.a_begin + h] = tail.any ? tail.value : empty;
+        }
+        tail.any = false;
+      },
+      [&](int k, int) { tail.add(tile_values[k], op); });
+  segmented_scan_item<K> tile_tail;
+  const segmented_scan_item<K> before = cta_segmented_fold<NT>(tail, first >= 0, tile_tail, scan, op);
+  if (first >= 0) {
+    // The threads before this one since the last boundary, then its head: boundary `first`
+    // ends that segment, begun before the tile where no thread before this one has a boundary.
+    const segmented_fold<K> done = before.fold.then(head, op);
+    if (first > 0) out[r.a_begin + first] = done.any ? done.value : empty;
+    else partials.heads[blockIdx.x] = done;
+  }
+  if (threadIdx.x == 0) partials.tails[blockIdx.x] = tile_tail.fold;
+}
+
+// The spine: one CTA of NT threads over the `tiles` tiles' partials in order, SV tiles a thread
+// a round. A tile with boundaries (partitions[t] < partitions[t + 1]) ends the segment
+// partitions[t], begun before it: its value is the carry (the tails and whole tiles since the
+// last tile with boundaries) then the tile's head. The last segment is the carry after the
+// last tile (`empty` with no tiles).
+template <int NT, int SV, class K, class Op>
+__device__ __forceinline__ void segmented_reduce_spine(int64_t segments, int64_t tiles, const int64_t* partitions,
+                                                       const reduce_partials<K>& partials, K* out, K empty, Op op) {
+  __shared__ segmented_fold_shared<NT, K> scan;
+  __shared__ segmented_fold<K> round_carry;
+  if (threadIdx.x == 0) round_carry = segmented_fold<K>{};
+  const auto ends_segment = [&](int64_t t) { return partitions[t] < partitions[t + 1]; };
+  for (int64_t base = 0; base < tiles; base += (int64_t)NT * SV) {
+    const int64_t first = base + (int64_t)threadIdx.x * SV, last = min(first + SV, tiles);
+    // The thread's tiles as one element of the fold: reset where one of them ends a segment.
+    segmented_fold<K> own{};
+    bool resets = false;
+    for (int64_t t = first; t < last; ++t) {
+      if (ends_segment(t)) {
+        resets = true;
+        own = segmented_fold<K>{};
+      }
+      own = own.then(partials.tails[t], op);
+    }
+    segmented_scan_item<K> total;
+    const segmented_scan_item<K> before = cta_segmented_fold<NT>(own, resets, total, scan, op);  // a barrier first
+    const segmented_fold<K> round_before = round_carry;
+    segmented_fold<K> carry = before.resets ? before.fold : round_before.then(before.fold, op);
+    for (int64_t t = first; t < last; ++t) {
+      if (ends_segment(t)) {
+        const segmented_fold<K> done = carry.then(partials.heads[t], op);
+        out[partitions[t]] = done.any ? done.value : empty;
+        carry = segmented_fold<K>{};
+      }
+      carry = carry.then(partials.tails[t], op);
+    }
+    __syncthreads();  // every thread has read round_carry
+    if (threadIdx.x == 0) round_carry = total.resets ? total.fold : round_before.then(total.fold, op);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) out[segments - 1] = round_carry.any ? round_carry.value : empty;
+}
+
+}  // namespace mergepath

@@ -1,0 +1,106 @@
+//! The launches of a segmented reduction: the load-balancing search's partitions at the
+//! reduction's tile, the tiles, then the spine.
+
+use super::Reduction;
+use crate::device::buffers::CheckedBuffer;
+use crate::device::contract::{LoadBalancingParams, SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
+use crate::device::kernels::{Entry, Kernels};
+use crate::device::launch::grid_ctas;
+use crate::device::temp::TempLayout;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::key::{Comparator, Key};
+use crate::load_balancing::launch_load_balancing_partitions;
+use crate::tuning::reduce_shape;
+use cudarc::driver::LaunchConfig;
+
+/// Enqueues the reduction of the `count` values at `values` in the segments of the validated
+/// `starts` (indices of `index_bytes`) into `out` (one key per segment), `empty` for segments
+/// with no values. The caller checked the sizes ([`super::check_reduce`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    index_bytes: usize,
+    starts: &CheckedBuffer<'_>,
+    values: u64,
+    count: usize,
+    out: u64,
+    reduction: Reduction,
+    empty: K,
+) -> Result<()> {
+    let segments = starts.len;
+    if segments == 0 {
+        return Ok(()); // and no values (checked)
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    let shape = reduce_shape(kernels.arch, std::mem::size_of::<K>());
+    let tile = shape.tile();
+    let tiles = (segments - 1 + count).div_ceil(tile);
+    let mut layout = TempLayout::default();
+    let partial_bytes = tiles * REDUCE_PARTIAL_BYTES;
+    let (partitions_at, heads_at, tails_at) = (layout.region((tiles + 1) * 8), layout.region(partial_bytes), layout.region(partial_bytes));
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let partitions = base + partitions_at as u64;
+    let partition_params = LoadBalancingParams {
+        starts: starts.ptr,
+        segments: segments as i64,
+        count: count as i64,
+        spacing: tile as i64,
+        num_partitions: tiles as i64 + 1,
+        partitions,
+        segment_out: 0,
+        rank_out: 0,
+        values: 0,
+        value_out: 0,
+        words: 0,
+    };
+    launch_load_balancing_partitions(gpu, &kernels, index_bytes, &partition_params)?;
+    let mut empty_words = [0u64; 2];
+    bytemuck::bytes_of_mut(&mut empty_words)[..std::mem::size_of::<K>()].copy_from_slice(bytemuck::bytes_of(&empty));
+    let params = SegmentedReduceParams {
+        starts: starts.ptr,
+        segments: segments as i64,
+        count: count as i64,
+        values,
+        spacing: tile as i64,
+        partitions,
+        tiles: tiles as i64,
+        heads: base + heads_at as u64,
+        tails: base + tails_at as u64,
+        out,
+        empty: empty_words,
+    };
+    let (tile_entry, spine) = entries::<K>(&kernels, reduction, index_bytes)?;
+    if tiles > 0 {
+        let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "segmented reduction grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `SegmentedReduceParams` is `mergepath_segmented_reduce_{op}_{4,8}`'s parameter
+        // struct; one CTA of the reduction shape (the same table row as the kernel's) per tile
+        // of the merge of `segments - 1` boundaries with `count` items, whose partitions the
+        // launch before wrote at this tile; `starts` holds `segments` indices of the entry's
+        // width, `values` `count` keys and `out` at least `segments` (checked by the caller), the
+        // partials room for `tiles` of REDUCE_PARTIAL_BYTES each.
+        unsafe { gpu.launch_dependent(&tile_entry, cfg, &params, kernels.arch) }?;
+    }
+    let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (REDUCE_SPINE_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: as above for `mergepath_segmented_reduce_spine_{op}`, one CTA of
+    // REDUCE_SPINE_THREADS reading the `tiles + 1` partitions and the tiles' partials written
+    // before it in stream order, and writing `out`.
+    unsafe { gpu.launch(&spine, cfg, &params) }
+}
+
+/// The tile and spine entries of `reduction` for indices of `index_bytes`.
+fn entries<K>(kernels: &Kernels, reduction: Reduction, index_bytes: usize) -> Result<(Entry<SegmentedReduceParams>, Entry<SegmentedReduceParams>)> {
+    let pair = match reduction {
+        Reduction::Sum => (kernels.segmented_reduce_sum(index_bytes), kernels.segmented_reduce_spine_sum()),
+        Reduction::Min => (kernels.segmented_reduce_min(index_bytes), kernels.segmented_reduce_spine_min()),
+        Reduction::Max => (kernels.segmented_reduce_max(index_bytes), kernels.segmented_reduce_spine_max()),
+    };
+    match pair {
+        (Ok(tile), Ok(spine)) => Ok((tile, spine)),
+        (Err(Error::MissingEntryPoint(name)), _) | (_, Err(Error::MissingEntryPoint(name))) => {
+            Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: format!("{name} is not in this key's kernels") })
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
