@@ -105,6 +105,12 @@ backend_trait! {
     fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
     /// Each of `count` work items' segment's value (interval expand).
     fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()>;
+    /// The first key of each run of equal keys; returns the number of runs.
+    fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> Result<usize>;
+    /// Each run's first key and length; returns the number of runs.
+    fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(keys: &[K], out_keys: &mut [K], lengths: &mut [I], comp: C) -> Result<usize>;
+    /// Each run's first key and its values folded; returns the number of runs.
+    fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(keys: &[K], values: &[V], out_keys: &mut [K], out_values: &mut [V], reduction: Reduction, comp: C, value_order: D) -> Result<usize>;
     /// Each segment's values folded into one (segmented reduction).
     fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(starts: &[I], values: &[K], out: &mut [K], reduction: Reduction, empty: K, comp: C) -> Result<()>;
     /// Sorts each segment of pairs on its own, stably.

@@ -217,3 +217,24 @@ pub fn interval_expand<T: Copy>(values: &[T], offsets: &[usize]) -> Vec<T> {
 pub fn segmented_reduce<T: Copy>(values: &[T], offsets: &[usize], identity: T, op: impl Fn(T, T) -> T) -> Vec<T> {
     offsets.windows(2).map(|w| values[w[0]..w[1]].iter().copied().reduce(&op).unwrap_or(identity)).collect()
 }
+
+/// The runs of consecutive keys equal by `comp` (neither orders before the other), as
+/// `slice::chunk_by` groups them: each run's first key and length (the oracle of
+/// [`crate::unique`] and [`crate::run_length_encode`]).
+pub fn run_length_encode<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> (Vec<K>, Vec<usize>) {
+    keys.chunk_by(|a, b| !comp.is_less(a, b) && !comp.is_less(b, a)).map(|run| (run[0], run.len())).unzip()
+}
+
+/// Each run's first key and the fold of its values by `op` in order (the oracle of
+/// [`crate::reduce_by_key`]).
+pub fn reduce_by_key<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V], op: impl Fn(V, V) -> V, comp: C) -> (Vec<K>, Vec<V>) {
+    assert_eq!(keys.len(), values.len(), "a value per key");
+    let (run_keys, lengths) = run_length_encode(keys, comp);
+    let mut at = 0;
+    let folds = lengths.iter().map(|&len| {
+        let fold = values[at..at + len].iter().copied().reduce(&op).expect("runs are not empty");
+        at += len;
+        fold
+    });
+    (run_keys.clone(), folds.collect())
+}

@@ -216,3 +216,44 @@ fn segmented_reduce_on_device() {
     let e = gpu.segmented_reduce(&unsorted, &values[..50_000], &mut [0i32; 10_000], Min, 0, Less).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "host slices check the starts: {e}");
 }
+
+/// Runs of equal keys on the device: 2^22 keys in runs of 1 to 3,000 (runs crossing
+/// many tiles), unique, lengths (u32 and u64) and sums against the sequential runs, the output
+/// room checked before anything is written, and no keys.
+#[test]
+fn runs_on_device() {
+    use mergepath::Reduction::Sum;
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(41);
+    let mut keys = Vec::new();
+    while keys.len() < 1 << 22 {
+        let longest = if rng.below(4) == 0 { 3000 } else { 3 };
+        let (key, len) = (rng.next() as u32, 1 + rng.below(longest) as usize);
+        keys.extend(std::iter::repeat_n(key, len));
+    }
+    let values: Vec<u64> = (0..keys.len()).map(|_| rng.next()).collect();
+    let (want_keys, lengths) = cpu::run_length_encode(&keys, Less);
+    let (_, want_sums) = cpu::reduce_by_key(&keys, &values, u64::wrapping_add, Less);
+    let runs = want_keys.len();
+    let (dk, dv) = (gpu.upload(&keys).unwrap(), gpu.upload(&values).unwrap());
+    let mut out = gpu.upload(&vec![7u32; runs + 1]).unwrap();
+    assert_eq!(mergepath::unique(gpu, &dk, &mut out, Less).unwrap(), runs);
+    let got = gpu.download(&out).unwrap();
+    assert_eq!((&got[..runs], got[runs]), (&want_keys[..], 7), "unique, and the tail untouched");
+    let mut lengths32 = gpu.alloc_zeros::<u32>(runs).unwrap();
+    assert_eq!(mergepath::run_length_encode(gpu, &dk, &mut out, &mut lengths32, Less).unwrap(), runs);
+    assert!(gpu.download(&lengths32).unwrap().iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u32 lengths");
+    let mut lengths64 = vec![0u64; runs];
+    assert_eq!(gpu.run_length_encode(&keys, &mut vec![0u32; runs], &mut lengths64, Less).unwrap(), runs);
+    assert!(lengths64.iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u64 lengths (host slices)");
+    let mut sums = gpu.alloc_zeros::<u64>(runs).unwrap();
+    assert_eq!(mergepath::reduce_by_key(gpu, &dk, &dv, &mut out, &mut sums, Sum, Less, Less).unwrap(), runs);
+    assert_eq!(gpu.download(&sums).unwrap(), want_sums, "sums by key");
+
+    let mut short = gpu.upload(&vec![5u32; runs - 1]).unwrap();
+    let e = mergepath::unique(gpu, &dk, &mut short, Less).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", .. }), "{e}");
+    assert!(gpu.download(&short).unwrap().iter().all(|&k| k == 5), "nothing written");
+    let none = gpu.alloc_zeros::<u32>(0).unwrap();
+    assert_eq!(mergepath::unique(gpu, &none, &mut out, Less).unwrap(), 0);
+}

@@ -476,3 +476,35 @@ fn segmented_reduce_folds_each_segment() {
     let greatest = if hit[0].x < hit[1].x { hit[1] } else { hit[0] };
     assert_eq!(bytemuck::bytes_of(&hit_out[0]), bytemuck::bytes_of(&greatest), "the first of the greatest by x");
 }
+
+/// Runs of equal keys on the host backend: unique, lengths and folds of unsorted keys, the
+/// output room checked against the run count before anything is written.
+#[test]
+fn runs_of_equal_keys() {
+    use mergepath::Reduction::{Max, Sum};
+    let keys = [3u32, 3, 1, 1, 1, 3, 7];
+    let values = [1u64, 2, 3, 4, 5, 6, 7];
+    let (mut out, mut folds) = ([0u32; 8], [0u64; 4]);
+    assert_eq!(host::unique(&keys, &mut out, Less).unwrap(), 4);
+    assert_eq!(out[..5], [3, 1, 3, 7, 0]);
+    let mut lengths64 = [0u64; 4];
+    assert_eq!(host::run_length_encode(&keys, &mut out, &mut lengths64, Less).unwrap(), 4);
+    assert_eq!(lengths64, [2, 3, 1, 1]);
+    assert_eq!(host::reduce_by_key(&keys, &values, &mut out, &mut folds, Sum, Less, Less).unwrap(), 4);
+    assert_eq!(folds, [3, 12, 6, 7]);
+    assert_eq!(host::reduce_by_key(&keys, &values, &mut out, &mut folds, Max, Less, Greater).unwrap(), 4);
+    assert_eq!(folds, [1, 3, 6, 7], "the greatest by Greater is the least");
+
+    let mut short = [9u32; 3];
+    let e = host::unique(&keys, &mut short, Less).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", needed: 4, got: 3 }), "{e}");
+    let e = host::run_length_encode(&keys, &mut out, &mut [0u32; 3], Less).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "lengths", needed: 4, got: 3 }), "{e}");
+    assert_eq!(short, [9; 3], "errors write nothing");
+    let e = host::reduce_by_key(&keys, &values[..6], &mut out, &mut folds, Sum, Less, Less).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { what: "values", .. }), "{e}");
+    let hit = hits(7, &mut Rng(3));
+    let e = host::reduce_by_key(&keys, &hit, &mut out, &mut [hit[0]; 7], Sum, Less, ByX).unwrap_err();
+    assert!(matches!(e, Error::NotSupported { .. }), "{e}");
+    assert_eq!(host::unique(&[] as &[u32], &mut [], Less).unwrap(), 0);
+}

@@ -208,3 +208,10 @@ fn segmented_reduce() {
     check("segmented_reduce f64 Min", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<f64, _>(b, &lengths, seed, Min, Less));
     check("segmented_reduce Hit Max ByX", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Hit, _>(b, &lengths, seed, Max, ByX));
 }
+
+#[test]
+fn runs() {
+    check("runs u32", testing::keys::<u32, Less>(testing::lengths::<u32>(30_000), Less), |b, keys| testing::runs(b, &keys, Less));
+    check("runs f32 greater", testing::keys::<f32, Greater>(testing::lengths::<f32>(30_000), Greater), |b, keys| testing::runs(b, &keys, Greater));
+    check("runs Hit ByX", testing::keys::<Hit, ByX>(testing::lengths::<Hit>(30_000), ByX), |b, keys| testing::runs(b, &keys, ByX));
+}

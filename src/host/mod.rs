@@ -37,7 +37,7 @@ use crate::key::ordering_by;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key, Value};
 use crate::partition::balanced_path;
-use crate::reduce::{check_reduce, fold_op, Reduction};
+use crate::reduce::{check_reduce, check_reduction, fold_op, Reduction};
 use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
@@ -283,6 +283,56 @@ pub fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(starts: &[I], va
         }
     });
     Ok(())
+}
+
+/// Writes the first key of each run of equal keys (see [`crate::runs`]) to `out` and returns the
+/// number of runs; `out` must hold them ([`Error::OutputTooSmall`], nothing written).
+pub fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> Result<usize> {
+    let starts = run_starts(keys, comp);
+    check_output("out", out.len(), starts.len())?;
+    out.iter_mut().zip(&starts).for_each(|(o, &s)| *o = keys[s]);
+    Ok(starts.len())
+}
+
+/// Writes each run's first key to `out_keys` and its length to `lengths` and returns the number
+/// of runs; outputs as [`unique`]'s, `u32` lengths for at most 2^32 - 1 keys
+/// ([`Error::TooLarge`]).
+pub fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(keys: &[K], out_keys: &mut [K], lengths: &mut [I], comp: C) -> Result<usize> {
+    if keys.len() > I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "run_length_encode: u32 lengths hold runs of at most 2^32 - 1 keys" });
+    }
+    let starts = run_starts(keys, comp);
+    check_output("out_keys", out_keys.len(), starts.len())?;
+    check_output("lengths", lengths.len(), starts.len())?;
+    for (j, &s) in starts.iter().enumerate() {
+        out_keys[j] = keys[s];
+        lengths[j] = index(starts.get(j + 1).unwrap_or(&keys.len()) - s);
+    }
+    Ok(starts.len())
+}
+
+/// Writes each run's first key to `out_keys` and the fold of its values by `reduction` to
+/// `out_values` (ordered by `value_order` for `Min` and `Max`) and returns the number of runs
+/// (see [`crate::reduce_by_key`]); outputs as [`unique`]'s.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(keys: &[K], values: &[V], out_keys: &mut [K], out_values: &mut [V], reduction: Reduction, comp: C, value_order: D) -> Result<usize> {
+    check_values("values", keys.len(), values.len())?;
+    check_reduction::<V>(reduction)?;
+    let starts = run_starts(keys, comp);
+    check_output("out_keys", out_keys.len(), starts.len())?;
+    check_output("out_values", out_values.len(), starts.len())?;
+    let op = fold_op(reduction, value_order);
+    for (j, &s) in starts.iter().enumerate() {
+        out_keys[j] = keys[s];
+        let end = *starts.get(j + 1).unwrap_or(&keys.len());
+        out_values[j] = values[s + 1..end].iter().fold(values[s], |acc, &v| op(acc, v));
+    }
+    Ok(starts.len())
+}
+
+/// The position of each run's first key: key 0 and every key unequal to the one before it.
+fn run_starts<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> Vec<usize> {
+    (0..keys.len()).filter(|&i| i == 0 || comp.is_less(&keys[i - 1], &keys[i]) || comp.is_less(&keys[i], &keys[i - 1])).collect()
 }
 
 /// Writes `item(segment, rank)` to `out[i]` for each item `i` in `0..out.len()` on the host

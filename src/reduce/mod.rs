@@ -83,12 +83,17 @@ pub fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(
 
 /// The checks every front end makes of a segmented reduction of `count` values in `segments`
 /// segments into `out_len` outputs, indices holding `max_count`: the search's, an output per
-/// segment, and a sum only of built-in numbers.
+/// segment, and [`check_reduction`].
 pub(crate) fn check_reduce<K: Key>(count: usize, segments: usize, out_len: usize, max_count: usize, reduction: Reduction) -> Result<()> {
     check_load_balancing(count, segments, max_count, &[])?;
     check_output("out", out_len, segments)?;
+    check_reduction::<K>(reduction)
+}
+
+/// `reduction` of keys of `K`: a key of at most 16 bytes, a sum only of built-in numbers.
+pub(crate) fn check_reduction<K: Key>(reduction: Reduction) -> Result<()> {
     if std::mem::size_of::<K>() > 16 {
-        return Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: "segmented_reduce (keys of at most 16 bytes)".into() });
+        return Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: "segmented reductions (keys of at most 16 bytes)".into() });
     }
     if reduction == Reduction::Sum && builtin_sum::<K>().is_none() {
         return Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: "Reduction::Sum (built-in number keys only; Min and Max take any key)".into() });

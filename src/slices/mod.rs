@@ -57,6 +57,7 @@ use crate::device::buffers::CheckedBuffer;
 use cudarc::driver::CudaSlice;
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
 use crate::reduce::{check_reduce, launch_segmented_reduce, Reduction};
+use crate::runs::{check_lengths, runs_on, ReduceValues, RunOutputs};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
 use crate::segmented::validate_segment_offsets;
@@ -404,6 +405,74 @@ impl Gpu {
             launch_segmented_reduce::<K, C>(self, std::mem::size_of::<I>(), &starts_in, values_in.ptr, values.len(), out_buf.ptr, reduction, empty)?;
         }
         self.download_into(&reduced, bytes_mut(&mut out[..starts.len()]))
+    }
+
+    /// Writes the first key of each run of equal keys to `out` (host slices) and returns the
+    /// number of runs, found on the GPU; as [`crate::unique`] (nothing written where `out` is
+    /// too short).
+    pub fn unique<K: Key, C: Comparator<K>>(&self, keys: &[K], out: &mut [K], comp: C) -> Result<usize> {
+        let _ = comp;
+        let n = keys.len();
+        let (runs, run_keys, _) = self.runs_host::<K, C>(keys, None, 0, |k, _, _| Ok(RunOutputs { keys: ("out", k, n), lengths: None, values: None }))?;
+        check_output("out", out.len(), runs)?;
+        self.download_into(&run_keys.slice(..runs * std::mem::size_of::<K>()), bytes_mut(&mut out[..runs]))?;
+        Ok(runs)
+    }
+
+    /// Each run's first key and length (host slices), found on the GPU; as
+    /// [`crate::run_length_encode`].
+    pub fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(&self, keys: &[K], out_keys: &mut [K], lengths: &mut [I], comp: C) -> Result<usize> {
+        let _ = comp;
+        check_lengths::<I>(keys.len())?;
+        let (n, word) = (keys.len(), std::mem::size_of::<I>());
+        let (runs, run_keys, run_lengths) = self.runs_host::<K, C>(keys, None, word, |k, l, _| Ok(RunOutputs { keys: ("out_keys", k, n), lengths: Some((l, n, word)), values: None }))?;
+        check_output("out_keys", out_keys.len(), runs)?;
+        check_output("lengths", lengths.len(), runs)?;
+        self.download_into(&run_keys.slice(..runs * std::mem::size_of::<K>()), bytes_mut(&mut out_keys[..runs]))?;
+        self.download_into(&run_lengths.slice(..runs * word), bytes_mut(&mut lengths[..runs]))?;
+        Ok(runs)
+    }
+
+    /// Each run's first key and its values' fold (host slices), on the GPU; as
+    /// [`crate::reduce_by_key`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(&self, keys: &[K], values: &[V], out_keys: &mut [K], out_values: &mut [V], reduction: Reduction, comp: C, value_order: D) -> Result<usize> {
+        let _ = (comp, value_order);
+        check_values("values", keys.len(), values.len())?;
+        let (n, vb) = (keys.len(), std::mem::size_of::<V>());
+        let outputs = |k, o, v| Ok(RunOutputs { keys: ("out_keys", k, n), lengths: None, values: Some(ReduceValues::new::<V, D>(v, (o, n), reduction)?) });
+        let (runs, run_keys, folds) = self.runs_host::<K, C>(keys, Some(bytemuck::cast_slice::<V, u8>(values)), vb, outputs)?;
+        check_output("out_keys", out_keys.len(), runs)?;
+        check_output("out_values", out_values.len(), runs)?;
+        self.download_into(&run_keys.slice(..runs * std::mem::size_of::<K>()), bytes_mut(&mut out_keys[..runs]))?;
+        self.download_into(&folds.slice(..runs * vb), bytes_mut(&mut out_values[..runs]))?;
+        Ok(runs)
+    }
+
+    /// The runs of host `keys` on the GPU: the keys (and `values`' bytes) uploaded, room for a
+    /// run per key allocated (the keys', and `extra_bytes` a key for lengths or folds), and the
+    /// outputs `outputs` makes of their addresses (keys, extra, values in) written. Returns the
+    /// run count and both output buffers, to download.
+    fn runs_host<K: Key, C: Comparator<K>>(
+        &self,
+        keys: &[K],
+        values: Option<&[u8]>,
+        extra_bytes: usize,
+        outputs: impl FnOnce(u64, u64, u64) -> Result<RunOutputs>,
+    ) -> Result<(usize, CudaSlice<u8>, CudaSlice<u8>)> {
+        let (n, kb) = (keys.len(), std::mem::size_of::<K>());
+        let keys_on_device = self.upload(bytemuck::cast_slice::<K, u8>(keys))?;
+        let values_on_device = values.map(|v| self.upload(v)).transpose()?;
+        let (mut keys_out, mut extra_out) = (self.alloc_zeros::<u8>(n.max(1) * kb)?, self.alloc_zeros::<u8>((n * extra_bytes).max(1))?);
+        let runs = {
+            // Fresh allocations: aligned for any key, and apart from each other.
+            let keys_in = self.input("keys", &keys_on_device, 1)?;
+            let values_in = values_on_device.as_ref().map(|v| self.input("values", v, 1)).transpose()?;
+            let (k_out, e_out) = (self.output("out_keys", &mut keys_out, 1, 0, &[])?, self.output("out", &mut extra_out, 1, 0, &[])?);
+            let outputs = outputs(k_out.ptr, e_out.ptr, values_in.as_ref().map_or(0, |v| v.ptr))?;
+            runs_on::<K, C>(self, &CheckedBuffer::raw(keys_in.ptr, n, kb), outputs)?
+        };
+        Ok((runs, keys_out, extra_out))
     }
 
     /// The search of the items `0..segments.len()` over `starts`, through device buffers: the

@@ -210,6 +210,70 @@ pub fn segmented_reduce<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, leng
     Ok(())
 }
 
+/// [`crate::unique`], [`crate::run_length_encode`] and [`crate::reduce_by_key`] (sums and
+/// maxima of `u32` values; on the GPU also the host-slice methods, or the host backend's) of
+/// `keys` as given and sorted by `comp` (long runs) equal the sequential runs (`chunk_by`).
+pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
+    let mut sorted = keys.to_vec();
+    sorted.sort_by(|a, b| crate::key::ordering_by(|x: &K, y: &K| comp.is_less(x, y), a, b));
+    for keys in [keys, &sorted[..]] {
+        let values: Vec<u32> = (0..keys.len() as u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+        let (want_keys, lengths) = cpu::run_length_encode(keys, comp);
+        let want_lengths: Vec<u32> = lengths.iter().map(|&l| l as u32).collect();
+        let runs = want_keys.len();
+        let (_, want_sums) = cpu::reduce_by_key(keys, &values, u32::wrapping_add, comp);
+        let (_, want_maxima) = cpu::reduce_by_key(keys, &values, u32::max, comp);
+        // Each variant: (what, run count, keys, lengths or folds).
+        let mut got: Vec<(String, usize, Vec<K>, Vec<u32>)> = Vec::new();
+        let n = keys.len();
+        let err = |e| op_error("runs", backend, e);
+        match backend {
+            Backend::Host => {
+                let (mut k, mut l) = (vec![keys.first().copied().unwrap_or_else(crate::testing::zeroed); n], vec![0u32; n]);
+                let r = crate::host::unique(keys, &mut k, comp).map_err(err)?;
+                got.push(("unique".into(), r, k[..r].to_vec(), want_lengths.clone()));
+                let r = crate::host::run_length_encode(keys, &mut k, &mut l, comp).map_err(err)?;
+                got.push(("run_length_encode".into(), r, k[..r].to_vec(), l[..r].to_vec()));
+                let r = crate::host::reduce_by_key(keys, &values, &mut k, &mut l, crate::Reduction::Sum, comp, crate::Less).map_err(err)?;
+                got.push(("reduce_by_key Sum".into(), r, k[..r].to_vec(), l[..r].to_vec()));
+                let r = crate::host::reduce_by_key(keys, &values, &mut k, &mut l, crate::Reduction::Max, comp, crate::Less).map_err(err)?;
+                got.push(("reduce_by_key Max".into(), r, k[..r].to_vec(), l[..r].to_vec()));
+            }
+            Backend::Gpu(gpu) => on_gpu("runs", backend, || {
+                let (dk, dv) = (gpu.upload(&if n == 0 { vec![crate::testing::zeroed::<K>()] } else { keys.to_vec() })?, gpu.upload(&values)?);
+                let dk = dk.slice(..n);
+                let (mut k, mut l) = (gpu.upload(&vec![crate::testing::zeroed::<K>(); n.max(1)])?, gpu.alloc_zeros::<u32>(n.max(1))?);
+                let prefix = |gpu: &Gpu, k: &cudarc::driver::CudaSlice<K>, r: usize| gpu.download(k).map(|v| v[..r].to_vec());
+                let r = crate::unique(gpu, &dk, &mut k, comp)?;
+                got.push(("unique".into(), r, prefix(gpu, &k, r)?, want_lengths.clone()));
+                let r = crate::run_length_encode(gpu, &dk, &mut k, &mut l, comp)?;
+                got.push(("run_length_encode".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
+                let r = crate::reduce_by_key(gpu, &dk, &dv, &mut k, &mut l, crate::Reduction::Sum, comp, crate::Less)?;
+                got.push(("reduce_by_key Sum".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
+                let (mut hk, mut hl) = (vec![crate::testing::zeroed::<K>(); n], vec![0u32; n]);
+                let r = gpu.reduce_by_key(keys, &values, &mut hk, &mut hl, crate::Reduction::Max, comp, crate::Less)?;
+                got.push(("reduce_by_key Max (host slices)".into(), r, hk[..r].to_vec(), hl[..r].to_vec()));
+                let r = gpu.run_length_encode(keys, &mut hk, &mut hl, comp)?;
+                got.push(("run_length_encode (host slices)".into(), r, hk[..r].to_vec(), hl[..r].to_vec()));
+                Ok(())
+            })?,
+        }
+        for (what, r, k, l) in got {
+            let want = match what.as_str() {
+                w if w.starts_with("reduce_by_key Sum") => &want_sums,
+                w if w.starts_with("reduce_by_key Max") => &want_maxima,
+                _ => &want_lengths,
+            };
+            if r != runs {
+                return Err(TestCaseError::fail(format!("{what} on {}: {r} runs, want {runs}", backend.name())));
+            }
+            assert_same_bits(&format!("{what} keys on {}", backend.name()), &k, &want_keys)?;
+            assert_same_bits(&format!("{what} lengths or folds on {}", backend.name()), &l, want)?;
+        }
+    }
+    Ok(())
+}
+
 /// A key from `seed`: one of `specials`, or a random bit pattern.
 fn seeded_key<K: TestKey>(specials: &[K], seed: u64) -> K {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);

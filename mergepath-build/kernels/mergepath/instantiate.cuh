@@ -55,6 +55,7 @@ extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 #include "entry/gather.cuh"
 #include "entry/load_balancing.cuh"
 #include "entry/segmented_reduce.cuh"
+#include "entry/runs.cuh"
 #include "entry/record.cuh"
 #include "entry/multiway.cuh"
 #include "entry/samplesort.cuh"

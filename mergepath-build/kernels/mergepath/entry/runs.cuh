@@ -1,0 +1,20 @@
+// Entry layer: the `extern "C"` kernels of runs of equal keys, for run positions of 4 or 8
+// bytes: their starts (the module's keys and comparator), and their lengths (key-independent).
+// Included by ../instantiate.cuh.
+#pragma once
+#include "../kernel/runs.cuh"
+
+#define MERGEPATH_RUNS(BYTES, INDEX)                                                                     \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                           \
+  mergepath_run_starts_##BYTES(const mergepath::runs_params<INDEX> p) {                                  \
+    using namespace mergepath_instance;                                                                  \
+    mergepath::run_starts_tile<SEARCH.nt, SEARCH.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
+                                                    p.tile_states, p.starts, p.runs, Comp());             \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
+  mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \
+    mergepath::run_lengths_body(p.starts, (int64_t)*p.runs, p.count, p.lengths);                         \
+  }
+MERGEPATH_RUNS(4, uint32_t)
+MERGEPATH_RUNS(8, uint64_t)
+#undef MERGEPATH_RUNS

@@ -1,0 +1,229 @@
+//! Runs of equal keys: [`unique`] (the first key of each run), [`run_length_encode`] (each
+//! run's key and length) and [`reduce_by_key`] (each run's key and its values folded), found in
+//! one pass on the GPU.
+//!
+//! ```no_run
+//! use mergepath::{Less, Reduction};
+//! # fn main() -> Result<(), mergepath::Error> {
+//! let gpu = mergepath::Gpu::new(0)?;
+//! let keys = gpu.upload(&[1u32, 1, 2, 5, 5, 5])?;
+//! let values = gpu.upload(&[10u64, 20, 30, 40, 50, 60])?;
+//! let (mut out_keys, mut sums) = (gpu.alloc_zeros::<u32>(6)?, gpu.alloc_zeros::<u64>(6)?);
+//! let runs = mergepath::reduce_by_key(&gpu, &keys, &values, &mut out_keys, &mut sums, Reduction::Sum, Less, Less)?;
+//! assert_eq!(runs, 3);
+//! assert_eq!(gpu.download(&out_keys)?[..3], [1, 2, 5]);
+//! assert_eq!(gpu.download(&sums)?[..3], [30, 30, 150]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Semantics: a run is a maximal stretch of consecutive keys equal by the comparator (neither
+//! orders before the other), as `slice::chunk_by` groups them; the keys need not be sorted
+//! (on sorted keys the runs are the distinct keys). Each call returns the number of runs, and so
+//! waits for the GPU; its outputs must hold that many items
+//! ([`Error::OutputTooSmall`](crate::Error::OutputTooSmall) otherwise, with nothing written),
+//! and what is past them is left as it is.
+//!
+//! How: one kernel over tiles of keys flags each run's first key, counts the flags, and writes
+//! their positions compacted in order (a single-pass scan of the tiles' counts, decoupled
+//! look-back), then the keys are gathered at those positions, the lengths are their
+//! differences, and the values are reduced with the runs as the segments of
+//! [`crate::segmented_reduce`].
+
+use crate::checks::{check_output, check_values};
+use crate::device::buffers::CheckedBuffer;
+use crate::device::contract::{RunsParams, PARTITION_THREADS};
+use crate::device::launch::grid_ctas;
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::gather::{launch_gather, position_bytes};
+use crate::key::{Comparator, Key};
+use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction};
+use crate::tuning::search_shape;
+use crate::types::SortIndex;
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig};
+
+/// Writes the first key of each run of equal keys of `keys` to `out` and returns the number of
+/// runs (see the module's semantics; on sorted keys, the distinct keys). `out` must hold the
+/// runs and not overlap `keys`. Waits for the GPU.
+pub fn unique<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &impl DevicePtr<K>, out: &mut impl DevicePtrMut<K>, comp: C) -> Result<usize> {
+    let _ = comp;
+    let keys = gpu.input("keys", keys, K::DEVICE_ALIGN)?;
+    let out = gpu.output("out", out, K::DEVICE_ALIGN, 0, &[&keys])?;
+    runs_on::<K, C>(gpu, &keys, RunOutputs { keys: ("out", out.ptr, out.len), lengths: None, values: None })
+}
+
+/// Writes each run's first key to `out_keys` and its length to `lengths` (`u32` or `u64`;
+/// `u32` lengths hold runs of up to 2^32 - 1 keys, [`Error::TooLarge`](crate::Error::TooLarge)
+/// for more keys) and returns the number of runs. Outputs as [`unique`]'s.
+pub fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(
+    gpu: &Gpu,
+    keys: &impl DevicePtr<K>,
+    out_keys: &mut impl DevicePtrMut<K>,
+    lengths: &mut impl DevicePtrMut<I>,
+    comp: C,
+) -> Result<usize> {
+    let _ = comp;
+    let keys = gpu.input("keys", keys, K::DEVICE_ALIGN)?;
+    let out = gpu.output("out_keys", out_keys, K::DEVICE_ALIGN, 0, &[&keys])?;
+    let lengths = gpu.output("lengths", lengths, std::mem::size_of::<I>(), 0, &[&keys, &out])?;
+    check_lengths::<I>(keys.len)?;
+    runs_on::<K, C>(gpu, &keys, RunOutputs { keys: ("out_keys", out.ptr, out.len), lengths: Some((lengths.ptr, lengths.len, std::mem::size_of::<I>())), values: None })
+}
+
+/// Writes each run's first key to `out_keys` and the fold of its values (`values`, one per
+/// key) by `reduction` to `out_values`, and returns the number of runs. `value_order` orders
+/// the values for `Min` and `Max`; `Sum` takes built-in number values (integers wrap). Outputs
+/// as [`unique`]'s; values of at most 16 bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(
+    gpu: &Gpu,
+    keys: &impl DevicePtr<K>,
+    values: &impl DevicePtr<V>,
+    out_keys: &mut impl DevicePtrMut<K>,
+    out_values: &mut impl DevicePtrMut<V>,
+    reduction: Reduction,
+    comp: C,
+    value_order: D,
+) -> Result<usize> {
+    let _ = (comp, value_order);
+    let keys = gpu.input("keys", keys, K::DEVICE_ALIGN)?;
+    let values = gpu.input("values", values, V::DEVICE_ALIGN)?;
+    let out = gpu.output("out_keys", out_keys, K::DEVICE_ALIGN, 0, &[&keys, &values])?;
+    let out_values = gpu.output("out_values", out_values, V::DEVICE_ALIGN, 0, &[&keys, &values, &out])?;
+    check_values("values", keys.len, values.len)?;
+    let reduce = ReduceValues::new::<V, D>(values.ptr, (out_values.ptr, out_values.len), reduction)?;
+    runs_on::<K, C>(gpu, &keys, RunOutputs { keys: ("out_keys", out.ptr, out.len), lengths: None, values: Some(reduce) })
+}
+
+/// `u32` lengths hold the runs of at most 2^32 - 1 keys.
+pub(crate) fn check_lengths<I: SortIndex>(keys: usize) -> Result<()> {
+    if keys > I::MAX_COUNT {
+        return Err(crate::Error::TooLarge { what: "run_length_encode: u32 lengths hold runs of at most 2^32 - 1 keys" });
+    }
+    Ok(())
+}
+
+/// What a runs call writes (device addresses and lengths in items): the runs' first keys (the
+/// output's name first), and their lengths (of `.2` bytes) or their values' folds.
+pub(crate) struct RunOutputs {
+    pub keys: (&'static str, u64, usize),
+    pub lengths: Option<(u64, usize, usize)>,
+    pub values: Option<ReduceValues>,
+}
+
+/// The values of a reduce-by-key: the input, the output and its room, the reduction, and the
+/// launch of the value type's segmented reduction over the runs.
+pub(crate) struct ReduceValues {
+    values: u64,
+    out: (u64, usize),
+    launch: fn(&Gpu, usize, &CheckedBuffer<'_>, u64, usize, u64, Reduction) -> Result<()>,
+    reduction: Reduction,
+}
+
+impl ReduceValues {
+    /// Values of `V` at `values` into `out`, checked for `reduction`, ordered by `D`.
+    pub(crate) fn new<V: Key, D: Comparator<V>>(values: u64, out: (u64, usize), reduction: Reduction) -> Result<Self> {
+        check_reduction::<V>(reduction)?;
+        // No run is empty: the segmented reduction's empty value is never written.
+        let launch = |gpu: &Gpu, index_bytes: usize, starts: &CheckedBuffer<'_>, values: u64, count: usize, out: u64, reduction: Reduction| {
+            launch_segmented_reduce::<V, D>(gpu, index_bytes, starts, values, count, out, reduction, bytemuck::Zeroable::zeroed())
+        };
+        Ok(ReduceValues { values, out, launch, reduction })
+    }
+}
+
+/// Finds the runs of the validated `keys` and writes `outputs`, each checked to hold the runs
+/// before anything is written; returns the number of runs after the GPU is done.
+pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
+    let index_bytes = outputs.lengths.map_or(position_bytes(keys.len), |l| l.2);
+    let runs = find_runs::<K, C>(gpu, keys, index_bytes)?;
+    check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
+    if let Some((_, len, _)) = outputs.lengths {
+        check_output("lengths", len, runs.count)?;
+    }
+    if let Some(v) = &outputs.values {
+        check_output("out_values", v.out.1, runs.count)?;
+    }
+    runs.gather_keys::<K, C>(gpu, keys, outputs.keys.1)?;
+    if let Some((lengths, _, _)) = outputs.lengths {
+        runs.lengths::<K, C>(gpu, keys.len, lengths)?;
+    }
+    if let (Some(v), true) = (outputs.values, runs.count > 0) {
+        let starts = CheckedBuffer::raw(runs.starts, runs.count, runs.index_bytes);
+        (v.launch)(gpu, runs.index_bytes, &starts, v.values, keys.len, v.out.0, v.reduction)?;
+    }
+    gpu.synchronize()?; // the temporaries stay until the work on them is done
+    Ok(runs.count)
+}
+
+/// The runs of a sequence of keys, found on the device: `count` run starts of `index_bytes`
+/// each at `starts` (in `_starts`), and the count on the device at `runs` (in `_states`).
+struct FoundRuns {
+    _starts: CudaSlice<u8>,
+    _states: CudaSlice<u64>,
+    starts: u64,
+    runs: u64,
+    count: usize,
+    index_bytes: usize,
+}
+
+/// Finds the runs of the validated `keys` under `comp`, their starts as indices of
+/// `index_bytes` (which hold the keys' count); waits for the GPU to read the count.
+fn find_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize) -> Result<FoundRuns> {
+    let n = keys.len;
+    let kernels = gpu.kernels::<K, C>()?;
+    let tiles = n.div_ceil(search_shape(kernels.arch, std::mem::size_of::<K>()).tile());
+    // SAFETY: the kernel writes each of the `runs` starts before anything reads them, and
+    // nothing reads past them.
+    let mut starts_buf = unsafe { gpu.alloc_unwritten::<u8>(n.max(1) * index_bytes) }?;
+    // The tiles' scan states, the ticket, then the count: zeroed.
+    let mut states = gpu.alloc_zeros::<u64>(tiles + 2)?;
+    let (starts, runs) = {
+        let (s, _g) = starts_buf.device_ptr_mut(gpu.stream());
+        let (t, _h) = states.device_ptr_mut(gpu.stream());
+        (s, t + 8 * (tiles as u64 + 1))
+    };
+    let mut found = FoundRuns { _starts: starts_buf, starts, runs, count: 0, index_bytes, _states: states };
+    if n == 0 {
+        return Ok(found);
+    }
+    let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
+    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: runs - 8 * (tiles as u64 + 1), starts, runs, lengths: 0 };
+    let func = kernels.run_starts(index_bytes)?;
+    let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
+    // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
+    // tiles' zeroed states and ticket, `starts` room for `n` indices of the entry's width (at
+    // most one run per key), `runs` one zeroed u64.
+    unsafe { gpu.launch(&func, cfg, &params) }?;
+    found.count = gpu.download(&found._states.slice(tiles + 1..))?[0] as usize;
+    Ok(found)
+}
+
+impl FoundRuns {
+    /// The first key of each run into `out` (room checked by the caller).
+    fn gather_keys<K: Key, C: Comparator<K>>(&self, gpu: &Gpu, keys: &CheckedBuffer<'_>, out: u64) -> Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let kernels = gpu.kernels::<K, C>()?;
+        launch_gather(gpu, &kernels, (keys.ptr, keys.len), None, (self.starts, self.index_bytes), out, self.count, std::mem::size_of::<K>())
+    }
+
+    /// Each run's length into `lengths` (indices of the starts' width, room checked by the
+    /// caller), of `n` keys in all.
+    fn lengths<K: Key, C: Comparator<K>>(&self, gpu: &Gpu, n: usize, lengths: u64) -> Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let kernels = gpu.kernels::<K, C>()?;
+        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, runs: self.runs, lengths };
+        let func = kernels.run_lengths(self.index_bytes)?;
+        let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `RunsParams` is `mergepath_run_lengths_{4,8}`'s parameter struct; `starts`
+        // holds the `count` run starts of the entry's width, `runs` the count, `lengths` room
+        // for `count` (checked by the caller); one thread per run.
+        unsafe { gpu.launch(&func, cfg, &params) }
+    }
+}
