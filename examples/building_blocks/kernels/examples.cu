@@ -1,8 +1,9 @@
 // Algorithms a user writes from mergepath's public device headers (as a user would: only
 // `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
-// host side is in src/bin/{bulk_insert,join,merge_join}.rs.
+// host side is in src/bin/{bulk_insert,join,merge_join,interval_expand}.rs.
 #include <building_blocks/tuning.cuh>
 #include <mergepath/kernel/merge.cuh>
+#include <mergepath/kernel/load_balancing.cuh>
 #include <mergepath/cta/scan.cuh>
 #include <mergepath/thread/keys.cuh>
 
@@ -141,4 +142,25 @@ extern "C" __global__ void join_unmatched(const uint32_t* b_counts, const int64_
   const int64_t k = *first_total + b_offsets[j];
   out_a[k] = -1;
   out_b[k] = j;
+}
+
+// ---- Interval expand (Modern GPU's): out[i] = values[s] for each item i of segment s, the
+// segments given by their first items `starts` (an exclusive scan of their lengths), from the
+// load-balancing search's public pieces: its partitions, then per tile the segment starts in
+// shared memory and each thread's walk over its merge outputs, told each item's segment.
+extern "C" __global__ void expand_partitions(const uint32_t* starts, int64_t segments, int64_t count,
+                                             int64_t num_partitions, int64_t* partitions) {
+  mergepath::load_balancing_partitions_body(starts, segments, count, NV, num_partitions, partitions);
+}
+
+extern "C" __global__ void __launch_bounds__(NT)
+expand(const uint32_t* starts, int64_t segments, int64_t count, const int64_t* partitions, const uint32_t* values,
+       uint32_t* out) {
+  __shared__ uint32_t tile_starts[NV + 1];
+  const mergepath::merge_range r = mergepath::compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  for (int h = threadIdx.x; h <= r.a_count(); h += NT) tile_starts[h] = starts[r.a_begin + h];
+  __syncthreads();
+  mergepath::load_balancing_walk<VT>(tile_starts, r.a_count(), mergepath::item_positions<uint32_t>{r.b_begin},
+                                     r.b_count(), [](int) {},
+                                     [&](int k, int h) { out[r.b_begin + k] = values[r.a_begin + h]; });
 }

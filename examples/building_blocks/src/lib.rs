@@ -1,4 +1,4 @@
-//! What the two example programs share: their kernels (kernels/examples.cu, compiled by
+//! What the example programs share: their kernels (kernels/examples.cu, compiled by
 //! build.rs against mergepath's device headers) and their launch shape (kernels/tuning.tsv),
 //! loaded into a mergepath [`Gpu`]'s context.
 
