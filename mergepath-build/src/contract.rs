@@ -79,7 +79,7 @@ pub const CONSTANTS: &[Constant] = &[
     Constant { name: "RECORD_FIELD_DESCENDING_BIT", value: 48, doc: "A record order element's word: this bit set where the element is descending (its bits complemented)." },
     Constant { name: "RECORD_KIND_SIGNED", value: 16, doc: "A record order element's kind: its size in bytes (1, 2, 4, 8), plus this for signed integers." },
     Constant { name: "RECORD_KIND_FLOAT", value: 32, doc: "A record order element's kind: plus this for floats (IEEE total order)." },
-    Constant { name: "REDUCE_SPINE_THREADS", value: 256, doc: "Threads of the segmented reduction's spine: its one CTA scans the tiles' partial folds in order." },
+    Constant { name: "REDUCE_SPINE_THREADS", value: 1024, doc: "Threads of the segmented reduction's spine: its one CTA scans the tiles' partial folds in order." },
     Constant { name: "REDUCE_PARTIAL_BYTES", value: 32, doc: "Room for one tile's partial fold in the segmented reduction (a key of at most 16 bytes and a flag, as the key aligns them)." },
     Constant {
         name: "TEMP_ALIGN",
@@ -606,13 +606,14 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "runs_params",
         templates: &["I"],
-        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] = the position of the j-th run of equal keys among `count` keys, *runs = the number of runs; mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
+        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
         fields: &[
             ("keys", Ptr(BYTES)),
             ("count", I64),
             ("num_tiles", I64),
             ("tile_states", Ptr("uint64_t*")),
             ("starts", Ptr("I*")),
+            ("heads", Ptr(BYTES_OUT)),
             ("runs", Ptr("uint64_t*")),
             ("lengths", Ptr("I*")),
         ],

@@ -137,7 +137,10 @@ impl ReduceValues {
 /// before anything is written; returns the number of runs after the GPU is done.
 pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
     let index_bytes = outputs.lengths.map_or(position_bytes(keys.len), |l| l.2);
-    let runs = find_runs::<K, C>(gpu, keys, index_bytes)?;
+    // Room for a run per key: the kernel writes the runs' keys as it finds them; else they
+    // are gathered once the count says they fit.
+    let direct = outputs.keys.2 >= keys.len;
+    let runs = find_runs::<K, C>(gpu, keys, index_bytes, if direct { outputs.keys.1 } else { 0 })?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;
@@ -145,7 +148,9 @@ pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<
     if let Some(v) = &outputs.values {
         check_output("out_values", v.out.1, runs.count)?;
     }
-    runs.gather_keys::<K, C>(gpu, keys, outputs.keys.1)?;
+    if !direct {
+        runs.gather_keys::<K, C>(gpu, keys, outputs.keys.1)?;
+    }
     if let Some((lengths, _, _)) = outputs.lengths {
         runs.lengths::<K, C>(gpu, keys.len, lengths)?;
     }
@@ -169,8 +174,9 @@ struct FoundRuns {
 }
 
 /// Finds the runs of the validated `keys` under `comp`, their starts as indices of
-/// `index_bytes` (which hold the keys' count); waits for the GPU to read the count.
-fn find_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize) -> Result<FoundRuns> {
+/// `index_bytes` (which hold the keys' count), and writes their first keys to `heads` unless it
+/// is 0 (room for a key per key); waits for the GPU to read the count.
+fn find_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize, heads: u64) -> Result<FoundRuns> {
     let n = keys.len;
     let kernels = gpu.kernels::<K, C>()?;
     let tiles = n.div_ceil(search_shape(kernels.arch, std::mem::size_of::<K>()).tile());
@@ -189,13 +195,13 @@ fn find_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, inde
         return Ok(found);
     }
     let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
-    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: runs - 8 * (tiles as u64 + 1), starts, runs, lengths: 0 };
+    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: runs - 8 * (tiles as u64 + 1), starts, heads, runs, lengths: 0 };
     let func = kernels.run_starts(index_bytes)?;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
     // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
     // tiles' zeroed states and ticket, `starts` room for `n` indices of the entry's width (at
-    // most one run per key), `runs` one zeroed u64.
+    // most one run per key) and `heads` (where not 0) for `n` keys, `runs` one zeroed u64.
     unsafe { gpu.launch(&func, cfg, &params) }?;
     found.count = gpu.download(&found._states.slice(tiles + 1..))?[0] as usize;
     Ok(found)
@@ -218,7 +224,7 @@ impl FoundRuns {
             return Ok(());
         }
         let kernels = gpu.kernels::<K, C>()?;
-        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, runs: self.runs, lengths };
+        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths };
         let func = kernels.run_lengths(self.index_bytes)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `RunsParams` is `mergepath_run_lengths_{4,8}`'s parameter struct; `starts`

@@ -8,7 +8,7 @@
 namespace mergepath_instance {
 constexpr mergepath::launch_shape REDUCE = mergepath::reduce_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 // Tiles per spine thread and round.
-constexpr int REDUCE_SPINE_TILES = 8;
+constexpr int REDUCE_SPINE_TILES = 4;
 static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
                   sizeof(mergepath::segmented_fold<K>) <= mergepath::REDUCE_PARTIAL_BYTES,
               "segmented reduction: keys of at most 16 bytes");

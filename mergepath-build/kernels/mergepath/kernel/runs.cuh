@@ -10,14 +10,16 @@ namespace mergepath {
 
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] after those of all earlier tiles (cta_tile_offset),
-// and by the last tile the run count to *runs. Tiles take their indices from a ticket
-// (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
+// and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
+// count to *runs. Both go out through shared memory, in coalesced stores. Tiles take their
+// indices from a ticket (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
-                                                I* starts, uint64_t* runs, Comp comp) {
+                                                I* starts, K* heads_out, uint64_t* runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
   constexpr int NV = NT * VT;
   __shared__ K tile_keys[NV + 1];  // the key before the tile's first (tile 0: unused), then the tile's
+  __shared__ int head_positions[NV];
   __shared__ scan_shared<NT> scan;
   __shared__ int64_t tile_index;
   if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
@@ -39,12 +41,16 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     }
   }
   int tile_count;
-  const int ahead = cta_exclusive_scan<NT>(__popc(heads), tile_count, scan);
-  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan);
-  int64_t at = offset + ahead;
+  int at = cta_exclusive_scan<NT>(__popc(heads), tile_count, scan);
 #pragma unroll
   for (int i = 0; i < VT; ++i)
-    if (heads >> i & 1) starts[at++] = (I)(base + first + i);
+    if (heads >> i & 1) head_positions[at++] = first + i;
+  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+    const int position = head_positions[k];
+    starts[offset + k] = (I)(base + position);
+    if (heads_out) heads_out[offset + k] = tile_keys[position + 1];
+  }
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 

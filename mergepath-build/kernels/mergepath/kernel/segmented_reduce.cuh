@@ -89,40 +89,58 @@ __device__ __forceinline__ void segmented_reduce_tile(const I* starts, int64_t s
 }
 
 // The spine: one CTA of NT threads over the `tiles` tiles' partials in order, SV tiles a thread
-// a round. A tile with boundaries (partitions[t] < partitions[t + 1]) ends the segment
-// partitions[t], begun before it: its value is the carry (the tails and whole tiles since the
-// last tile with boundaries) then the tile's head. The last segment is the carry after the
-// last tile (`empty` with no tiles).
+// a round, each thread's loads issued together before it folds. A tile with boundaries
+// (partitions[t] < partitions[t + 1]) ends the segment partitions[t], begun before it: its
+// value is the carry (the tails and whole tiles since the last tile with boundaries) then the
+// tile's head. The last segment is the carry after the last tile (`empty` with no tiles).
 template <int NT, int SV, class K, class Op>
 __device__ __forceinline__ void segmented_reduce_spine(int64_t segments, int64_t tiles, const int64_t* partitions,
                                                        const reduce_partials<K>& partials, K* out, K empty, Op op) {
   __shared__ segmented_fold_shared<NT, K> scan;
   __shared__ segmented_fold<K> round_carry;
   if (threadIdx.x == 0) round_carry = segmented_fold<K>{};
-  const auto ends_segment = [&](int64_t t) { return partitions[t] < partitions[t + 1]; };
   for (int64_t base = 0; base < tiles; base += (int64_t)NT * SV) {
-    const int64_t first = base + (int64_t)threadIdx.x * SV, last = min(first + SV, tiles);
+    const int64_t first = base + (int64_t)threadIdx.x * SV;
+    // The thread's tiles: the segment each ends (-1: none), its head and tail.
+    int64_t ends[SV];
+    segmented_fold<K> heads[SV], tails[SV];
+#pragma unroll
+    for (int i = 0; i < SV; ++i) {
+      const int64_t t = first + i;
+      ends[i] = -1;
+      tails[i] = segmented_fold<K>{};
+      if (t < tiles) {
+        const int64_t a = partitions[t];
+        if (a < partitions[t + 1]) {
+          ends[i] = a;
+          heads[i] = partials.heads[t];
+        }
+        tails[i] = partials.tails[t];
+      }
+    }
     // The thread's tiles as one element of the fold: reset where one of them ends a segment.
     segmented_fold<K> own{};
     bool resets = false;
-    for (int64_t t = first; t < last; ++t) {
-      if (ends_segment(t)) {
+#pragma unroll
+    for (int i = 0; i < SV; ++i) {
+      if (ends[i] >= 0) {
         resets = true;
         own = segmented_fold<K>{};
       }
-      own = own.then(partials.tails[t], op);
+      own = own.then(tails[i], op);
     }
     segmented_scan_item<K> total;
     const segmented_scan_item<K> before = cta_segmented_fold<NT>(own, resets, total, scan, op);  // a barrier first
     const segmented_fold<K> round_before = round_carry;
     segmented_fold<K> carry = before.resets ? before.fold : round_before.then(before.fold, op);
-    for (int64_t t = first; t < last; ++t) {
-      if (ends_segment(t)) {
-        const segmented_fold<K> done = carry.then(partials.heads[t], op);
-        out[partitions[t]] = done.any ? done.value : empty;
+#pragma unroll
+    for (int i = 0; i < SV; ++i) {
+      if (ends[i] >= 0) {
+        const segmented_fold<K> done = carry.then(heads[i], op);
+        out[ends[i]] = done.any ? done.value : empty;
         carry = segmented_fold<K>{};
       }
-      carry = carry.then(partials.tails[t], op);
+      carry = carry.then(tails[i], op);
     }
     __syncthreads();  // every thread has read round_carry
     if (threadIdx.x == 0) round_carry = total.resets ? total.fold : round_before.then(total.fold, op);
