@@ -79,7 +79,7 @@ pub const CONSTANTS: &[Constant] = &[
     Constant { name: "RECORD_FIELD_DESCENDING_BIT", value: 48, doc: "A record order element's word: this bit set where the element is descending (its bits complemented)." },
     Constant { name: "RECORD_KIND_SIGNED", value: 16, doc: "A record order element's kind: its size in bytes (1, 2, 4, 8), plus this for signed integers." },
     Constant { name: "RECORD_KIND_FLOAT", value: 32, doc: "A record order element's kind: plus this for floats (IEEE total order)." },
-    Constant { name: "REDUCE_SPINE_THREADS", value: 1024, doc: "Threads of the segmented reduction's spine: its one CTA scans the tiles' partial folds in order." },
+    Constant { name: "REDUCE_SPINE_THREADS", value: 512, doc: "Threads of the segmented reduction's spine: its one CTA scans the tiles' partial folds in order." },
     Constant { name: "REDUCE_PARTIAL_BYTES", value: 32, doc: "Room for one tile's partial fold in the segmented reduction (a key of at most 16 bytes and a flag, as the key aligns them)." },
     Constant {
         name: "TEMP_ALIGN",
