@@ -606,7 +606,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "runs_params",
         templates: &["I"],
-        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
+        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
         fields: &[
             ("keys", Ptr(BYTES)),
             ("count", I64),

@@ -41,7 +41,8 @@ use crate::key::{Comparator, Key};
 use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction};
 use crate::tuning::search_shape;
 use crate::types::SortIndex;
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig};
+use crate::device::temp::{Temp, TempLayout};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Writes the first key of each run of equal keys of `keys` to `out` and returns the number of
 /// runs (see the module's semantics; on sorted keys, the distinct keys). `out` must hold the
@@ -140,7 +141,8 @@ pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<
     // Room for a run per key: the kernel writes the runs' keys as it finds them; else they
     // are gathered once the count says they fit.
     let direct = outputs.keys.2 >= keys.len;
-    let runs = find_runs::<K, C>(gpu, keys, index_bytes, if direct { outputs.keys.1 } else { 0 })?;
+    let keep_starts = !direct || outputs.lengths.is_some() || outputs.values.is_some();
+    let runs = find_runs::<K, C>(gpu, keys, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;
@@ -163,51 +165,56 @@ pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<
 }
 
 /// The runs of a sequence of keys, found on the device: `count` run starts of `index_bytes`
-/// each at `starts` (in `_starts`), and the count on the device at `runs` (in `_states`).
-struct FoundRuns {
-    _starts: CudaSlice<u8>,
-    _states: CudaSlice<u64>,
+/// each at `starts` (0 where not kept), and the count on the device at `runs`, both in the
+/// temporary buffer `_temp`.
+struct FoundRuns<'a> {
+    _temp: Temp<'a>,
     starts: u64,
     runs: u64,
     count: usize,
     index_bytes: usize,
 }
 
-/// Finds the runs of the validated `keys` under `comp`, their starts as indices of
-/// `index_bytes` (which hold the keys' count), and writes their first keys to `heads` unless it
-/// is 0 (room for a key per key); waits for the GPU to read the count.
-fn find_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize, heads: u64) -> Result<FoundRuns> {
+/// Finds the runs of the validated `keys` under `comp`, keeps their starts (with
+/// `keep_starts`) as indices of `index_bytes` (which hold the keys' count), and writes their
+/// first keys to `heads` unless it is 0 (room for a key per key); waits for the GPU to read
+/// the count.
+fn find_runs<'a, K: Key, C: Comparator<K>>(gpu: &'a Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize, heads: u64, keep_starts: bool) -> Result<FoundRuns<'a>> {
     let n = keys.len;
     let kernels = gpu.kernels::<K, C>()?;
-    let tiles = n.div_ceil(search_shape(kernels.arch, std::mem::size_of::<K>()).tile());
-    // SAFETY: the kernel writes each of the `runs` starts before anything reads them, and
-    // nothing reads past them.
-    let mut starts_buf = unsafe { gpu.alloc_unwritten::<u8>(n.max(1) * index_bytes) }?;
-    // The tiles' scan states, the ticket, then the count: zeroed.
-    let mut states = gpu.alloc_zeros::<u64>(tiles + 2)?;
-    let (starts, runs) = {
-        let (s, _g) = starts_buf.device_ptr_mut(gpu.stream());
-        let (t, _h) = states.device_ptr_mut(gpu.stream());
-        (s, t + 8 * (tiles as u64 + 1))
-    };
-    let mut found = FoundRuns { _starts: starts_buf, starts, runs, count: 0, index_bytes, _states: states };
+    let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
+    let tiles = n.div_ceil(shape.tile());
+    // The tiles' scan states, the ticket and the count (zeroed), then the starts.
+    let mut layout = TempLayout::default();
+    let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep_starts { n * index_bytes } else { 0 }));
+    let mut temp = gpu.temp(layout.bytes())?;
+    gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(tiles + 2)?)?;
+    let (base, guard) = temp.device_ptr_mut();
+    drop(guard); // the kernels below are ordered after the memset on the same stream
+    let (states, runs) = (base + states_at as u64, base + (states_at + 8 * (tiles + 1)) as u64);
+    let starts = if keep_starts { base + starts_at as u64 } else { 0 };
+    let mut found = FoundRuns { _temp: temp, starts, runs, count: 0, index_bytes };
     if n == 0 {
         return Ok(found);
     }
-    let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
-    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: runs - 8 * (tiles as u64 + 1), starts, heads, runs, lengths: 0 };
+    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths: 0 };
     let func = kernels.run_starts(index_bytes)?;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
     // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
-    // tiles' zeroed states and ticket, `starts` room for `n` indices of the entry's width (at
-    // most one run per key) and `heads` (where not 0) for `n` keys, `runs` one zeroed u64.
+    // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
+    // entry's width (at most one run per key) and `heads` (where not 0) for `n` keys, `runs`
+    // one zeroed u64.
     unsafe { gpu.launch(&func, cfg, &params) }?;
-    found.count = gpu.download(&found._states.slice(tiles + 1..))?[0] as usize;
+    let mut count = [0u64];
+    // SAFETY: `runs` is a u64 of the temp buffer, written by the kernel just enqueued.
+    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, runs, gpu.stream().cu_stream()) }?;
+    gpu.synchronize()?;
+    found.count = count[0] as usize;
     Ok(found)
 }
 
-impl FoundRuns {
+impl FoundRuns<'_> {
     /// The first key of each run into `out` (room checked by the caller).
     fn gather_keys<K: Key, C: Comparator<K>>(&self, gpu: &Gpu, keys: &CheckedBuffer<'_>, out: u64) -> Result<()> {
         if self.count == 0 {

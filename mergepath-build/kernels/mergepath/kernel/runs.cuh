@@ -9,8 +9,8 @@
 namespace mergepath {
 
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
-// before it, and key 0) written to starts[] after those of all earlier tiles (cta_tile_offset),
-// and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
+// before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
+// (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
 // count to *runs. Both go out through shared memory, in coalesced stores. Tiles take their
 // indices from a ticket (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
 template <int NT, int VT, class I, class K, class Comp>
@@ -48,7 +48,7 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
     const int position = head_positions[k];
-    starts[offset + k] = (I)(base + position);
+    if (starts) starts[offset + k] = (I)(base + position);
     if (heads_out) heads_out[offset + k] = tile_keys[position + 1];
   }
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
