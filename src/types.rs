@@ -89,3 +89,16 @@ mod private {
     impl Sealed for u32 {}
     impl Sealed for u64 {}
 }
+
+/// The built-in operations of [`crate::segmented_reduce`] and [`crate::reduce_by_key`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    /// The sum: `+`, wrapping for integers. Built-in number keys only (`u8` … `u64`, `i8` …
+    /// `i64`, `f32`, `f64`); other keys are
+    /// [`Error::NotSupported`](crate::Error::NotSupported).
+    Sum,
+    /// The least value by the comparator; of equal least values, the first.
+    Min,
+    /// The greatest value by the comparator; of equal greatest values, the first.
+    Max,
+}

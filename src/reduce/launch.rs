@@ -1,7 +1,6 @@
 //! The launches of a segmented reduction: the load-balancing search's partitions at the
 //! reduction's tile, the tiles, then the spine.
 
-use super::Reduction;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{LoadBalancingParams, SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
 use crate::device::kernels::{Entry, Kernels};
@@ -12,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::load_balancing::launch_load_balancing_partitions;
 use crate::tuning::reduce_shape;
+use crate::types::Reduction;
 use cudarc::driver::LaunchConfig;
 
 /// Enqueues the reduction of the `count` values at `values` in the segments of the validated

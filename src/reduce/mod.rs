@@ -37,18 +37,7 @@ use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 pub(crate) use launch::launch_segmented_reduce;
 use std::any::TypeId;
-
-/// The built-in operations of [`segmented_reduce`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reduction {
-    /// The sum: `+`, wrapping for integers. Built-in number keys only (`u8` … `u64`, `i8` …
-    /// `i64`, `f32`, `f64`); other keys are [`Error::NotSupported`].
-    Sum,
-    /// The least value by the comparator; of equal least values, the first.
-    Min,
-    /// The greatest value by the comparator; of equal greatest values, the first.
-    Max,
-}
+pub use crate::types::Reduction;
 
 /// Writes to `out[s]` the fold of segment `s`'s values by `reduction` (`empty` where the
 /// segment has none): the segments given by their first items `starts` (device memory, as

@@ -229,7 +229,7 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
         let err = |e| op_error("runs", backend, e);
         match backend {
             Backend::Host => {
-                let (mut k, mut l) = (vec![keys.first().copied().unwrap_or_else(crate::testing::zeroed); n], vec![0u32; n]);
+                let (mut k, mut l) = (vec![keys.first().copied().unwrap_or_else(K::zeroed); n], vec![0u32; n]);
                 let r = crate::host::unique(keys, &mut k, comp).map_err(err)?;
                 got.push(("unique".into(), r, k[..r].to_vec(), want_lengths.clone()));
                 let r = crate::host::run_length_encode(keys, &mut k, &mut l, comp).map_err(err)?;
@@ -240,9 +240,9 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
                 got.push(("reduce_by_key Max".into(), r, k[..r].to_vec(), l[..r].to_vec()));
             }
             Backend::Gpu(gpu) => on_gpu("runs", backend, || {
-                let (dk, dv) = (gpu.upload(&if n == 0 { vec![crate::testing::zeroed::<K>()] } else { keys.to_vec() })?, gpu.upload(&values)?);
+                let (dk, dv) = (gpu.upload(&if n == 0 { vec![K::zeroed()] } else { keys.to_vec() })?, gpu.upload(&values)?);
                 let dk = dk.slice(..n);
-                let (mut k, mut l) = (gpu.upload(&vec![crate::testing::zeroed::<K>(); n.max(1)])?, gpu.alloc_zeros::<u32>(n.max(1))?);
+                let (mut k, mut l) = (gpu.upload(&vec![K::zeroed(); n.max(1)])?, gpu.alloc_zeros::<u32>(n.max(1))?);
                 let prefix = |gpu: &Gpu, k: &cudarc::driver::CudaSlice<K>, r: usize| gpu.download(k).map(|v| v[..r].to_vec());
                 let r = crate::unique(gpu, &dk, &mut k, comp)?;
                 got.push(("unique".into(), r, prefix(gpu, &k, r)?, want_lengths.clone()));
@@ -250,7 +250,7 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
                 got.push(("run_length_encode".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
                 let r = crate::reduce_by_key(gpu, &dk, &dv, &mut k, &mut l, crate::Reduction::Sum, comp, crate::Less)?;
                 got.push(("reduce_by_key Sum".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
-                let (mut hk, mut hl) = (vec![crate::testing::zeroed::<K>(); n], vec![0u32; n]);
+                let (mut hk, mut hl) = (vec![K::zeroed(); n], vec![0u32; n]);
                 let r = gpu.reduce_by_key(keys, &values, &mut hk, &mut hl, crate::Reduction::Max, comp, crate::Less)?;
                 got.push(("reduce_by_key Max (host slices)".into(), r, hk[..r].to_vec(), hl[..r].to_vec()));
                 let r = gpu.run_length_encode(keys, &mut hk, &mut hl, comp)?;
@@ -286,7 +286,7 @@ fn seeded_key<K: TestKey>(specials: &[K], seed: u64) -> K {
     if pick % 4 == 0 && !specials.is_empty() {
         return specials[(pick >> 8) as usize % specials.len()];
     }
-    let mut key = crate::testing::zeroed::<K>();
+    let mut key = K::zeroed();
     for chunk in bytemuck::bytes_of_mut(&mut key).chunks_mut(8) {
         chunk.copy_from_slice(&next().to_le_bytes()[..chunk.len()]);
     }
