@@ -42,11 +42,11 @@ pub use crate::types::Reduction;
 /// Writes to `out[s]` the fold of segment `s`'s values by `reduction` (`empty` where the
 /// segment has none): the segments given by their first items `starts` (device memory, as
 /// [`crate::load_balancing_search`]'s, over the `values.len()` items), `out` holding at least
-/// one value per segment ([`Error::OutputTooSmall`](crate::Error::OutputTooSmall); the rest is
+/// one value per segment ([`Error::OutputTooSmall`]; the rest is
 /// left as it is) apart from the inputs. `comp` orders `Min` and `Max`. Keys of at most 16
 /// bytes; indices `u32` (up to 2^32 values and segments,
-/// [`Error::TooLarge`](crate::Error::TooLarge) past that) or `u64`. Values with no segment
-/// (`starts` empty) are [`Error::InvalidArgument`](crate::Error::InvalidArgument). O(values +
+/// [`Error::TooLarge`] past that) or `u64`. Values with no segment
+/// (`starts` empty) are [`Error::InvalidArgument`]. O(values +
 /// segments) work. Returns without waiting for the GPU.
 ///
 /// Device `starts` are not checked (that would wait for the GPU): starts that are not
