@@ -116,6 +116,19 @@ fn sorted_search_errors() {
     assert!(matches!(mergepath::sorted_search_contains(gpu, &needles, &haystack, &mut flags, Less), Err(Error::OutputTooSmall { .. })));
 }
 
+/// 80,000 segments: 50,000 of 0 to 8 items (a third empty), one of them of 3 × 2^20 items, then
+/// 30,000 empty ones (tiles of boundaries alone and of items alone). Their starts, the item
+/// count, and the offsets (the starts, then the count).
+fn long_and_empty_segments(rng: &mut Rng) -> (Vec<u64>, usize, Vec<usize>) {
+    let mut lengths: Vec<u64> = (0..50_000).map(|_| if rng.next().is_multiple_of(3) { 0 } else { rng.next() % 9 }).collect();
+    lengths[20_000] = 3 << 20;
+    lengths.extend(std::iter::repeat_n(0, 30_000));
+    let starts: Vec<u64> = lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len))).collect();
+    let count = lengths.iter().sum::<u64>() as usize;
+    let offsets = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    (starts, count, offsets)
+}
+
 /// Load-balancing search on the device: u64 indices over one long segment among many empty
 /// ones and short ones (tiles made of boundaries alone, of items alone), the outputs' tails
 /// untouched, the errors, and starts that are not sorted (segments in range).
@@ -123,12 +136,7 @@ fn sorted_search_errors() {
 fn load_balancing_search_on_device() {
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(31);
-    let mut lengths: Vec<u64> = (0..50_000).map(|_| if rng.next().is_multiple_of(3) { 0 } else { rng.next() % 9 }).collect();
-    lengths[20_000] = 3 << 20;
-    lengths.extend(std::iter::repeat_n(0, 30_000));
-    let starts: Vec<u64> = lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len))).collect();
-    let count = lengths.iter().sum::<u64>() as usize;
-    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let (starts, count, offsets) = long_and_empty_segments(&mut rng);
     let (want_s, want_r) = cpu::load_balancing_search(&offsets);
     let on_device = gpu.upload(&starts).unwrap();
     let (mut segments, mut ranks) = (gpu.upload(&vec![7u64; count + 2]).unwrap(), gpu.upload(&vec![7u64; count + 2]).unwrap());
@@ -172,12 +180,7 @@ fn segmented_reduce_on_device() {
     use mergepath::Reduction::{Max, Min, Sum};
     let Some(gpu) = gpu() else { return };
     let mut rng = Rng(37);
-    let mut lengths: Vec<u64> = (0..50_000).map(|_| if rng.next().is_multiple_of(3) { 0 } else { rng.next() % 9 }).collect();
-    lengths[20_000] = 3 << 20;
-    lengths.extend(std::iter::repeat_n(0, 30_000));
-    let starts: Vec<u64> = lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len))).collect();
-    let count = lengths.iter().sum::<u64>() as usize;
-    let offsets: Vec<usize> = starts.iter().map(|&s| s as usize).chain([count]).collect();
+    let (starts, count, offsets) = long_and_empty_segments(&mut rng);
     let values: Vec<i32> = (0..count).map(|_| rng.next() as i32).collect();
     let (on_device, device_values) = (gpu.upload(&starts).unwrap(), gpu.upload(&values).unwrap());
     let segments = starts.len();

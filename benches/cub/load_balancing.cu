@@ -10,41 +10,13 @@
 // Prints TSV in the anchors' format: op impl type n ms gkeys_s gbytes_s ok (medians of 10 after
 // a warm-up, temp storage outside the timed region, bytes as the bench counts them).
 #include <cub/cub.cuh>
+#include "anchor.cuh"
 #include <thrust/device_vector.h>
 #include <thrust/binary_search.h>
 #include <thrust/gather.h>
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <cstdio>
-#include <cstdint>
-#include <vector>
-#include <algorithm>
-#include <functional>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-
-static float time_ms(std::function<void()> f, int reps = 10) {
-  f(); CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { cudaEventRecord(a); f(); cudaEventRecord(b); CK(cudaEventSynchronize(b)); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
-static void report(const char* op, const char* impl, const char* ty, size_t n, float ms, double bytes, bool ok) {
-  printf("%s\t%s\t%s\t%zu\t%.4f\t%.3f\t%.1f\t%s\n", op, impl, ty, n, ms, n / ms / 1e6, bytes / ms / 1e6, ok ? "ok" : "WRONG");
-}
-
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    s += 0x9e3779b97f4a7c15ull;
-    uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
 
 // The bench's starts (benches/load_balancing.rs starts_for).
 static std::vector<uint32_t> starts_for(size_t n, bool skewed) {
@@ -98,12 +70,7 @@ static void bench(size_t n, const char* name, bool skewed) {
 }
 
 int main(int argc, char** argv) {
-  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
-  printf("# device %s sms %d cc %d.%d cub %d\n", p.name, p.multiProcessorCount, p.major, p.minor, CUB_VERSION);
-  printf("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s\tok\n");
-  std::vector<size_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(size_t(1) << atoi(argv[i]));
-  if (sizes.empty()) sizes = {size_t(1) << 24, size_t(1) << 26};
+  const std::vector<size_t> sizes = anchor_sizes(argc, argv, {size_t(1) << 24, size_t(1) << 26});
   for (size_t n : sizes) { bench(n, "uniform32", false); bench(n, "skewed", true); }
   return 0;
 }

@@ -7,6 +7,7 @@
 // Prints TSV in the anchors' format: op impl type n ms gkeys_s gbytes_s ok (medians of 10 after
 // a warm-up, temp storage outside the timed region, bytes: items read and written once).
 #include <cub/cub.cuh>
+#include "anchor.cuh"
 #include <thrust/device_vector.h>
 #include <thrust/sort.h>
 #include <cstdio>
@@ -15,20 +16,6 @@
 #include <algorithm>
 #include <random>
 #include <functional>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-
-static float time_ms(std::function<void()> f, int reps = 10) {
-  f(); CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { cudaEventRecord(a); f(); cudaEventRecord(b); CK(cudaEventSynchronize(b)); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
-static void report(const char* op, const char* impl, const char* ty, size_t n, float ms, double bytes, bool ok) {
-  printf("%s\t%s\t%s\t%zu\t%.4f\t%.3f\t%.1f\t%s\n", op, impl, ty, n, ms, n / ms / 1e6, bytes / ms / 1e6, ok ? "ok" : "WRONG");
-  fflush(stdout);
-}
 
 // The 64-byte row of benches/records.rs: by score descending, then id.
 struct Row { float score; uint32_t id; uint64_t seq; uint8_t payload[48]; };
