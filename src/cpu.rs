@@ -236,5 +236,5 @@ pub fn reduce_by_key<K: Key, V: Copy, C: Comparator<K>>(keys: &[K], values: &[V]
         at += len;
         fold
     });
-    (run_keys.clone(), folds.collect())
+    (run_keys, folds.collect())
 }

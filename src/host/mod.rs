@@ -38,6 +38,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key, Value};
 use crate::partition::balanced_path;
 use crate::reduce::{check_reduce, check_reduction, fold_op, Reduction};
+use crate::runs::check_lengths;
 use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
@@ -298,9 +299,7 @@ pub fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> R
 /// of runs; outputs as [`unique`]'s, `u32` lengths for at most 2^32 - 1 keys
 /// ([`Error::TooLarge`]).
 pub fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(keys: &[K], out_keys: &mut [K], lengths: &mut [I], comp: C) -> Result<usize> {
-    if keys.len() > I::MAX_COUNT {
-        return Err(Error::TooLarge { what: "run_length_encode: u32 lengths hold runs of at most 2^32 - 1 keys" });
-    }
+    check_lengths::<I>(keys.len())?;
     let starts = run_starts(keys, comp);
     check_output("out_keys", out_keys.len(), starts.len())?;
     check_output("lengths", lengths.len(), starts.len())?;

@@ -379,7 +379,8 @@ impl Gpu {
             return Ok(());
         }
         let value_bytes = std::mem::size_of::<V>();
-        let expanded = self.load_balancing_on_device(starts, count, Some(bytemuck::cast_slice::<V, u8>(values)), count * value_bytes, |values, out| LoadBalancingOutput::Expand { values, out, value_bytes })?;
+        let launch = |gpu: &Gpu, starts: &CheckedBuffer<'_>, values, out| launch_load_balancing(gpu, std::mem::size_of::<I>(), count, starts, LoadBalancingOutput::Expand { values, out, value_bytes });
+        let expanded = self.load_balancing_on_device(starts, Some(bytemuck::cast_slice::<V, u8>(values)), count * value_bytes, launch)?;
         self.download_into(&expanded, bytes_mut(&mut out[..count]))
     }
 
@@ -394,17 +395,10 @@ impl Gpu {
         if starts.is_empty() {
             return Ok(());
         }
-        let kb = std::mem::size_of::<K>();
-        let on_device = (self.upload(bytemuck::cast_slice::<I, u8>(starts))?, self.upload(bytemuck::cast_slice::<K, u8>(values))?);
-        let mut reduced = self.alloc_zeros::<u8>(starts.len() * kb)?;
-        {
-            let starts_in = self.input("starts", &on_device.0, std::mem::size_of::<I>())?;
-            let values_in = self.input("values", &on_device.1, K::DEVICE_ALIGN)?;
-            let out_buf = self.output("out", &mut reduced, K::DEVICE_ALIGN, 0, &[&starts_in, &values_in])?;
-            let starts_in = CheckedBuffer::raw(starts_in.ptr, starts.len(), std::mem::size_of::<I>());
-            launch_segmented_reduce::<K, C>(self, std::mem::size_of::<I>(), &starts_in, values_in.ptr, values.len(), out_buf.ptr, reduction, empty)?;
-        }
-        self.download_into(&reduced, bytes_mut(&mut out[..starts.len()]))
+        let segments = starts.len();
+        let launch = |gpu: &Gpu, starts: &CheckedBuffer<'_>, values_ptr, out_ptr| launch_segmented_reduce::<K, C>(gpu, std::mem::size_of::<I>(), starts, values_ptr, values.len(), out_ptr, reduction, empty);
+        let reduced = self.load_balancing_on_device(starts, Some(bytemuck::cast_slice::<K, u8>(values)), segments * std::mem::size_of::<K>(), launch)?;
+        self.download_into(&reduced, bytes_mut(&mut out[..segments]))
     }
 
     /// Writes the first key of each run of equal keys to `out` (host slices) and returns the
@@ -484,10 +478,11 @@ impl Gpu {
         }
         let out_bytes = count * word * if ranks.is_some() { 2 } else { 1 };
         let with_ranks = ranks.is_some();
-        let out = self.load_balancing_on_device(starts, count, None, out_bytes, |_, segments| LoadBalancingOutput::Search {
-            segments,
-            ranks: if with_ranks { segments + (count * word) as u64 } else { 0 },
-        })?;
+        let launch = |gpu: &Gpu, starts: &CheckedBuffer<'_>, _, segments| {
+            let ranks = if with_ranks { segments + (count * word) as u64 } else { 0 };
+            launch_load_balancing(gpu, word, count, starts, LoadBalancingOutput::Search { segments, ranks })
+        };
+        let out = self.load_balancing_on_device(starts, None, out_bytes, launch)?;
         self.download_into(&out.slice(..count * word), bytes_mut(segments))?;
         if let Some(ranks) = ranks {
             self.download_into(&out.slice(count * word..), bytes_mut(ranks))?;
@@ -495,17 +490,15 @@ impl Gpu {
         Ok(())
     }
 
-    /// A load-balancing launch over `count >= 1` items on host data: `starts` and `values` (the
-    /// segments' values as bytes, for an expand) uploaded, an output of `out_bytes` allocated,
-    /// and the launch writing what `output` names given the device values' and output's
-    /// addresses. Returns the output, to download.
+    /// A launch over host segments (the load-balancing family's): `starts` and `values` (bytes)
+    /// uploaded, an output of `out_bytes` allocated, and `launch` given the device starts, the
+    /// values' address (0 without) and the output's. Returns the output, to download.
     fn load_balancing_on_device<I: SortIndex>(
         &self,
         starts: &[I],
-        count: usize,
         values: Option<&[u8]>,
         out_bytes: usize,
-        output: impl FnOnce(u64, u64) -> LoadBalancingOutput,
+        launch: impl FnOnce(&Gpu, &CheckedBuffer<'_>, u64, u64) -> Result<()>,
     ) -> Result<CudaSlice<u8>> {
         let word = std::mem::size_of::<I>();
         let starts_on_device = self.upload(bytemuck::cast_slice::<I, u8>(starts))?;
@@ -517,7 +510,7 @@ impl Gpu {
             let values_in = values_on_device.as_ref().map(|v| self.input("values", v, 1)).transpose()?;
             let values_ptr = values_in.as_ref().map_or(0, |v| v.ptr);
             let out_buf = self.output("out", &mut out, 1, 0, &[&starts_in])?;
-            launch_load_balancing(self, word, count, &CheckedBuffer::raw(starts_in.ptr, starts.len(), word), output(values_ptr, out_buf.ptr))?;
+            launch(self, &CheckedBuffer::raw(starts_in.ptr, starts.len(), word), values_ptr, out_buf.ptr)?;
         }
         Ok(out)
     }
