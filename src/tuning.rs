@@ -133,9 +133,62 @@ pub(crate) const DIRECT_COPY_BYTES: usize = 1 << 20;
 /// CTAs waiting on its own searches (BENCHMARKS.md).
 pub(crate) const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
 
+// Threads per search of a four-way pass's partition kernels (the coarse boundaries and the
+// tiles' exact splits), by lane groups of a power of two up to a warp: each round of a group's
+// search probes one point per lane, log(n) / log(lanes + 1) rounds in all. Few searches (the
+// passes of a sort of 2^20–2^23 keys, a multiway merge of a few million) are bound by that chain
+// of dependent loads, and more lanes shorten it; many are bound by the DRAM sectors they fetch,
+// and more lanes add to them. Measured on an H200 for every pass of 2^20–2^26 u32 and u64 keys
+// (`benches/tune/four_way_splits.cu`; BENCHMARKS.md, "The four-way passes' partitions by lane
+// groups").
+
+/// Threads of all of a pass's searches together up to which a search gets more lanes.
+pub(crate) const FOUR_WAY_SEARCH_THREADS: usize = 80 << 10;
+
+/// Threads per coarse boundary: a warp where the pass's boundaries are that few, else one,
+/// whose searches (`merge_path_aligned`) share their top probes' sectors with their
+/// neighbours' (groups of 2 to 16 lanes measured slower than both).
+pub(crate) fn four_way_boundary_lanes(boundaries: usize) -> usize {
+    if boundaries.saturating_mul(32) <= FOUR_WAY_SEARCH_THREADS {
+        32
+    } else {
+        1
+    }
+}
+
+/// Threads per tile split: the most, from 4 to 32, that keep the pass's splits within
+/// [`FOUR_WAY_SEARCH_THREADS`] threads (one or two lanes measured slower than four at every
+/// size).
+pub(crate) fn four_way_tile_split_lanes(tiles: usize) -> usize {
+    let mut lanes = 4;
+    while lanes < 32 && tiles.saturating_mul(2 * lanes) <= FOUR_WAY_SEARCH_THREADS {
+        lanes *= 2;
+    }
+    lanes
+}
+
 /// The architectures the embedded kernels were compiled for: SASS for each (and PTX of the
 /// newest), or PTX of the newest only in dev builds made on a machine without a GPU
 /// (`mergepath_build::KernelCode`).
 pub fn compiled_archs() -> &'static [u32] {
     crate::fatbins::CUDA_ARCHS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lane counts the measurements chose (BENCHMARKS.md): a warp for the boundaries of a
+    /// pass over up to 2^22 keys and one thread beyond; 32 lanes per tile split up to 2^22
+    /// keys, 16 at 2^24, 4 at 2^26 and beyond; every count a power of two up to a warp.
+    #[test]
+    fn four_way_search_lanes_follow_the_measurements() {
+        assert_eq!([357, 2_185, 5_699, 34_953].map(four_way_boundary_lanes), [32, 32, 1, 1]);
+        assert_eq!([179, 1_093, 2_850, 4_370, 11_398, 17_477, 1 << 30].map(four_way_tile_split_lanes), [32, 32, 16, 16, 4, 4, 4]);
+        for searches in (0..40).map(|k| 1usize << k) {
+            for lanes in [four_way_boundary_lanes(searches), four_way_tile_split_lanes(searches)] {
+                assert!(lanes.is_power_of_two() && lanes <= 32);
+            }
+        }
+    }
 }

@@ -35,7 +35,7 @@ fn mergesort_model<T: Copy>(keys: &[T], tile: usize, block: usize, four_way: boo
                 next.extend(cpu::merge_by(&cur[a], &cur[b], &less));
             }
         } else {
-            for [a, b, c, d] in mergesort4_tiles(&cur, pass.run, tile, &less) {
+            for [a, b, c, d] in mergesort4_tiles(&cur, pass.run, tile, 4, &less) {
                 let ab = cpu::merge_by(&cur[a], &cur[b], &less);
                 let cd = cpu::merge_by(&cur[c], &cur[d], &less);
                 next.extend(cpu::merge_by(&ab, &cd, &less));
@@ -88,11 +88,12 @@ proptest! {
     #[test]
     fn four_way_tiles_cover_every_input_once_inside_their_frame(
         keys in proptest::collection::vec(0u8..6, 0..900), tile in 1usize..30, log_runs in 0u32..4,
+        lanes in proptest::sample::select(vec![1usize, 2, 4, 8, 16, 32]),
     ) {
         let run = tile << log_runs;
         let input = sorted_runs(keys, run);
         let n = input.len();
-        let tiles = mergesort4_tiles(&input, run, tile, by_key);
+        let tiles = mergesort4_tiles(&input, run, tile, lanes, by_key);
         prop_assert_eq!(tiles.len(), mergesort4_tile_count(n, run, tile));
         let mut out = 0;
         for t in &tiles {

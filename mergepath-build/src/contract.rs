@@ -27,12 +27,6 @@ const RECORD_MAX_FIELDS: usize = 32;
 /// The constants of the contract.
 pub const CONSTANTS: &[Constant] = &[
     Constant { name: "PARTITION_THREADS", value: 128, doc: "Threads per CTA of the partition kernels: one thread per partition." },
-    Constant {
-        name: "TILE_SPLIT_LANES",
-        value: 4,
-        doc: "Lanes per output tile of the four-way passes' exact split search (a divisor of 32, so a tile's lanes are in one warp). \
-              Measured on the H100 (u64 keys, 2^26): 2 and 4 alike, 8 and 16 slower (their extra probes cost DRAM traffic in the passes over long runs).",
-    },
     Constant { name: "SET_A_ONLY", value: 1, doc: "Set-operation emit flag: an A item with no partner in B goes out." },
     Constant { name: "SET_B_ONLY", value: 2, doc: "Set-operation emit flag: a B item with no partner in A goes out." },
     Constant { name: "SET_MATCHED", value: 4, doc: "Set-operation emit flag: a matched pair goes out (its A item)." },
@@ -346,13 +340,14 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort4_boundaries_params",
         templates: &["K"],
-        doc: "mergepath_sort4_boundaries and mergepath_multiway4_boundaries: a four-way pass's coarse boundaries (frames as in sort_merge_keys_params).",
+        doc: "mergepath_sort4_boundaries and mergepath_multiway4_boundaries: a four-way pass's coarse boundaries, each searched by a group of `lanes` threads (a power of two up to 32; frames as in sort_merge_keys_params).",
         fields: &[
             ("keys", Ptr(KEYS)),
             ("count", I64),
             ("spacing", I64),
             ("run", I64),
             ("num_boundaries", I64),
+            ("lanes", I32),
             ("splits", Ptr("mergepath::split4*")),
             ("frames", Ptr("const mergepath::sort4_frame*")),
             ("num_frames", I64),
@@ -361,7 +356,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort4_tile_splits_params",
         templates: &["K"],
-        doc: "mergepath_sort4_tile_splits and mergepath_multiway4_tile_splits: each output tile's exact split (TILE_SPLIT_LANES threads per tile; frames as in sort_merge_keys_params).",
+        doc: "mergepath_sort4_tile_splits and mergepath_multiway4_tile_splits: each output tile's exact split, searched by a group of `lanes` threads (a power of two up to 32; frames as in sort_merge_keys_params).",
         fields: &[
             ("keys", Ptr(KEYS)),
             ("count", I64),
@@ -369,6 +364,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("run", I64),
             ("coarse", Ptr("const mergepath::split4*")),
             ("num_tiles", I64),
+            ("lanes", I32),
             ("splits", Ptr("mergepath::split4*")),
             ("frames", Ptr("const mergepath::sort4_frame*")),
             ("num_frames", I64),

@@ -6,7 +6,7 @@
 use super::plan::{multiway_passes, MultiwayPass};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{
-    MultiwayFallbackParams, Sort4BoundariesParams, Sort4Frame, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, Split4, TILE_SPLIT_LANES,
+    MultiwayFallbackParams, Sort4BoundariesParams, Sort4Frame, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, Split4,
 };
 use crate::device::kernels::Kernels;
 use crate::device::launch::{grid_ctas, merge_fallback_config};
@@ -15,7 +15,7 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
 use crate::partition::partition_launch_config;
-use crate::tuning::{sort_pairs_shape, sort_shape};
+use crate::tuning::{four_way_boundary_lanes, four_way_tile_split_lanes, sort_pairs_shape, sort_shape};
 use crate::device::kernels::Entry;
 use cudarc::driver::{CudaSlice, LaunchConfig};
 
@@ -74,7 +74,8 @@ pub(crate) fn launch_passes<K: Key>(
     // Every pass's grids checked before the first runs (see Fallback).
     for pass in &plan {
         grid_ctas(pass.tiles, "multiway pass grid")?;
-        partition_launch_config(pass.boundaries.max(TILE_SPLIT_LANES * pass.tiles))?;
+        let lanes = search_lanes(pass);
+        partition_launch_config((lanes.0 * pass.boundaries).max(lanes.1 * pass.tiles))?;
     }
     // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
     let (guard, _guard_lock) = gpu.merge_guard()?;
@@ -133,19 +134,27 @@ impl PassFrames<'_> {
 /// A pass's coarse boundaries, then its tiles' exact splits.
 fn launch_pass_splits(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>) -> Result<()> {
     let (count, spacing, frames, num_frames) = (p.total as i64, p.spacing as i64, p.table, p.pass.frames.len() as i64);
-    let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, splits: p.splits, frames, num_frames };
+    let lanes = search_lanes(p.pass);
+    let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, lanes: lanes.0 as i32, splits: p.splits, frames, num_frames };
     let func = kernels.multiway4_boundaries()?;
     // SAFETY: `Sort4BoundariesParams` is `mergepath_multiway4_boundaries`'s parameter struct; the
     // table holds the pass's `num_frames` rows, whose runs are validated inputs or regions of the
     // pass before's output, and whose boundaries, counted as the kernel counts them, number
-    // `boundaries`: the grid's threads, and the splits buffer's first rows.
-    unsafe { gpu.launch(&func, partition_launch_config(p.pass.boundaries)?, &params) }?;
-    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, splits: p.tile_splits(), frames, num_frames };
+    // `boundaries`: the grid's groups of `lanes.0` threads (a power of two up to 32), and the
+    // splits buffer's first rows.
+    unsafe { gpu.launch(&func, partition_launch_config(lanes.0 * p.pass.boundaries)?, &params) }?;
+    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, lanes: lanes.1 as i32, splits: p.tile_splits(), frames, num_frames };
     let func = kernels.multiway4_tile_splits()?;
     // SAFETY: `Sort4TileSplitsParams` is `mergepath_multiway4_tile_splits`'s parameter struct; the
     // coarse boundaries were written just above for the same frames, the splits buffer holds
-    // `tiles` more rows after them, and the grid covers TILE_SPLIT_LANES * tiles threads.
-    unsafe { gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * p.pass.tiles)?, &params) }
+    // `tiles` more rows after them, and the grid covers `tiles` groups of `lanes.1` threads (a
+    // power of two up to 32).
+    unsafe { gpu.launch(&func, partition_launch_config(lanes.1 * p.pass.tiles)?, &params) }
+}
+
+/// Threads per coarse boundary and per tile split of a pass.
+fn search_lanes(pass: &MultiwayPass) -> (usize, usize) {
+    (four_way_boundary_lanes(pass.boundaries), four_way_tile_split_lanes(pass.tiles))
 }
 
 /// A pass's merge tiles (CTAs of 2 * `threads`, the sort shape's four-way tiles), writing

@@ -1,11 +1,11 @@
 //! The launches of a sort: the blocksort, two-way and four-way passes, with the module's kernels.
 
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count};
-use crate::tuning::SEARCH_IN_MERGE_MAX_TILES;
+use crate::tuning::{four_way_boundary_lanes, four_way_tile_split_lanes, SEARCH_IN_MERGE_MAX_TILES};
 use crate::error::{Error, Result};
 use crate::device::kernels::Kernels;
 use crate::device::contract::{
-    BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4, TILE_SPLIT_LANES,
+    BlocksortKeysParams, BlocksortPairsParams, Sort4BoundariesParams, Sort4TileSplitsParams, SortMergeKeysParams, SortMergePairsParams, SortPartitionsParams, Split4,
 };
 use crate::device::launch::grid_ctas;
 use super::records::sort_records;
@@ -269,18 +269,21 @@ impl<'a> SortLaunch<'a> {
         let bounds = mergesort4_boundary_count(self.n, pass.run, tile);
         let tiles4 = mergesort4_tile_count(self.n, pass.run, tile);
         let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
-        let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, splits: parts_ptr, frames: 0, num_frames: 0 };
+        let lanes = (four_way_boundary_lanes(bounds), four_way_tile_split_lanes(tiles4));
+        let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, lanes: lanes.0 as i32, splits: parts_ptr, frames: 0, num_frames: 0 };
         let func = kernels.sort4_boundaries()?;
         // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
         // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
-        // threads, and run is a multiple of the spacing `tile`.
-        unsafe { self.gpu.launch(&func, partition_launch_config(bounds)?, &params) }?;
-        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, splits: splits_ptr, frames: 0, num_frames: 0 };
+        // groups of `lanes.0` threads (a power of two up to 32), and run is a multiple of the
+        // spacing `tile`.
+        unsafe { self.gpu.launch(&func, partition_launch_config(lanes.0 * bounds)?, &params) }?;
+        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, lanes: lanes.1 as i32, splits: splits_ptr, frames: 0, num_frames: 0 };
         let func = kernels.sort4_tile_splits()?;
         // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
         // the coarse boundaries were written just above for the same (n, tile, run), the
-        // partition buffer holds `tiles4` more splits after them, and the grid covers TILE_SPLIT_LANES * tiles4 threads.
-        unsafe { self.gpu.launch(&func, partition_launch_config(TILE_SPLIT_LANES * tiles4)?, &params) }?;
+        // partition buffer holds `tiles4` more splits after them, and the grid covers `tiles4`
+        // groups of `lanes.1` threads (a power of two up to 32).
+        unsafe { self.gpu.launch(&func, partition_launch_config(lanes.1 * tiles4)?, &params) }?;
         Ok((launch_config(grid_ctas(tiles4, "sort grid")?, 2 * self.shape.threads), splits_ptr))
     }
 

@@ -2,7 +2,6 @@
 //! kernels compute them), for the tests.
 
 use super::plan::{mergesort4_frame, mergesort4_pair_boundaries, mergesort_frame};
-use crate::device::contract::TILE_SPLIT_LANES;
 use crate::partition::merge_path;
 use std::ops::Range;
 
@@ -35,8 +34,8 @@ pub fn mergesort_tile_ranges<T>(keys: &[T], run: usize, tile: usize, is_less: im
 /// four-way pass merges, in tile (CTA) order, as the device computes them
 /// (`mergesort4_boundaries_body`, `mergesort4_tile_splits_body` and `mergesort4_pass_tile`):
 /// every tile but a frame's last merges exactly `2 * tile` items. `keys` holds sorted runs of
-/// `run` items; `run` must be a multiple of `tile`.
-pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
+/// `run` items; `run` must be a multiple of `tile`; `lanes` threads search each tile's split.
+pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, lanes: usize, is_less: impl Fn(&T, &T) -> bool) -> Vec<[Range<usize>; 4]> {
     assert!(tile > 0 && run.is_multiple_of(tile), "runs must be whole tiles");
     let n = keys.len();
     let mut tiles = Vec::new();
@@ -74,7 +73,7 @@ pub fn mergesort4_tiles<T>(keys: &[T], run: usize, tile: usize, is_less: impl Fn
         let mut splits: Vec<[usize; 4]> = (0..total.div_ceil(2 * tile))
             .map(|t| {
                 let (lo, hi) = (bounds[2 * t], bounds.get(2 * t + 1).copied().unwrap_or(c));
-                mergesort4_tile_split(&lists, lo, hi, t * 2 * tile, &is_less)
+                mergesort4_tile_split(&lists, lo, hi, t * 2 * tile, lanes, &is_less)
             })
             .collect();
         splits.push(c);
@@ -105,16 +104,16 @@ fn merge_item_at<'a, T>(x: &'a [T], y: &'a [T], p: [usize; 2], is_less: impl Fn(
 /// The split of a four-way frame's runs at output position `rank`, as the device's
 /// `mergesort4_tile_splits_body` searches it inside the bracket of coarse boundaries `lo` and
 /// `hi`: k (the items of A + B before `rank`) is the merge path of the pairs' merges at
-/// `rank`, searched with `TILE_SPLIT_LANES` probes a round, each probe a merge-path search in
+/// `rank`, searched with `lanes` probes a round, each probe a merge-path search in
 /// each pair, all bounded by the path points of the probes that bracket the answer so far.
-fn mergesort4_tile_split<T>(lists: &[&[T]; 4], lo: [usize; 4], hi: [usize; 4], rank: usize, is_less: &impl Fn(&T, &T) -> bool) -> [usize; 4] {
-    let lanes = TILE_SPLIT_LANES;
+fn mergesort4_tile_split<T>(lists: &[&[T]; 4], lo: [usize; 4], hi: [usize; 4], rank: usize, lanes: usize, is_less: &impl Fn(&T, &T) -> bool) -> [usize; 4] {
     let (mut below, mut above) = ([[lo[0], lo[1]], [lo[2], lo[3]]], [[hi[0], hi[1]], [hi[2], hi[3]]]);
     let mut begin = (lo[0] + lo[1]).max(rank.saturating_sub(hi[2] + hi[3]));
     let mut end = (hi[0] + hi[1]).min(rank - (lo[2] + lo[3]));
     while begin < end {
         let len = end - begin;
-        let (first, probe) = (begin, |l: usize| len * (l + 1) / (lanes + 1));
+        // The device's lane_group::probe: len * (l + 1) / (lanes + 1) in floating point.
+        let (first, probe) = (begin, |l: usize| (((len as f64) * ((l + 1) as f64 / (lanes + 1) as f64)) as usize).min(len - 1));
         // Each lane's path points in both pairs, and whether its probe takes from A + B.
         let probes: Vec<([usize; 2], [usize; 2], bool)> = (0..lanes)
             .map(|l| {

@@ -126,6 +126,86 @@ __device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, in
   return from_x ? x[p.first] : y[p.second];
 }
 
+// A group of `lanes` consecutive lanes of a warp (a power of two up to 32) searching together:
+// each round every lane probes its own point of the range left, and one ballot keeps the gap
+// that holds the answer, so a search over n items takes log(n) / log(lanes + 1) rounds of
+// dependent loads instead of log2(n). Where the searches are few (a small sort's partitions),
+// that chain of loads, not their traffic, is their time.
+struct lane_group {
+  int lane, lanes;
+  unsigned mask;  // the group's lanes in the warp
+  int shift;      // the group's first lane in the warp
+  double step;    // this lane's probe as a fraction of the range: (lane + 1) / (lanes + 1)
+
+  __device__ __forceinline__ explicit lane_group(int lanes_) : lanes(lanes_) {
+    lane = (int)(threadIdx.x % lanes_);
+    shift = (int)(threadIdx.x % 32) / lanes_ * lanes_;
+    mask = (lanes_ == 32 ? 0xffffffffu : ((1u << lanes_) - 1)) << shift;
+    step = (double)(lane + 1) / (double)(lanes_ + 1);
+  }
+
+  // The group's first lane whose `pred` is false (`lanes` where none is), for a predicate true
+  // on a prefix of the lanes.
+  __device__ __forceinline__ int first_false(bool pred) const {
+    const unsigned bits = (__ballot_sync(mask, pred) & mask) >> shift;
+    const unsigned all = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+    return bits == all ? lanes : __ffs(~bits) - 1;
+  }
+
+  // The point this lane probes in [begin, begin + len), len > 0: about len * (lane + 1) /
+  // (lanes + 1) in, rising with the lane (in floating point: a 64-bit division by a lane
+  // count known only at run time costs more than the search's loads).
+  __device__ __forceinline__ int64_t probe(int64_t begin, int64_t len) const {
+    const int64_t m = begin + (int64_t)((double)len * step);
+    return m < begin + len ? m : begin + len - 1;
+  }
+
+  // Narrows [begin, end) to the gap holding the first point whose `takes` is false, given this
+  // lane's probe `m` and whether it takes: the gap after the last probe that took (begin) and
+  // up to the first that did not (end). The same on every lane of the group.
+  __device__ __forceinline__ void narrow(int64_t& begin, int64_t& end, int64_t m, bool takes) const {
+    const int f = first_false(takes);
+    const int64_t last_taking = __shfl_sync(mask, m, f > 0 ? f - 1 : 0, lanes);
+    const int64_t first_not = __shfl_sync(mask, m, f < lanes ? f : 0, lanes);
+    if (f > 0) begin = last_taking + 1;
+    if (f < lanes) end = first_not;
+  }
+};
+
+// merge_path by a lane group: the crossing of diagonal `diag` of the merge path of x and y,
+// the same on every lane (ties to x, as merge_path).
+template <class K, class Comp>
+__device__ __forceinline__ int64_t group_merge_path(const lane_group& g, const K* x, int64_t x_count, const K* y,
+                                                    int64_t y_count, int64_t diag, Comp comp) {
+  int64_t begin = diag > y_count ? diag - y_count : 0;
+  int64_t end = diag < x_count ? diag : x_count;
+  while (begin < end) {
+    const int64_t m = g.probe(begin, end - begin);
+    g.narrow(begin, end, m, a_goes_first(x[m], y[diag - 1 - m], comp));
+  }
+  return begin;
+}
+
+// sorted_bound2 by a lane group: the items of each of two sorted runs that go before `key`
+// (Upper: those not after it), both searches in the same rounds.
+template <bool Upper, class K, class Comp>
+__device__ __forceinline__ void group_bound2(const lane_group& g, const K* keys0, int64_t count0, const K* keys1,
+                                             int64_t count1, K key, int64_t& bound0, int64_t& bound1, Comp comp) {
+  int64_t b0 = 0, e0 = count0, b1 = 0, e1 = count1;
+  const auto before = [&](const K& k) { return Upper ? !comp(key, k) : comp(k, key); };
+  while (b0 < e0 || b1 < e1) {
+    // A finished search probes nothing and narrows nothing (its range is empty).
+    const bool live0 = b0 < e0, live1 = b1 < e1;
+    const int64_t m0 = live0 ? g.probe(b0, e0 - b0) : b0, m1 = live1 ? g.probe(b1, e1 - b1) : b1;
+    const bool takes0 = live0 && before(keys0[m0]);
+    const bool takes1 = live1 && before(keys1[m1]);
+    if (live0) g.narrow(b0, e0, m0, takes0);
+    if (live1) g.narrow(b1, e1, m1, takes1);
+  }
+  bound0 = b0;
+  bound1 = b1;
+}
+
 // Boundary `j` of a pair of runs P = (p0, p1): the element x at position j * spacing of P's
 // merge, as the split of all four runs before x, and x's place among all the frame's
 // boundaries. The split of P is P's merge path; the other pair Q's items before x are found by
@@ -133,17 +213,20 @@ __device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, in
 // after x). Every item before x is either among P's first j * spacing or before x in Q, and
 // Q's boundary m is before x exactly when m * spacing < (Q's items before x). So the place is
 // j + ceil(c / spacing) = ceil(rank / spacing), with c Q's items before x and rank = j *
-// spacing + c x's position in the frame's merge.
+// spacing + c x's position in the frame's merge. One thread (g.lanes = 1: merge_path_aligned,
+// whose probes share DRAM sectors with the neighbouring boundaries' searches) or a lane group.
 template <bool QAfter, class K, class Comp>
-__device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const K* p1, int64_t n1, const K* q0,
-                                                 int64_t m0, const K* q1, int64_t m1, int64_t j,
+__device__ __forceinline__ int64_t pair_boundary(const lane_group& g, const K* p0, int64_t n0, const K* p1, int64_t n1,
+                                                 const K* q0, int64_t m0, const K* q1, int64_t m1, int64_t j,
                                                  int64_t spacing, int64_t (&split)[4], Comp comp) {
   const int64_t diag = j * spacing;
-  const int64_t a = merge_path<PARTITION_PROBES>(p0, n0, p1, n1, diag, comp);
+  const int64_t a = g.lanes == 1 ? merge_path<PARTITION_PROBES>(p0, n0, p1, n1, diag, comp)
+                                 : group_merge_path(g, p0, n0, p1, n1, diag, comp);
   const int64_t b = diag - a;
   const K x = item_at(p0, n0, p1, n1, {a, b}, comp);
   int64_t c, d;
-  sorted_bound2<!QAfter>(q0, m0, q1, m1, x, c, d, comp);
+  if (g.lanes == 1) sorted_bound2<!QAfter>(q0, m0, q1, m1, x, c, d, comp);
+  else group_bound2<!QAfter>(g, q0, m0, q1, m1, x, c, d, comp);
   split[0] = a;
   split[1] = b;
   split[2] = c;
@@ -151,36 +234,39 @@ __device__ __forceinline__ int64_t pair_boundary(const K* p0, int64_t n0, const 
   return j + ceil_div(c + d, spacing);
 }
 
-// The coarse boundaries of a four-way pass, one thread each (`num_boundaries` in all, frame
-// after frame; a full frame has 4 * run / spacing). Boundaries are the elements at every
-// `spacing`-th position of A + B and of C + D; each is written, as the split of the four runs
-// before it, to its place in the frame's boundaries sorted by rank. Between two consecutive
-// boundaries there are at most `spacing` items of A + B and `spacing` of C + D: the brackets
-// in which mergesort4_tile_splits_body finds the tiles' exact splits. Three binary searches
-// per boundary, none nested.
+// The coarse boundaries of a four-way pass, one lane group of `lanes` each (`num_boundaries`
+// in all, frame after frame; a full frame has 4 * run / spacing). Boundaries are the elements
+// at every `spacing`-th position of A + B and of C + D; each is written, as the split of the
+// four runs before it, to its place in the frame's boundaries sorted by rank. Between two
+// consecutive boundaries there are at most `spacing` items of A + B and `spacing` of C + D:
+// the brackets in which mergesort4_tile_splits_body finds the tiles' exact splits. Three
+// searches per boundary, none nested.
 template <class Frames, class Comp>
 __device__ __forceinline__ void mergesort4_boundaries_body(const Frames& frames, int64_t spacing,
-                                                           int64_t num_boundaries, split4* splits, Comp comp) {
+                                                           int64_t num_boundaries, int lanes, split4* splits,
+                                                           Comp comp) {
   using K = typename Frames::key_type;
-  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (g >= num_boundaries) return;
+  const lane_group group(lanes);
+  const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
+  if (g >= num_boundaries) return;  // the group's lanes leave together
   const mergesort4_frame<K, K> f = frames.of_boundary(g, spacing);
   const int64_t j = g - f.first_boundary;
   const K* const* run = f.keys;
   const int64_t ab_boundaries = ceil_div(f.count[0] + f.count[1], spacing);
   int64_t split[4], slot;
   if (j < ab_boundaries) {
-    slot = pair_boundary<true>(run[0], f.count[0], run[1], f.count[1], run[2], f.count[2], run[3], f.count[3], j,
-                               spacing, split, comp);
+    slot = pair_boundary<true>(group, run[0], f.count[0], run[1], f.count[1], run[2], f.count[2], run[3], f.count[3],
+                               j, spacing, split, comp);
   } else {
     int64_t s[4];
-    slot = pair_boundary<false>(run[2], f.count[2], run[3], f.count[3], run[0], f.count[0], run[1], f.count[1],
+    slot = pair_boundary<false>(group, run[2], f.count[2], run[3], f.count[3], run[0], f.count[0], run[1], f.count[1],
                                 j - ab_boundaries, spacing, s, comp);
     split[0] = s[2];
     split[1] = s[3];
     split[2] = s[0];
     split[3] = s[1];
   }
+  if (group.lane != 0) return;
   // Distinct slots for a strict weak order; a comparator that is not one (or unsorted runs)
   // can push a boundary past the frame's last slot (and leave others unwritten:
   // mergesort4_tile_splits_body clamps what it reads).
@@ -199,8 +285,7 @@ __device__ __forceinline__ int64_t mergesort4_tiles(const F& f, int64_t tile) {
   return ceil_div(f.total(), tile);
 }
 
-// split4 and TILE_SPLIT_LANES (lanes per output tile in mergesort4_tile_splits_body) are the
-// contract's (contract.cuh, included by merge.cuh).
+// split4 is the contract's (contract.cuh, included by merge.cuh).
 
 // Two merge-path searches in lockstep (their loads in flight together): for s = 0, 1, the
 // point at diagonal diag[s] of the merge path of runs x[s] and y[s], searched only between
@@ -232,7 +317,7 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 }
 
 // The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items, one tile
-// per TILE_SPLIT_LANES lanes (`num_tiles` tiles, frame after frame; a full frame has 4 * run /
+// per lane group of `lanes` (`num_tiles` tiles, frame after frame; a full frame has 4 * run /
 // tile), each written as the four runs' counts (frame-local) before the tile's first output.
 // The frame's coarse boundaries (mergesort4_boundaries_body, `spacing` apart in each pair:
 // `coarse`) are in slots ceil(rank / spacing) (see pair_boundary), so the last one at or
@@ -242,7 +327,7 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 // The four-way merge is (A + B) merged with (C + D), A + B first on ties, so the split at rank r
 // is k items of A + B and r - k of C + D, with k the merge path of the two pairs' merges at
 // diagonal r, and each pair's split its own merge path at k (or r - k). k is searched over the
-// bracket with one probe per lane at once (TILE_SPLIT_LANES + 1 gaps a round): a probe at m
+// bracket with one probe per lane at once (lanes + 1 gaps a round): a probe at m
 // compares the item A + B puts out at m with the one C + D puts out at r - 1 - m, each found by
 // a merge-path search of its pair, both in lockstep. A round keeps the gap between the last
 // probe that took from A + B and the first that did not, and those two probes' path points
@@ -251,14 +336,13 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 // searches), the chain of dependent loads is less than half as long.
 template <class Frames, class Comp>
 __device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames, int64_t spacing,
-                                                            const split4* coarse, int64_t num_tiles, split4* splits,
-                                                            Comp comp) {
+                                                            const split4* coarse, int64_t num_tiles, int lanes,
+                                                            split4* splits, Comp comp) {
   using K = typename Frames::key_type;
-  constexpr int G = TILE_SPLIT_LANES;
+  const lane_group group(lanes);
+  const int G = lanes;
   const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
   if (g >= num_tiles) return;  // the tile's lanes leave together
-  const int lane = (int)(threadIdx.x % G);
-  const unsigned group = (G == 32 ? 0xffffffffu : ((1u << G) - 1)) << ((threadIdx.x % 32) / G * G);
   const int64_t tile = 2 * spacing;
   const mergesort4_frame<K, K> f = frames.of_tile(g, spacing);
   const int64_t j = g - f.first_tile;
@@ -289,20 +373,20 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames
   if (rank - (below[1].first + below[1].second) < end) end = rank - (below[1].first + below[1].second);
   while (begin < end) {
     const int64_t len = end - begin;
-    const int64_t m = begin + len * (lane + 1) / (G + 1);  // in [begin, end)
+    const int64_t m = group.probe(begin, len);
     const int64_t diag[2] = {m, rank - 1 - m};
     path_point at[2];
     merge_path_between2(x, y, below, above, diag, at, comp);
     const K ab = item_at(x[0], x_count[0], y[0], y_count[0], at[0], comp);
     const K cd = item_at(x[1], x_count[1], y[1], y_count[1], at[1], comp);
     // Probes that take from A + B come first; the first that does not is lane `f`.
-    const unsigned takes = (__ballot_sync(group, a_goes_first(ab, cd, comp)) & group) >> ((threadIdx.x % 32) / G * G);
-    const int f = __ffs(~takes) - 1;  // G where every probe takes
-    const int64_t a_last = __shfl_sync(group, at[0].first, f > 0 ? f - 1 : 0, G);
-    const int64_t c_last = __shfl_sync(group, at[1].first, f > 0 ? f - 1 : 0, G);
-    const int64_t a_first = __shfl_sync(group, at[0].first, f < G ? f : 0, G);
-    const int64_t c_first = __shfl_sync(group, at[1].first, f < G ? f : 0, G);
-    const int64_t m_last = begin + len * f / (G + 1), m_first = begin + len * (f + 1) / (G + 1);
+    const int f = group.first_false(a_goes_first(ab, cd, comp));  // G where every probe takes
+    const int64_t a_last = __shfl_sync(group.mask, at[0].first, f > 0 ? f - 1 : 0, G);
+    const int64_t c_last = __shfl_sync(group.mask, at[1].first, f > 0 ? f - 1 : 0, G);
+    const int64_t a_first = __shfl_sync(group.mask, at[0].first, f < G ? f : 0, G);
+    const int64_t c_first = __shfl_sync(group.mask, at[1].first, f < G ? f : 0, G);
+    const int64_t m_last = __shfl_sync(group.mask, m, f > 0 ? f - 1 : 0, G);
+    const int64_t m_first = __shfl_sync(group.mask, m, f < G ? f : 0, G);
     if (f > 0) {
       begin = m_last + 1;
       below[0] = {a_last, m_last - a_last};
@@ -329,7 +413,7 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames
   const int64_t diag[2] = {k, rank - k < cd_lo ? cd_lo : (rank - k > cd_hi ? cd_hi : rank - k)};
   path_point at[2];
   merge_path_between2(x, y, below, above, diag, at, comp);
-  for (int q = lane; q < 4; q += G) splits[g].at[q] = q < 2 ? (q == 0 ? at[0].first : at[0].second)
+  for (int q = group.lane; q < 4; q += G) splits[g].at[q] = q < 2 ? (q == 0 ? at[0].first : at[0].second)
                                                            : (q == 2 ? at[1].first : at[1].second);
 }
 
