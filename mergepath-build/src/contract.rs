@@ -356,11 +356,12 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "sort4_tile_splits_params",
         templates: &["K"],
-        doc: "mergepath_sort4_tile_splits and mergepath_multiway4_tile_splits: each output tile's exact split, searched by a group of `lanes` threads (a power of two up to 32; frames as in sort_merge_keys_params).",
+        doc: "mergepath_sort4_tile_splits and mergepath_multiway4_tile_splits: each output tile's exact split (tiles of `tile` items, a multiple of the boundaries' `spacing`), searched by a group of `lanes` threads (a power of two up to 32; frames as in sort_merge_keys_params).",
         fields: &[
             ("keys", Ptr(KEYS)),
             ("count", I64),
             ("spacing", I64),
+            ("tile", I64),
             ("run", I64),
             ("coarse", Ptr("const mergepath::split4*")),
             ("num_tiles", I64),

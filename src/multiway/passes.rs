@@ -143,7 +143,7 @@ fn launch_pass_splits(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>) -> Resul
     // `boundaries`: the grid's groups of `lanes.0` threads (a power of two up to 32), and the
     // splits buffer's first rows.
     unsafe { gpu.launch(&func, partition_launch_config(lanes.0 * p.pass.boundaries)?, &params) }?;
-    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, lanes: lanes.1 as i32, splits: p.tile_splits(), frames, num_frames };
+    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, tile: 2 * spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, lanes: lanes.1 as i32, splits: p.tile_splits(), frames, num_frames };
     let func = kernels.multiway4_tile_splits()?;
     // SAFETY: `Sort4TileSplitsParams` is `mergepath_multiway4_tile_splits`'s parameter struct; the
     // coarse boundaries were written just above for the same frames, the splits buffer holds

@@ -277,7 +277,7 @@ impl<'a> SortLaunch<'a> {
         // groups of `lanes.0` threads (a power of two up to 32), and run is a multiple of the
         // spacing `tile`.
         unsafe { self.gpu.launch(&func, partition_launch_config(lanes.0 * bounds)?, &params) }?;
-        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, lanes: lanes.1 as i32, splits: splits_ptr, frames: 0, num_frames: 0 };
+        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, tile: 2 * spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, lanes: lanes.1 as i32, splits: splits_ptr, frames: 0, num_frames: 0 };
         let func = kernels.sort4_tile_splits()?;
         // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
         // the coarse boundaries were written just above for the same (n, tile, run), the

@@ -5,8 +5,8 @@
 #include "../kernel/mergesort4.cuh"
 
 // NAME: sort4 (the sort's passes: runs of p.run items) or multiway4 (the multiway merge's passes:
-// a table of frames, TABLE). The coarse boundaries and each output tile's exact split (a tile is
-// 2 * spacing items), p.lanes threads each.
+// a table of frames, TABLE). The coarse boundaries and each output tile's exact split, p.lanes
+// threads each.
 #define MERGEPATH_FOUR_WAY_SPLITS(NAME, TABLE)                                                          \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                           \
   mergepath_##NAME##_boundaries(const mergepath::sort4_boundaries_params<mergepath_key_t> p) {          \
@@ -19,8 +19,8 @@
   mergepath_##NAME##_tile_splits(const mergepath::sort4_tile_splits_params<mergepath_key_t> p) {        \
     const mergepath::mergesort4_frames<mergepath_key_t, mergepath_key_t, TABLE> frames{                 \
         p.keys, nullptr, p.count, p.run, p.frames, p.num_frames};                                       \
-    mergepath::mergesort4_tile_splits_body(frames, p.spacing, p.coarse, p.num_tiles, p.lanes, p.splits, \
-                                           mergepath_comp_t());                                         \
+    mergepath::mergesort4_tile_splits_body(frames, p.spacing, p.tile, p.coarse, p.num_tiles, p.lanes,   \
+                                           p.splits, mergepath_comp_t());                               \
   }
 MERGEPATH_FOUR_WAY_SPLITS(sort4, false)
 MERGEPATH_FOUR_WAY_SPLITS(multiway4, true)

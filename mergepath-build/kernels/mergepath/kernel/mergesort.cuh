@@ -4,6 +4,7 @@
 // output tile, searched inside the tile's frame. Four-way passes: mergesort4.cuh.
 #pragma once
 #include "merge.cuh"
+#include "../cta/lane_search.cuh"
 
 namespace mergepath {
 
@@ -105,9 +106,10 @@ __device__ __forceinline__ void blocksort_tile(KeysIn keys_in, const V* values_i
 }
 
 // One merge pass: output tile blockIdx.x of the pass that merges runs of `run` items. With
-// `partitions` null, the CTA searches its own two partitions first (one launch per pass instead
-// of two: faster while the passes are small, see BENCHMARKS.md). Keys are written through a
-// pointer or a decoding_writer.
+// `partitions` null, the CTA searches its own two partitions first, a warp each (one launch per
+// pass instead of two: faster while the passes are small, see BENCHMARKS.md; a warp's 32
+// probes a round make the search's chain of dependent loads, which the CTA waits on, a quarter
+// as long as one thread's). Keys are written through a pointer or a decoding_writer.
 template <int NT, int VT, bool HasValues, class K, class V, class Comp, class KeysOut>
 __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* values_in, int64_t count,
                                                     int64_t run, const int64_t* partitions, KeysOut keys_out,
@@ -119,10 +121,17 @@ __device__ __forceinline__ void mergesort_pass_tile(const K* keys_in, const V* v
     part0 = partitions[tile];
     part1 = partitions[tile + 1];
   } else {
+    static_assert(NT >= 64, "two warps search the tile's partitions");
     __shared__ int64_t searched[2];
-    if (threadIdx.x < 2) {
-      const int64_t diag = (tile + threadIdx.x) * NV;
-      searched[threadIdx.x] = mergesort_partition(keys_in, count, run, diag < count ? diag : count, comp);
+    const int warp = (int)threadIdx.x / 32;
+    if (warp < 2) {
+      const int64_t end = (tile + warp) * NV;
+      const int64_t diag = end < count ? end : count;
+      const mergesort_frame f = find_mergesort_frame(count, run, diag);
+      const K* a = keys_in + f.begin;
+      const lane_group lanes(32);
+      const int64_t at = group_merge_path(lanes, a, f.a_count, a + f.a_count, f.b_count, diag - f.begin, comp);
+      if (lanes.lane == 0) searched[warp] = at;
     }
     __syncthreads();
     part0 = searched[0];

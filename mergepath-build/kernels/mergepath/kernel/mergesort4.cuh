@@ -5,6 +5,7 @@
 // materializes A + B.
 #pragma once
 #include "merge.cuh"
+#include "../cta/lane_search.cuh"
 
 namespace mergepath {
 
@@ -34,13 +35,14 @@ struct mergesort4_frames {
   const sort4_frame* table;
   int64_t num_frames;
 
-  // Sort frame `frame`, with boundaries `spacing` apart and tiles of 2 * spacing.
-  __device__ __forceinline__ mergesort4_frame<K, V> uniform(int64_t frame, int64_t spacing) const {
+  // Sort frame `frame`, with boundaries `spacing` apart and output tiles of `tile` items (run
+  // is a multiple of both).
+  __device__ __forceinline__ mergesort4_frame<K, V> uniform(int64_t frame, int64_t spacing, int64_t tile) const {
     mergesort4_frame<K, V> f;
     int64_t begin = frame * 4 * run, rest = count - begin;
     f.out_begin = begin;
     f.first_boundary = frame * (4 * run / spacing);
-    f.first_tile = frame * (2 * run / spacing);
+    f.first_tile = frame * (4 * run / tile);
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       f.count[r] = rest < run ? rest : run;
@@ -84,15 +86,17 @@ struct mergesort4_frames {
   }
 
   // The frame of coarse boundary g.
+  // The frame of coarse boundary g (its first_tile counts tiles of `spacing` items: boundaries
+  // read no tiles).
   __device__ __forceinline__ mergesort4_frame<K, V> of_boundary(int64_t g, int64_t spacing) const {
     if constexpr (Table) return row(row_of(g, [](const sort4_frame& t) { return t.first_boundary; }));
-    else return uniform(g / (4 * run / spacing), spacing);
+    else return uniform(g / (4 * run / spacing), spacing, spacing);
   }
 
-  // The frame of output tile g (tiles of 2 * spacing items).
-  __device__ __forceinline__ mergesort4_frame<K, V> of_tile(int64_t g, int64_t spacing) const {
+  // The frame of output tile g (its first_boundary counts boundaries `spacing` apart).
+  __device__ __forceinline__ mergesort4_frame<K, V> of_tile(int64_t g, int64_t spacing, int64_t tile) const {
     if constexpr (Table) return row(row_of(g, [](const sort4_frame& t) { return t.first_tile; }));
-    else return uniform(g / (2 * run / spacing), spacing);
+    else return uniform(g / (4 * run / tile), spacing, tile);
   }
 
   // The values of the key slice `slice` (run r of frame f from item lo): in a sort at the
@@ -124,86 +128,6 @@ __device__ __forceinline__ K item_at(const K* x, int64_t x_count, const K* y, in
                                      Comp comp) {
   const bool from_x = p.second >= y_count || (p.first < x_count && a_goes_first(x[p.first], y[p.second], comp));
   return from_x ? x[p.first] : y[p.second];
-}
-
-// A group of `lanes` consecutive lanes of a warp (a power of two up to 32) searching together:
-// each round every lane probes its own point of the range left, and one ballot keeps the gap
-// that holds the answer, so a search over n items takes log(n) / log(lanes + 1) rounds of
-// dependent loads instead of log2(n). Where the searches are few (a small sort's partitions),
-// that chain of loads, not their traffic, is their time.
-struct lane_group {
-  int lane, lanes;
-  unsigned mask;  // the group's lanes in the warp
-  int shift;      // the group's first lane in the warp
-  double step;    // this lane's probe as a fraction of the range: (lane + 1) / (lanes + 1)
-
-  __device__ __forceinline__ explicit lane_group(int lanes_) : lanes(lanes_) {
-    lane = (int)(threadIdx.x % lanes_);
-    shift = (int)(threadIdx.x % 32) / lanes_ * lanes_;
-    mask = (lanes_ == 32 ? 0xffffffffu : ((1u << lanes_) - 1)) << shift;
-    step = (double)(lane + 1) / (double)(lanes_ + 1);
-  }
-
-  // The group's first lane whose `pred` is false (`lanes` where none is), for a predicate true
-  // on a prefix of the lanes.
-  __device__ __forceinline__ int first_false(bool pred) const {
-    const unsigned bits = (__ballot_sync(mask, pred) & mask) >> shift;
-    const unsigned all = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-    return bits == all ? lanes : __ffs(~bits) - 1;
-  }
-
-  // The point this lane probes in [begin, begin + len), len > 0: about len * (lane + 1) /
-  // (lanes + 1) in, rising with the lane (in floating point: a 64-bit division by a lane
-  // count known only at run time costs more than the search's loads).
-  __device__ __forceinline__ int64_t probe(int64_t begin, int64_t len) const {
-    const int64_t m = begin + (int64_t)((double)len * step);
-    return m < begin + len ? m : begin + len - 1;
-  }
-
-  // Narrows [begin, end) to the gap holding the first point whose `takes` is false, given this
-  // lane's probe `m` and whether it takes: the gap after the last probe that took (begin) and
-  // up to the first that did not (end). The same on every lane of the group.
-  __device__ __forceinline__ void narrow(int64_t& begin, int64_t& end, int64_t m, bool takes) const {
-    const int f = first_false(takes);
-    const int64_t last_taking = __shfl_sync(mask, m, f > 0 ? f - 1 : 0, lanes);
-    const int64_t first_not = __shfl_sync(mask, m, f < lanes ? f : 0, lanes);
-    if (f > 0) begin = last_taking + 1;
-    if (f < lanes) end = first_not;
-  }
-};
-
-// merge_path by a lane group: the crossing of diagonal `diag` of the merge path of x and y,
-// the same on every lane (ties to x, as merge_path).
-template <class K, class Comp>
-__device__ __forceinline__ int64_t group_merge_path(const lane_group& g, const K* x, int64_t x_count, const K* y,
-                                                    int64_t y_count, int64_t diag, Comp comp) {
-  int64_t begin = diag > y_count ? diag - y_count : 0;
-  int64_t end = diag < x_count ? diag : x_count;
-  while (begin < end) {
-    const int64_t m = g.probe(begin, end - begin);
-    g.narrow(begin, end, m, a_goes_first(x[m], y[diag - 1 - m], comp));
-  }
-  return begin;
-}
-
-// sorted_bound2 by a lane group: the items of each of two sorted runs that go before `key`
-// (Upper: those not after it), both searches in the same rounds.
-template <bool Upper, class K, class Comp>
-__device__ __forceinline__ void group_bound2(const lane_group& g, const K* keys0, int64_t count0, const K* keys1,
-                                             int64_t count1, K key, int64_t& bound0, int64_t& bound1, Comp comp) {
-  int64_t b0 = 0, e0 = count0, b1 = 0, e1 = count1;
-  const auto before = [&](const K& k) { return Upper ? !comp(key, k) : comp(k, key); };
-  while (b0 < e0 || b1 < e1) {
-    // A finished search probes nothing and narrows nothing (its range is empty).
-    const bool live0 = b0 < e0, live1 = b1 < e1;
-    const int64_t m0 = live0 ? g.probe(b0, e0 - b0) : b0, m1 = live1 ? g.probe(b1, e1 - b1) : b1;
-    const bool takes0 = live0 && before(keys0[m0]);
-    const bool takes1 = live1 && before(keys1[m1]);
-    if (live0) g.narrow(b0, e0, m0, takes0);
-    if (live1) g.narrow(b1, e1, m1, takes1);
-  }
-  bound0 = b0;
-  bound1 = b1;
 }
 
 // Boundary `j` of a pair of runs P = (p0, p1): the element x at position j * spacing of P's
@@ -316,13 +240,14 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
   for (int s = 0; s < 2; ++s) at[s] = {begin[s], diag[s] - begin[s]};
 }
 
-// The exact splits of a four-way pass's output tiles of `tile` = 2 * spacing items, one tile
-// per lane group of `lanes` (`num_tiles` tiles, frame after frame; a full frame has 4 * run /
-// tile), each written as the four runs' counts (frame-local) before the tile's first output.
-// The frame's coarse boundaries (mergesort4_boundaries_body, `spacing` apart in each pair:
-// `coarse`) are in slots ceil(rank / spacing) (see pair_boundary), so the last one at or
-// before tile j's first output is slot 2 j and the next slot 2 j + 1 (or the frame's end): a
-// bracket with at most `spacing` items of A + B and of C + D between its ends.
+// The exact splits of a four-way pass's output tiles of `tile` items (a multiple of the
+// boundaries' spacing), one tile per lane group of `lanes` (`num_tiles` tiles, frame after
+// frame; a full frame has 4 * run / tile), each written as the four runs' counts (frame-local)
+// before the tile's first output. The frame's coarse boundaries (mergesort4_boundaries_body,
+// `spacing` apart in each pair: `coarse`) are in slots ceil(rank / spacing) (see
+// pair_boundary), so the last one at or before tile j's first output (rank j * tile = s *
+// spacing) is slot s and the next slot s + 1 (or the frame's end): a bracket with at most
+// `spacing` items of A + B and of C + D between its ends.
 //
 // The four-way merge is (A + B) merged with (C + D), A + B first on ties, so the split at rank r
 // is k items of A + B and r - k of C + D, with k the merge path of the two pairs' merges at
@@ -335,7 +260,7 @@ __device__ __forceinline__ void merge_path_between2(const K* const (&x)[2], cons
 // Against one thread per run (a binary search over its items, each probe three nested bound
 // searches), the chain of dependent loads is less than half as long.
 template <class Frames, class Comp>
-__device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames, int64_t spacing,
+__device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames, int64_t spacing, int64_t tile,
                                                             const split4* coarse, int64_t num_tiles, int lanes,
                                                             split4* splits, Comp comp) {
   using K = typename Frames::key_type;
@@ -343,12 +268,12 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames
   const int G = lanes;
   const int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
   if (g >= num_tiles) return;  // the tile's lanes leave together
-  const int64_t tile = 2 * spacing;
-  const mergesort4_frame<K, K> f = frames.of_tile(g, spacing);
+  const mergesort4_frame<K, K> f = frames.of_tile(g, spacing, tile);
   const int64_t j = g - f.first_tile;
   const split4* bounds = coarse + f.first_boundary;
-  split4 lo = bounds[2 * j], hi;
-  if (2 * j + 1 < mergesort4_frame_boundaries(f, spacing)) hi = bounds[2 * j + 1];
+  const int64_t slot = j * (tile / spacing);
+  split4 lo = bounds[slot], hi;
+  if (slot + 1 < mergesort4_frame_boundaries(f, spacing)) hi = bounds[slot + 1];
   else
 #pragma unroll
     for (int r = 0; r < 4; ++r) hi.at[r] = f.count[r];
@@ -435,7 +360,7 @@ __device__ __forceinline__ void mergesort4_pass_tile(const mergesort4_frames<K, 
   __shared__ merge_shared<NV, K> shared;
   __shared__ int shared_sources[HasValues ? NV : 1];
   const int64_t g = blockIdx.x;
-  const mergesort4_frame<K, V> f = frames.of_tile(g, NV / 2);
+  const mergesort4_frame<K, V> f = frames.of_tile(g, NV, NV);  // (a merge tile reads no boundaries)
   const int64_t j = g - f.first_tile;
   const split4 lo = splits[g];
   split4 hi;
