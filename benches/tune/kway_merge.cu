@@ -8,11 +8,13 @@
 // tiles already holding k equal sorted lists, pairwise as cta_merge_lists or in the blocksort's
 // fixed thread groups; (3) the blocksort on tiles of 1x, 2x and 4x the tuning table's (NT = 256,
 // 512, 1024 threads, dynamic shared memory), the passes a larger tile saves being log2 of the
-// factor. Build and run on the GPU machine, from the repository root, with the generated
+// factor; (4) the sort's four-way tile generalized to 8 and 16 ways (tile_tree: fixed pairs
+// by level, the slices laid out so each level feeds the next, the straddling threads going on
+// by their lists' tags; written 2026-11-27, not yet run). Build and run on the GPU machine, from the repository root, with the generated
 // headers in .gpu/include (timing.cuh):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n [k]]
 // (k > 0: that k alone, 256-thread tiles, no blocksorts: for ncu; k = -1: the rounds alone;
-// k = -2: k = 2 .. 32 with the library, warp-load, lean and group tiles only).
+// k = -2: k = 2 .. 32 with the library, warp-load, lean, group and tree tiles only).
 // Prints TSV: what key_bytes k nt vt ms gbytes_s of_copy ok (of_copy: the device copy's time of
 // the same bytes over this one's).
 #include <mergepath/kernel/multiway.cuh>
@@ -337,6 +339,112 @@ template <class K> struct KwayInput {
   }
 };
 
+// The sort's four-way tile generalized to W = 4, 8 or 16 ways (issue 38's k-way pass in the
+// sort4 tile's shape): the W slices loaded so that each level's output is the next level's
+// two-list layout (X = the first half of the lists, Y = the second; pair i merges list i with
+// list i + half), then log2 W levels, each merging all its pairs in one pass over the threads
+// (a thread that straddles two pairs goes on into the next by its lists' tags, as
+// serial_merge_two_at does for two). For W = 8 the slices lie as A E C G | B F D H: level 1
+// puts out AB EF CD GH, level 2 ABCD EFGH, level 3 the tile. No pair search, no per-item
+// slice search; the cost over the rounds alone is the tags' compares per step.
+template <int P, int VT, class K>
+__device__ __forceinline__ void serial_merge_pairs_tagged(const K* keys, const int (&xs)[P + 1], const int (&ys)[P + 1],
+                                                          int diag, K (&results)[VT]) {
+  const int x_end = xs[P], y_end = ys[P];
+  // The pair this thread starts in, and its merge path there.
+  int p = 0;
+#pragma unroll
+  for (int q = 1; q < P; ++q)
+    if (xs[q] + (ys[q] - x_end) <= diag) p = q;
+  int xb = xs[0], xe = xs[1], yb = ys[0], ye = ys[1];
+#pragma unroll
+  for (int q = 1; q < P; ++q)
+    if (p == q) { xb = xs[q]; xe = xs[q + 1]; yb = ys[q]; ye = ys[q + 1]; }
+  const int local = diag - (xb + (yb - x_end));
+  const int mp = mergepath::merge_path<1>(keys + xb, xe - xb, keys + yb, ye - yb, local, mergepath::less_t<K>());
+  int a = xb + mp, b = yb + local - mp;
+  const int last = y_end > 0 ? y_end - 1 : 0;
+  K a_key = keys[a < last ? a : last], b_key = keys[b < last ? b : last];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    int la = 0, lb = 0;  // the lists a and b are in
+#pragma unroll
+    for (int q = 1; q < P; ++q) {
+      la += a >= xs[q];
+      lb += b >= ys[q];
+    }
+    const bool take_a = b >= y_end || (a < x_end && (la != lb ? la < lb : !(b_key < a_key)));
+    results[i] = take_a ? a_key : b_key;
+    a += take_a;
+    b += !take_a;
+    const int next = take_a ? a : b;
+    const K key = keys[next < last ? next : last];
+    a_key = take_a ? key : a_key;
+    b_key = take_a ? b_key : key;
+  }
+}
+
+// One level of tile_tree: `lists` = 2 P lists in shared memory, list j at [start[j], start[j + 1]).
+template <int P, int NT, int VT, class K>
+__device__ __forceinline__ void tree_level(K* shared, const int* start, int n, K (&results)[VT]) {
+  int xs[P + 1], ys[P + 1];
+#pragma unroll
+  for (int q = 0; q <= P; ++q) {
+    xs[q] = start[q];
+    ys[q] = start[P + q];
+  }
+  const int first = VT * (int)threadIdx.x;
+  if (first < n) serial_merge_pairs_tagged<P, VT>(shared, xs, ys, first, results);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (first + i < n) shared[first + i] = results[i];
+  __syncthreads();
+}
+
+template <int NT, int VT, int W, class K>
+__global__ void __launch_bounds__(NT) tile_tree(const K* const* inputs, int64_t total, const int64_t* splits, K* out) {
+  constexpr int NV = NT * VT;
+  __shared__ K shared[NV];
+  __shared__ int start[W + 1];
+  const int64_t diag0 = (int64_t)blockIdx.x * NV;
+  const int64_t* row0 = splits + blockIdx.x * (int64_t)W;
+  const int64_t* row1 = row0 + W;
+  // Slot j of the layout holds run `order[j]`: X half 2 rev(j), Y half 2 rev(j) + 1.
+  constexpr int H = W / 2;
+  mergepath::tile_ranges<W, K> src;
+  src.start[0] = 0;
+#pragma unroll
+  for (int j = 0; j < W; ++j) {
+    const int i = j % H;
+    int rev = 0;
+    for (int bit = 1, r = H / 2; bit < H; bit *= 2, r /= 2) rev |= (i & bit) ? r : 0;
+    const int run = 2 * rev + (j >= H);
+    src.range[j] = inputs[run] + row0[run];
+    src.start[j + 1] = src.start[j] + (int)(row1[run] - row0[run]);
+  }
+  const int n = src.start[W];
+  if (threadIdx.x <= W) start[threadIdx.x] = threadIdx.x == 0 ? 0 : src.start[threadIdx.x];
+  mergepath::cta_load_ranges<NT, VT>(src, n, shared);
+  __syncthreads();
+  K results[VT];
+  // After a level, list q of the output is pair q's merge: its start is X q's plus Y q's.
+  const auto halve = [&](int lists) {
+    int s[W + 1];
+    for (int q = 0; q <= lists / 2; ++q) s[q] = start[q] + (start[lists / 2 + q] - start[lists / 2]);
+    __syncthreads();
+    if (threadIdx.x <= lists / 2) start[threadIdx.x] = s[threadIdx.x];
+    __syncthreads();
+  };
+  if constexpr (W >= 16) { tree_level<8, NT, VT>(shared, start, n, results); halve(16); }
+  if constexpr (W >= 8) { tree_level<4, NT, VT>(shared, start, n, results); halve(8); }
+  tree_level<2, NT, VT>(shared, start, n, results);
+  halve(4);
+  const int first = VT * (int)threadIdx.x;
+  if (first < n) serial_merge_pairs_tagged<1, VT>(shared, {start[0], start[1]}, {start[1], start[2]}, first, results);
+  mergepath::cta_store_thread_order<NT, VT>(results, shared, out + diag0, n);
+}
+
 static float copy_ms_of(size_t bytes) {
   void *a, *b;
   CK(cudaMalloc(&a, bytes)); CK(cudaMalloc(&b, bytes));
@@ -377,6 +485,16 @@ template <int NT, int VT, class K> void kway(const KwayInput<K>& in, K* out, flo
     ms = median_ms([&] { tile_groups<NT, VT, K><<<tiles, NT + 32>>>(in.inputs, in.k, (int64_t)in.n, splits, out); });
     CK(cudaGetLastError());
     report<K>("tile_groups", in.k, NT, VT, in.n, ms, copy_ms, check());
+  }
+  if (in.k == 4 || in.k == 8 || in.k == 16) {
+    const auto tree = [&] {
+      if (in.k == 4) tile_tree<NT, VT, 4, K><<<tiles, NT>>>(in.inputs, (int64_t)in.n, splits, out);
+      else if (in.k == 8) tile_tree<NT, VT, 8, K><<<tiles, NT>>>(in.inputs, (int64_t)in.n, splits, out);
+      else tile_tree<NT, VT, 16, K><<<tiles, NT>>>(in.inputs, (int64_t)in.n, splits, out);
+    };
+    ms = median_ms(tree);
+    CK(cudaGetLastError());
+    report<K>("tile_tree", in.k, NT, VT, in.n, ms, copy_ms, check());
   }
   if (groups_only) {
     cudaFree(splits);
