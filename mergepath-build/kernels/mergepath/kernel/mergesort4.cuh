@@ -85,7 +85,6 @@ struct mergesort4_frames {
     return lo;
   }
 
-  // The frame of coarse boundary g.
   // The frame of coarse boundary g (its first_tile counts tiles of `spacing` items: boundaries
   // read no tiles).
   __device__ __forceinline__ mergesort4_frame<K, V> of_boundary(int64_t g, int64_t spacing) const {
