@@ -74,8 +74,8 @@ pub(crate) fn launch_passes<K: Key>(
     // Every pass's grids checked before the first runs (see Fallback).
     for pass in &plan {
         grid_ctas(pass.tiles, "multiway pass grid")?;
-        let lanes = search_lanes(pass);
-        partition_launch_config((lanes.0 * pass.boundaries).max(lanes.1 * pass.tiles))?;
+        let (boundary_lanes, split_lanes) = search_lanes(pass);
+        partition_launch_config((boundary_lanes * pass.boundaries).max(split_lanes * pass.tiles))?;
     }
     // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
     let (guard, _guard_lock) = gpu.merge_guard()?;
@@ -134,22 +134,22 @@ impl PassFrames<'_> {
 /// A pass's coarse boundaries, then its tiles' exact splits.
 fn launch_pass_splits(gpu: &Gpu, kernels: &Kernels, p: &PassFrames<'_>) -> Result<()> {
     let (count, spacing, frames, num_frames) = (p.total as i64, p.spacing as i64, p.table, p.pass.frames.len() as i64);
-    let lanes = search_lanes(p.pass);
-    let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, lanes: lanes.0 as i32, splits: p.splits, frames, num_frames };
+    let (boundary_lanes, split_lanes) = search_lanes(p.pass);
+    let params = Sort4BoundariesParams { keys: p.bases.0, count, spacing, run: 0, num_boundaries: p.pass.boundaries as i64, lanes: boundary_lanes as i32, splits: p.splits, frames, num_frames };
     let func = kernels.multiway4_boundaries()?;
     // SAFETY: `Sort4BoundariesParams` is `mergepath_multiway4_boundaries`'s parameter struct; the
     // table holds the pass's `num_frames` rows, whose runs are validated inputs or regions of the
     // pass before's output, and whose boundaries, counted as the kernel counts them, number
-    // `boundaries`: the grid's groups of `lanes.0` threads (a power of two up to 32), and the
+    // `boundaries`: the grid's groups of `boundary_lanes` threads (a power of two up to 32), and the
     // splits buffer's first rows.
-    unsafe { gpu.launch(&func, partition_launch_config(lanes.0 * p.pass.boundaries)?, &params) }?;
-    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, tile: 2 * spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, lanes: lanes.1 as i32, splits: p.tile_splits(), frames, num_frames };
+    unsafe { gpu.launch(&func, partition_launch_config(boundary_lanes * p.pass.boundaries)?, &params) }?;
+    let params = Sort4TileSplitsParams { keys: p.bases.0, count, spacing, tile: 2 * spacing, run: 0, coarse: p.splits, num_tiles: p.pass.tiles as i64, lanes: split_lanes as i32, splits: p.tile_splits(), frames, num_frames };
     let func = kernels.multiway4_tile_splits()?;
     // SAFETY: `Sort4TileSplitsParams` is `mergepath_multiway4_tile_splits`'s parameter struct; the
     // coarse boundaries were written just above for the same frames, the splits buffer holds
-    // `tiles` more rows after them, and the grid covers `tiles` groups of `lanes.1` threads (a
+    // `tiles` more rows after them, and the grid covers `tiles` groups of `split_lanes` threads (a
     // power of two up to 32).
-    unsafe { gpu.launch(&func, partition_launch_config(lanes.1 * p.pass.tiles)?, &params) }
+    unsafe { gpu.launch(&func, partition_launch_config(split_lanes * p.pass.tiles)?, &params) }
 }
 
 /// Threads per coarse boundary and per tile split of a pass.

@@ -269,21 +269,21 @@ impl<'a> SortLaunch<'a> {
         let bounds = mergesort4_boundary_count(self.n, pass.run, tile);
         let tiles4 = mergesort4_tile_count(self.n, pass.run, tile);
         let splits_ptr = parts_ptr + (bounds * std::mem::size_of::<Split4>()) as u64;
-        let lanes = (four_way_boundary_lanes(bounds), four_way_tile_split_lanes(tiles4));
-        let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, lanes: lanes.0 as i32, splits: parts_ptr, frames: 0, num_frames: 0 };
+        let (boundary_lanes, split_lanes) = (four_way_boundary_lanes(bounds), four_way_tile_split_lanes(tiles4));
+        let params = Sort4BoundariesParams { keys: src_k, count, spacing, run, num_boundaries: bounds as i64, lanes: boundary_lanes as i32, splits: parts_ptr, frames: 0, num_frames: 0 };
         let func = kernels.sort4_boundaries()?;
         // SAFETY: `Sort4BoundariesParams` is `mergepath_sort4_boundaries`'s parameter struct;
         // src holds n keys, the partition buffer `bounds` splits, the grid covers `bounds`
-        // groups of `lanes.0` threads (a power of two up to 32), and run is a multiple of the
+        // groups of `boundary_lanes` threads (a power of two up to 32), and run is a multiple of the
         // spacing `tile`.
-        unsafe { self.gpu.launch(&func, partition_launch_config(lanes.0 * bounds)?, &params) }?;
-        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, tile: 2 * spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, lanes: lanes.1 as i32, splits: splits_ptr, frames: 0, num_frames: 0 };
+        unsafe { self.gpu.launch(&func, partition_launch_config(boundary_lanes * bounds)?, &params) }?;
+        let params = Sort4TileSplitsParams { keys: src_k, count, spacing, tile: 2 * spacing, run, coarse: parts_ptr, num_tiles: tiles4 as i64, lanes: split_lanes as i32, splits: splits_ptr, frames: 0, num_frames: 0 };
         let func = kernels.sort4_tile_splits()?;
         // SAFETY: `Sort4TileSplitsParams` is `mergepath_sort4_tile_splits`'s parameter struct;
         // the coarse boundaries were written just above for the same (n, tile, run), the
         // partition buffer holds `tiles4` more splits after them, and the grid covers `tiles4`
-        // groups of `lanes.1` threads (a power of two up to 32).
-        unsafe { self.gpu.launch(&func, partition_launch_config(lanes.1 * tiles4)?, &params) }?;
+        // groups of `split_lanes` threads (a power of two up to 32).
+        unsafe { self.gpu.launch(&func, partition_launch_config(split_lanes * tiles4)?, &params) }?;
         Ok((launch_config(grid_ctas(tiles4, "sort grid")?, 2 * self.shape.threads), splits_ptr))
     }
 
