@@ -125,13 +125,13 @@ pub(crate) const MAX_COPY_THREADS: usize = 8;
 pub(crate) const DIRECT_COPY_BYTES: usize = 1 << 20;
 
 /// Sorts of at most this many tiles merge two ways, each pass searching its partitions inside
-/// the merge kernel (one launch per pass); larger sorts use the partition kernel for two-way
-/// passes and merge four ways where the tuning table says so. About one wave of CTAs on an
-/// H100: at 356 tiles (2^20 u32 keys) the in-kernel search measured faster than the partition
-/// kernel and one-launch two-way passes faster than four-way ones, whose boundary searches are
-/// latency-bound there; at 5,699 tiles (2^24) in-kernel searches were much slower, every wave of
-/// CTAs waiting on its own searches (BENCHMARKS.md).
-pub(crate) const SEARCH_IN_MERGE_MAX_TILES: usize = 1024;
+/// the merge kernel by two warps (one launch per pass); larger sorts use the partition kernel for
+/// two-way passes and merge four ways where the tuning table says so. Measured on an H200 with
+/// 1,024, 2,048 and 4,096 (BENCHMARKS.md, "Small sorts: where the in-CTA search ends"): 2,048
+/// made sorts of 1,093–1,425 tiles 8–19 % faster (u32 keys at 2^22, u64 keys, pairs and an
+/// 8-byte struct at 2^21) and none slower; 4,096 made 2,185 tiles (8-byte keys at 2^22) up to
+/// 12 % slower.
+pub(crate) const SEARCH_IN_MERGE_MAX_TILES: usize = 2048;
 
 // Threads per search of a four-way pass's partition kernels (the coarse boundaries and the
 // tiles' exact splits), by lane groups of a power of two up to a warp: each round of a group's

@@ -10,7 +10,7 @@
 // 512, 1024 threads, dynamic shared memory), the passes a larger tile saves being log2 of the
 // factor; (4) the sort's four-way tile generalized to 8 and 16 ways (tile_tree: fixed pairs
 // by level, the slices laid out so each level feeds the next, the straddling threads going on
-// by their lists' tags; written 2026-11-27, not yet run). Build and run on the GPU machine, from the repository root, with the generated
+// by their lists' tags; measured 2026-11-27 and dropped: BENCHMARKS.md). Build and run on the GPU machine, from the repository root, with the generated
 // headers in .gpu/include (timing.cuh):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/kway_merge.cu -o /tmp/kway_merge && /tmp/kway_merge [log2_n [k]]
 // (k > 0: that k alone, 256-thread tiles, no blocksorts: for ncu; k = -1: the rounds alone;

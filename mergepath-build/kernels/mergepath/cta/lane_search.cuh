@@ -40,13 +40,24 @@ struct lane_group {
     return m < begin + len ? m : begin + len - 1;
   }
 
+  // Lane `f - 1`'s `v` (the last lane taking, given `f` = first_false) and lane `f`'s (the first
+  // not taking), on every lane of the group; lane 0's where there is no such lane.
+  template <class T>
+  __device__ __forceinline__ T at_last_taking(T v, int f) const {
+    return __shfl_sync(mask, v, f > 0 ? f - 1 : 0, lanes);
+  }
+  template <class T>
+  __device__ __forceinline__ T at_first_not(T v, int f) const {
+    return __shfl_sync(mask, v, f < lanes ? f : 0, lanes);
+  }
+
   // Narrows [begin, end) to the gap holding the first point whose `takes` is false, given this
   // lane's probe `m` and whether it takes: the gap after the last probe that took (begin) and
   // up to the first that did not (end). The same on every lane of the group.
   __device__ __forceinline__ void narrow(int64_t& begin, int64_t& end, int64_t m, bool takes) const {
     const int f = first_false(takes);
-    const int64_t last_taking = __shfl_sync(mask, m, f > 0 ? f - 1 : 0, lanes);
-    const int64_t first_not = __shfl_sync(mask, m, f < lanes ? f : 0, lanes);
+    const int64_t last_taking = at_last_taking(m, f);
+    const int64_t first_not = at_first_not(m, f);
     if (f > 0) begin = last_taking + 1;
     if (f < lanes) end = first_not;
   }

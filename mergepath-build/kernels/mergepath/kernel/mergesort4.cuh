@@ -305,12 +305,9 @@ __device__ __forceinline__ void mergesort4_tile_splits_body(const Frames& frames
     const K cd = item_at(x[1], x_count[1], y[1], y_count[1], at[1], comp);
     // Probes that take from A + B come first; the first that does not is lane `f`.
     const int f = group.first_false(a_goes_first(ab, cd, comp));  // G where every probe takes
-    const int64_t a_last = __shfl_sync(group.mask, at[0].first, f > 0 ? f - 1 : 0, G);
-    const int64_t c_last = __shfl_sync(group.mask, at[1].first, f > 0 ? f - 1 : 0, G);
-    const int64_t a_first = __shfl_sync(group.mask, at[0].first, f < G ? f : 0, G);
-    const int64_t c_first = __shfl_sync(group.mask, at[1].first, f < G ? f : 0, G);
-    const int64_t m_last = __shfl_sync(group.mask, m, f > 0 ? f - 1 : 0, G);
-    const int64_t m_first = __shfl_sync(group.mask, m, f < G ? f : 0, G);
+    const int64_t a_last = group.at_last_taking(at[0].first, f), a_first = group.at_first_not(at[0].first, f);
+    const int64_t c_last = group.at_last_taking(at[1].first, f), c_first = group.at_first_not(at[1].first, f);
+    const int64_t m_last = group.at_last_taking(m, f), m_first = group.at_first_not(m, f);
     if (f > 0) {
       begin = m_last + 1;
       below[0] = {a_last, m_last - a_last};
