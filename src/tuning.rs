@@ -133,6 +133,15 @@ pub(crate) const DIRECT_COPY_BYTES: usize = 1 << 20;
 /// 12 % slower.
 pub(crate) const SEARCH_IN_MERGE_MAX_TILES: usize = 2048;
 
+/// Whether a small sort (two-way passes searching inside the merge CTAs) of `n` keys of
+/// `key_bytes` starts from blocks of twice the blocksort's `block`: one pass fewer for a
+/// blocksort round on doubled blocks. Measured on an H100 (BENCHMARKS.md, "Small key sorts from
+/// doubled blocks"): u32 keys 2–6 % faster at 2^20–2^22; u64 keys 1–4 % slower at 2^18–2^21;
+/// u32 keys at 2^18 (23 doubled blocks, a wave of fewer CTAs than SMs) up to 5 % slower.
+pub(crate) fn small_sort_doubles_blocks(key_bytes: usize, n: usize, block: usize) -> bool {
+    key_bytes <= 4 && n.div_ceil(2 * block) >= 64
+}
+
 // Threads per search of a four-way pass's partition kernels (the coarse boundaries and the
 // tiles' exact splits), by lane groups of a power of two up to a warp: each round of a group's
 // search probes one point per lane, log(n) / log(lanes + 1) rounds in all. Few searches (the

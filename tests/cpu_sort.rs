@@ -149,13 +149,19 @@ fn pass_plans() {
     assert_eq!(mergesort_plan(usize::MAX, 1, true).len(), usize::BITS as usize / 2);
     // Odd levels of a four-way key sort start from doubled blocks: 2^26 8-byte keys in blocks
     // of 3,840 would need 15 levels (a two-way pass and seven four-way), in 7,680 they need 14.
-    assert_eq!(mergesort_block(1 << 26, 3840, true, true), 7680);
+    assert_eq!(mergesort_block(1 << 26, 3840, true, false, true), 7680);
     assert_eq!(plan(1 << 26, 7680), (0..7).map(|k| (7680 << (2 * k), 4)).collect::<Vec<_>>());
-    assert_eq!(mergesort_block(1 << 26, 3840, true, false), 3840, "pairs keep the block");
-    assert_eq!(mergesort_block(1 << 26, 3840, false, true), 3840, "two-way sorts keep the block");
-    assert_eq!(mergesort_block(1 << 26, 5888, true, true), 5888, "even levels keep the block");
-    assert_eq!(mergesort_block(5000, 3840, true, true), 3840, "one level: a two-way pass");
+    assert_eq!(mergesort_block(1 << 26, 3840, true, false, false), 3840, "pairs keep the block");
+    assert_eq!(mergesort_block(1 << 26, 3840, false, false, true), 3840, "two-way sorts with partition kernels keep the block");
+    assert_eq!(mergesort_block(1 << 26, 5888, true, false, true), 5888, "even levels keep the block");
+    assert_eq!(mergesort_block(5000, 3840, true, false, true), 3840, "one level: a two-way pass");
     assert_eq!(mergesort_levels(1 << 26, 3840), 15);
+    // Small key sorts (two-way passes searching inside the merge CTAs) start from doubled
+    // blocks: one pass fewer. 2^20 4-byte keys: 179 blocks of 5,888, 8 levels; 90 of 11,776, 7.
+    assert_eq!(mergesort_block(1 << 20, 5888, false, true, true), 11776);
+    assert_eq!(mergesort_levels(1 << 20, 11776), 7);
+    assert_eq!(mergesort_block(1 << 20, 5888, false, true, false), 5888, "small pair sorts keep the block");
+    assert_eq!(mergesort_block(6000, 5888, false, true, true), 5888, "one level: the blocksort is never the whole sort on doubled blocks");
     // Two-way only: one pass per level, runs doubling.
     let two = mergesort_plan(1601, 100, false);
     assert_eq!(two.iter().map(|p| (p.run, p.ways)).collect::<Vec<_>>(), [(100, 2), (200, 2), (400, 2), (800, 2), (1600, 2)]);

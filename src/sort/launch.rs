@@ -1,7 +1,7 @@
 //! The launches of a sort: the blocksort, two-way and four-way passes, with the module's kernels.
 
 use super::plan::{blocksort2_shared_bytes, mergesort_block, mergesort_plan, MergesortPass, mergesort4_boundary_count, mergesort4_tile_count};
-use crate::tuning::{four_way_boundary_lanes, four_way_tile_split_lanes, SEARCH_IN_MERGE_MAX_TILES};
+use crate::tuning::{four_way_boundary_lanes, four_way_tile_split_lanes, small_sort_doubles_blocks, SEARCH_IN_MERGE_MAX_TILES};
 use crate::error::{Error, Result};
 use crate::device::kernels::Kernels;
 use crate::device::contract::{
@@ -140,14 +140,16 @@ impl<'a> SortLaunch<'a> {
     /// Small sorts: two-way passes whose partitions are searched inside the merge kernel. Large
     /// ones: two-way passes with the partition kernel, or, where the tuning table says four
     /// ways, four-way passes (which write their coarse boundaries first) and one two-way pass
-    /// when the levels are odd, or, for keys alone, a blocksort on doubled blocks instead.
+    /// when the levels are odd, or, for keys alone, a blocksort on doubled blocks instead. Small
+    /// key sorts start from doubled blocks too where the tuning says so (one two-way pass fewer).
     fn new(gpu: &'a Gpu, kernels: &'a Kernels, ends: Ends<'a>, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize, key_bytes: usize) -> Result<Self> {
         let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
         let block_tile = blocksort_shape(kernels.arch, key_bytes).tile();
         let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
         let search_in_merge = n.div_ceil(shape.tile()) <= SEARCH_IN_MERGE_MAX_TILES;
         let four_way = !search_in_merge && shape.ways == 4;
-        let block = mergesort_block(n, block_tile, four_way, values.is_none());
+        let doubled_small = search_in_merge && small_sort_doubles_blocks(key_bytes, n, block_tile);
+        let block = mergesort_block(n, block_tile, four_way, doubled_small, values.is_none());
         let plan = mergesort_plan(n, block, four_way);
         Ok(SortLaunch { gpu, kernels, ends, keys_out, values, n, count, key_bytes, shape, search_in_merge, block, doubled: block != block_tile, plan })
     }
