@@ -3,7 +3,12 @@
 //! A sort is one blocksort pass, in which each CTA sorts a block of items on its own
 //! (`cta_blocksort` in `mergepath-build/kernels/mergepath/cta/tile.cuh`), then merge passes over the sorted runs
 //! (`plan::mergesort_plan`): `ceil(log2(blocks))` levels of pairwise merging, done two levels at a
-//! time by four-way passes, with one two-way pass first when the number of levels is odd.
+//! time by four-way passes, with one two-way pass first when the number of levels is odd (key
+//! sorts start from doubled blocks instead). Small sorts (at most 2,048 merge tiles,
+//! `tuning::SEARCH_IN_MERGE_MAX_TILES`) merge two ways only, each pass's partitions searched by
+//! two warps inside the merge CTA, one launch a pass; those of keys of at most 4 bytes start
+//! from doubled blocks where that leaves enough blocks (`tuning::small_sort_doubles_blocks`), one
+//! pass fewer.
 //!
 //! - A two-way pass merges pairs of runs, each pair a *frame* of `2 * run` items
 //!   (`plan::mergesort_frame`), as the two-phase merge of [`crate::partition`]: one Merge Path search
@@ -14,8 +19,9 @@
 //!   four runs is one Merge Path search in its own pair and one binary search in each run of
 //!   the other pair, never a nested search. Between two boundaries lie at most a tile of A + B
 //!   and a tile of C + D. Then each output tile's exact split is searched inside the bracket of
-//!   boundaries around it: the merge path of the merges A + B and C + D, four probes a round,
-//!   each a Merge Path search in both pairs. A CTA merges its tile's A with B and C with D in
+//!   boundaries around it: the merge path of the merges A + B and C + D, one probe per lane of a
+//!   group of 4 to 32 lanes a round (more where the pass has fewer splits), each a Merge Path
+//!   search in both pairs. A CTA merges its tile's A with B and C with D in
 //!   one pass over its threads, then the two results, all in shared memory.
 //!
 //! The passes ping-pong between the caller's buffer and one temporary buffer, arranged so the
@@ -26,7 +32,7 @@
 //!
 //! Peak device memory beyond the caller's buffers: one buffer of `n` keys (and `n` values for
 //! pairs; zipped pairs two buffers of `n` u64 words), plus the partitions: 32 bytes per four-way coarse boundary and per four-way tile
-//! (about `n / tile` and `n / (2 tile)` of them) and, for a two-way pass of more than 1,024
+//! (about `n / tile` and `n / (2 tile)` of them) and, for a two-way pass of more than 2,048
 //! tiles, 8 bytes per tile; none when the input fits one block. It comes from the [`Gpu`]'s
 //! temp pool, so repeated sorts of the same size do not allocate.
 //!
