@@ -200,4 +200,16 @@ mod tests {
             }
         }
     }
+
+    /// Doubled blocks where the measurements gained (4-byte keys, 90 doubled blocks of 11,776
+    /// at 2^20 and more), not where they lost (8-byte keys; 23 doubled blocks at 2^18).
+    #[test]
+    fn small_sorts_double_their_blocks_where_measured() {
+        let block = 5888;
+        assert!([1 << 20, 1 << 21, 1 << 22].iter().all(|&n| small_sort_doubles_blocks(4, n, block)));
+        assert!(small_sort_doubles_blocks(1, 1 << 20, block));
+        assert!(!small_sort_doubles_blocks(4, 1 << 18, block));
+        assert!(!small_sort_doubles_blocks(8, 1 << 22, 3840));
+        assert!(!small_sort_doubles_blocks(4, 0, block));
+    }
 }
