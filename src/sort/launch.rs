@@ -148,8 +148,8 @@ impl<'a> SortLaunch<'a> {
         let count = i64::try_from(n).map_err(|_| Error::TooLarge { what: "sort length" })?;
         let search_in_merge = n.div_ceil(shape.tile()) <= SEARCH_IN_MERGE_MAX_TILES;
         let four_way = !search_in_merge && shape.ways == 4;
-        let doubled_small = search_in_merge && small_sort_doubles_blocks(key_bytes, n, block_tile);
-        let block = mergesort_block(n, block_tile, four_way, doubled_small, values.is_none());
+        let small_doubled = search_in_merge && small_sort_doubles_blocks(key_bytes, n, block_tile);
+        let block = mergesort_block(n, block_tile, four_way, small_doubled, values.is_none());
         let plan = mergesort_plan(n, block, four_way);
         Ok(SortLaunch { gpu, kernels, ends, keys_out, values, n, count, key_bytes, shape, search_in_merge, block, doubled: block != block_tile, plan })
     }

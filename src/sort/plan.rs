@@ -27,12 +27,12 @@ pub fn mergesort_levels(n: usize, block: usize) -> u32 {
 /// The block a sort of `n` keys starts from, given the tuning's `block`: twice it where the sort
 /// moves keys alone (`keys_only`: the doubled blocksort has no values) and either its passes
 /// are four-way (`four_way`) and the levels odd and at least 3, so the sort runs one level fewer
-/// and no two-way pass, or it is a small sort whose tuning asks for them (`small`: two-way
-/// passes searching inside the merge CTAs) and the levels are at least 2, so it runs one pass
-/// fewer (the blocksort is never the whole sort on doubled blocks).
-pub fn mergesort_block(n: usize, block: usize, four_way: bool, small: bool, keys_only: bool) -> usize {
+/// and no two-way pass, or it is a small sort (two-way passes searching inside the merge CTAs)
+/// whose tuning asks for doubled blocks (`small_doubled`) and the levels are at least 2, so it
+/// runs one pass fewer (the blocksort is never the whole sort on doubled blocks).
+pub fn mergesort_block(n: usize, block: usize, four_way: bool, small_doubled: bool, keys_only: bool) -> usize {
     let levels = mergesort_levels(n, block);
-    let fewer = if four_way { levels % 2 == 1 && levels >= 3 } else { small && levels >= 2 };
+    let fewer = if four_way { levels % 2 == 1 && levels >= 3 } else { small_doubled && levels >= 2 };
     if keys_only && fewer {
         2 * block
     } else {
