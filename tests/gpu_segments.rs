@@ -1,9 +1,9 @@
 //! Segmented sort on the GPU against per-segment `sort_by`: 10^6 segments of 0..=64 keys, 1000
 //! of 0..=100k, one segment, all empty, runs of equal keys, sizes at the tile sizes, a few
 //! segments far longer than the rest, offsets not starting at 0, every built-in key type and
-//! both comparators, pairs (values are positions, so stability shows), and two sorts on two
-//! streams at once. Skips without a GPU (fails with
-//! MERGEPATH_REQUIRE_GPU=1).
+//! both comparators, pairs (values are positions, so stability shows), two sorts on two
+//! streams at once, and host offsets' errors as the host's check reports them. Skips without
+//! a GPU (fails with MERGEPATH_REQUIRE_GPU=1).
 
 mod common;
 use common::{assert_same, gpu, Rng, TestKey};
@@ -167,6 +167,50 @@ fn sort_segments_errors() {
     let mut v = gpu.upload(&[0u32; 3]).unwrap();
     assert_eq!(mergepath::sort_segments_pairs(gpu, &mut k, &mut v, &[0, 4], Less), Err(Error::LengthMismatch { what: "values", expected: 4, got: 3 }));
     assert_eq!(gpu.download(&k).unwrap(), [3, 2, 1, 0], "nothing sorted on bad input");
+}
+
+/// Host offsets are checked on the GPU (more than 4,096 of them) or on the host: every case
+/// gets the error of the host's own check (`validate_segment_offsets`: the first offset out of
+/// order, decreases before the end) or `Ok`, whichever of the GPU's threads finds it, and an
+/// error leaves the keys as they were.
+#[test]
+fn host_offsets_errors_match_the_host_check() {
+    use mergepath::segmented::validate_segment_offsets;
+    let Some(gpu) = gpu() else { return };
+    let n = 300_000;
+    let k = keys::<u32>(n, 11);
+    let mut rng = Rng(12);
+    let good = offsets(1, 250_000, || rng.below(3) as usize);
+    let with = |edits: &[(usize, usize)]| {
+        let mut o = good.clone();
+        for &(i, v) in edits {
+            o[i] = v;
+        }
+        o
+    };
+    let last = good.len() - 1;
+    let cases = [
+        with(&[(200_001, 0)]),
+        with(&[(240_000, 0), (150_000, usize::MAX)]),
+        with(&[(last, n + 1)]),
+        with(&[(last, n + 1), (249_999, 0)]),
+        with(&[(last, usize::MAX)]),
+        with(&[(0, 2)]),
+        vec![usize::MAX],
+        vec![0, usize::MAX, 5],
+        vec![n + 1, n + 1],
+        vec![7],
+        vec![n],
+    ];
+    for offs in cases {
+        let want = validate_segment_offsets(&offs, n);
+        let ctx = format!("{} offsets, {want:?}", offs.len());
+        let mut dk = gpu.upload(&k).unwrap();
+        assert_eq!(mergepath::sort_segments_keys(gpu, &mut dk, &offs, Less), want, "{ctx}");
+        if want.is_err() {
+            assert!(gpu.download(&dk).unwrap() == k, "keys as they were: {ctx}");
+        }
+    }
 }
 
 /// Device offsets are not validated (that would wait for the GPU): offsets that decrease or

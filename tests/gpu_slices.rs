@@ -319,6 +319,27 @@ fn segmented_sorts_equal_the_host_backend() {
     }
 }
 
+/// Segmented sorts of host slices with many offsets (checked on the GPU, not on the host):
+/// the host backend's error, the keys and values as they were.
+#[test]
+fn segmented_sorts_of_slices_check_many_offsets() {
+    let Some(gpu) = gpu() else { return };
+    let n = 100_000;
+    let keys: Vec<u32> = (0..n as u32).rev().collect();
+    let values: Vec<u64> = (0..n as u64).collect();
+    let mut decreasing: Vec<usize> = (0..=n).step_by(10).collect();
+    decreasing[7_000] = 5;
+    let mut past_end: Vec<usize> = (0..=n).step_by(10).collect();
+    *past_end.last_mut().unwrap() = n + 1;
+    for offsets in [decreasing, past_end] {
+        let want = host::sort_segments_keys(&mut keys.clone(), &offsets, Less).unwrap_err();
+        let (mut k, mut v) = (keys.clone(), values.clone());
+        assert_eq!(gpu.sort_segments_keys(&mut k, &offsets, Less).unwrap_err(), want);
+        assert_eq!(gpu.sort_segments_pairs(&mut k, &mut v, &offsets, Less).unwrap_err(), want);
+        assert!(k == keys && v == values, "{want}: the slices as they were");
+    }
+}
+
 /// Bad input to every kind of call on `backend`: each call's error, after checking that the
 /// call left its data as it was.
 fn bad_input_errors(backend: &impl Backend) -> Vec<Error> {

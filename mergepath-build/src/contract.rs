@@ -213,6 +213,12 @@ pub const DEVICE_STRUCTS: &[Struct] = &[
         fields: &[("segment", Field::Array("int64_t", 2)), ("levels", I64)],
     },
     Struct {
+        name: "segment_offsets_check",
+        templates: &[],
+        doc: "What the check of host offsets found: the first offset out of order (one above the next, or the last past the keys; all ones: none), and the most tiles a segment longer than `small` touches (0: none).",
+        fields: &[("first_invalid", Field::U64), ("max_pieces", Field::U64)],
+    },
+    Struct {
         name: "segment_merge",
         templates: &[],
         doc: "What one CTA merges for one job at a merge level: the input slices and where the output starts (out_begin < 0: nothing).",
@@ -688,6 +694,19 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "segment_offsets_check_params",
+        templates: &[],
+        doc: "mergepath_segment_offsets_check: host offsets (num_offsets of them, unsigned) checked against count keys, and their tiles counted for tiles every `stride` positions, into *result (first_invalid lowered, max_pieces raised).",
+        fields: &[
+            ("offsets", Ptr("const unsigned long long*")),
+            ("num_offsets", I64),
+            ("count", I64),
+            ("stride", I64),
+            ("small", I64),
+            ("result", Ptr("mergepath::segment_offsets_check*")),
+        ],
+    },
+    Struct {
         name: "segmented_blocksort_keys_params",
         templates: &["K"],
         doc: "mergepath_segmented_blocksort_{one_,,items_}keys: the tile sorts of one kind.",
@@ -973,6 +992,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     entry("samplesort_scatter_pairs", "samplesort_scatter_pairs_params", Words),
     entry("samplesort_finish_keys", "samplesort_finish_keys_params", One),
     entry("samplesort_finish_pairs", "samplesort_finish_pairs_params", Words),
+    key_independent("segment_offsets_check", "segment_offsets_check_params", One),
     entry("segmented_bounds", "segmented_bounds_params", One),
     entry("segmented_blocksort_one_keys", "segmented_blocksort_keys_params", One),
     entry("segmented_blocksort_keys", "segmented_blocksort_keys_params", One),

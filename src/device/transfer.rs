@@ -414,8 +414,6 @@ impl Gpu {
 
     /// Copies a small device table into `host` (as long as it) with one copy, waiting for the
     /// work before it on the stream: the counterpart of [`Gpu::upload_table`].
-    // Only the sample sort (a feature) reads tables back so far.
-    #[cfg_attr(not(feature = "samplesort"), allow(dead_code))]
     pub(crate) fn download_table<T: DeviceRepr>(&self, buf: &CudaSlice<T>, host: &mut [T]) -> Result<()> {
         if host.len() != buf.len() {
             return Err(Error::LengthMismatch { what: "host", expected: buf.len(), got: host.len() });

@@ -29,7 +29,7 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let (stride, small) = segment_geometry(shape.tile());
-    let resolved = offsets.resolve(gpu, n, shape.tile())?;
+    let resolved = offsets.resolve(gpu, &kernels, n, shape.tile())?;
     let (offsets_ptr, offsets_len, levels, _guard) = match &resolved {
         sealed::Resolved::Host(buf, levels) => {
             let (ptr, guard) = buf.device_ptr(gpu.stream());
@@ -40,16 +40,11 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
         sealed::Resolved::Temp(ptr, len) => (*ptr, *len, segment_levels(0, n, stride, small), None),
     };
     // The levels launched one by one (each a search and a merge kernel, the fastest merges but
-    // CTAs that cost even where the level turns out empty): all with host offsets; with device
-    // offsets, those a segment of twice the mean length needs. The levels past them, needed
-    // only by longer segments if any, run in the launch that also copies back.
-    let launched_levels = match &resolved {
-        sealed::Resolved::Host(..) => levels,
-        sealed::Resolved::Device(_) | sealed::Resolved::Temp(..) => {
-            let mean = n / offsets_len.saturating_sub(1).max(1);
-            segment_levels(0, mean.saturating_mul(2).min(n), stride, small).min(levels)
-        }
-    };
+    // CTAs that cost even where the level turns out empty): those a segment of twice the mean
+    // length needs. The levels past them, needed only by longer segments if any, run in the
+    // launch that also copies back.
+    let mean = n / offsets_len.saturating_sub(1).max(1);
+    let launched_levels = segment_levels(0, mean.saturating_mul(2).min(n), stride, small).min(levels);
     check_segment_count(offsets_len)?;
     debug_assert!(levels as usize <= SEGMENTED_MAX_LEVELS, "the progress counters have room for SEGMENTED_MAX_LEVELS levels");
     if offsets_len < 2 || n == 0 {

@@ -62,13 +62,16 @@ use cudarc::driver::DevicePtrMut;
 /// Sorts each segment `keys[offsets[s]..offsets[s + 1]]` in place by `comp`, stably; items
 /// before `offsets[0]` and after the last offset are left as they are. Empty segments, one
 /// segment, and fewer than 2 offsets (no segments) all work; at most 2^31 - 1 segments
-/// ([`Error::TooLarge`](crate::Error::TooLarge)). Returns without waiting for the GPU.
+/// ([`Error::TooLarge`](crate::Error::TooLarge)). With device offsets, returns without waiting
+/// for the GPU.
 ///
 /// `offsets` is a host slice of `usize` or device memory of `u64` (see [`SegmentOffsets`]).
 /// Host offsets must be non-decreasing and end at most at `keys.len()`
-/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument)). Device offsets are not checked (that would wait for the
-/// GPU): ones that decrease or pass the end give unspecified contents of the keys, never an
-/// out-of-bounds access (every segment is clamped into the keys).
+/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument), the keys as they were): they are
+/// checked before any key moves (more than 4,096 of them on the GPU after their upload), and
+/// their upload waits for the work before it on the stream. Device offsets are not checked
+/// (that would wait for the GPU): ones that decrease or pass the end give unspecified contents
+/// of the keys, never an out-of-bounds access (every segment is clamped into the keys).
 pub fn sort_segments_keys<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
     gpu: &Gpu,
     keys: &mut impl DevicePtrMut<K>,

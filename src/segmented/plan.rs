@@ -6,14 +6,21 @@ use crate::error::{Error, Result};
 /// Checks host offsets against a buffer of `len` items: non-decreasing, within it, fewer than
 /// 2^31 segments.
 pub fn validate_segment_offsets(offsets: &[usize], len: usize) -> Result<()> {
-    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
-        let (before, at) = (offsets[i], offsets[i + 1]);
-        return Err(Error::invalid("offsets", format!("must be non-decreasing: offsets[{}] = {at} is below offsets[{i}] = {before}", i + 1)));
-    }
-    if let Some(&last) = offsets.last().filter(|&&last| last > len) {
-        return Err(Error::invalid("offsets", format!("offsets[{}] = {last} is past the end of the {len} keys", offsets.len() - 1)));
+    let past_end = || offsets.last().filter(|&&last| last > len).map(|_| offsets.len() - 1);
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]).or_else(past_end) {
+        return Err(invalid_offset(offsets, len, i));
     }
     check_segment_count(offsets.len())
+}
+
+/// The error for `offsets[i]`, the first out of order: above the next, or the last and past
+/// the `len` keys.
+pub(super) fn invalid_offset(offsets: &[usize], len: usize, i: usize) -> Error {
+    let at = offsets[i];
+    match offsets.get(i + 1) {
+        Some(next) => Error::invalid("offsets", format!("must be non-decreasing: offsets[{}] = {next} is below offsets[{i}] = {at}", i + 1)),
+        None => Error::invalid("offsets", format!("offsets[{i}] = {at} is past the end of the {len} keys")),
+    }
 }
 
 /// The most offsets a segmented sort takes (its kernels index segments with `int`).
@@ -64,6 +71,11 @@ pub fn segment_levels(begin: usize, end: usize, stride: usize, small: usize) -> 
     if end - begin <= small {
         return 0;
     }
-    let pieces = (end - 1) / stride - begin / stride + 1;
+    levels_of_pieces((end - 1) / stride - begin / stride + 1)
+}
+
+/// The merge levels that join `pieces` sorted pieces of a segment: ceil(log2(pieces)).
+pub(super) fn levels_of_pieces(pieces: usize) -> u32 {
     pieces.next_power_of_two().trailing_zeros()
 }
+

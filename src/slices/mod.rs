@@ -60,7 +60,6 @@ use crate::reduce::{check_reduce, launch_segmented_reduce, Reduction};
 use crate::runs::{check_lengths, runs_on, ReduceValues, RunOutputs};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
-use crate::segmented::validate_segment_offsets;
 use crate::types::{Bound, SetOperation, SortIndex};
 use merge::merge_host;
 pub(crate) use plan::Lanes;
@@ -590,7 +589,6 @@ impl Gpu {
     /// GPU by `comp`, stably; as [`crate::sort_segments_keys`] with host offsets (validated:
     /// non-decreasing, within the keys, [`Error::InvalidArgument`] otherwise).
     pub fn sort_segments_keys<K: Key, C: Comparator<K>>(&self, keys: &mut [K], offsets: &[usize], comp: C) -> Result<()> {
-        validate_segment_offsets(offsets, keys.len())?;
         self.segments_host::<K, C>(keys, None, offsets, comp)
     }
 
@@ -598,7 +596,6 @@ impl Gpu {
     /// otherwise) with their keys.
     pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>>(&self, keys: &mut [K], values: &mut [V], offsets: &[usize], comp: C) -> Result<()> {
         check_values("values", keys.len(), values.len())?;
-        validate_segment_offsets(offsets, keys.len())?;
         match const { value_carry::<V>() } {
             ValueCarry::Words(word) => self.segments_host::<K, C>(keys, Some((bytes_mut(values), word)), offsets, comp),
             // Positions as u64 (segmented sorts of more than 2^32 keys are rare; one width).

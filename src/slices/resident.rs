@@ -9,7 +9,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::search::{launch_search, SearchOutput};
-use crate::segmented::launch_segmented;
+use crate::segmented::{launch_segmented, validate_segment_offsets};
 use crate::sets::{launch_set_op, Output};
 use crate::sort::sort_temp_bytes;
 use crate::types::SetOperation;
@@ -124,11 +124,12 @@ impl Gpu {
     }
 
     /// The segmented sort of host keys (and values of the given word size) on the GPU: both
-    /// uploaded, sorted in place on the device, downloaded into the same slices.
+    /// uploaded, sorted in place on the device, downloaded into the same slices; the offsets
+    /// checked before any key is downloaded ([`launch_segmented`] checks them).
     pub(super) fn segments_host<K: Key, C: Comparator<K>>(&self, keys: &mut [K], mut values: Option<(&mut [u8], usize)>, offsets: &[usize], comp: C) -> Result<()> {
         let n = keys.len();
         if n == 0 || offsets.len() < 2 {
-            return Ok(());
+            return validate_segment_offsets(offsets, n);
         }
         self.kernels::<K, C>()?;
         let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.1));

@@ -9,6 +9,10 @@
 // each tile sorted in place (three launches, by tile kind), then the merge levels for the long
 // segments crossing tiles (ping-ponging with a temporary buffer) and the copy back of those
 // that ended there, in one launch.
+extern "C" __global__ void mergepath_segment_offsets_check(const mergepath::segment_offsets_check_params p) {
+  mergepath::segment_offsets_check_body(p.offsets, p.num_offsets, p.count, p.stride, p.small, p.result);
+}
+
 extern "C" __global__ void mergepath_segmented_bounds(const mergepath::segmented_bounds_params p) {
   mergepath::segmented_bounds_body(p.offsets, p.num_segments, p.count, p.stride, p.small, p.num_tiles, p.bounds, p.max_levels,
                                    reinterpret_cast<unsigned int*>(p.progress),

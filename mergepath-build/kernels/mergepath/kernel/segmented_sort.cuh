@@ -4,6 +4,7 @@
 #pragma once
 #include "mergesort.cuh"
 #include "../cta/pieces.cuh"
+#include "../cta/scan.cuh"
 
 namespace mergepath {
 
@@ -70,6 +71,37 @@ __device__ __forceinline__ int segment_levels(segment_span sp, int64_t stride, i
   int levels = 0;
   while ((int64_t(1) << levels) < pieces) ++levels;
   return levels;
+}
+
+// The check of host offsets before a segmented sort touches the keys (a grid-stride pass, one
+// atomic per warp): result->first_invalid lowered to the first i where offsets[i] >
+// offsets[i + 1], or i is the last offset and it passes `count` (the order in which the host's
+// own check reports them); result->max_pieces raised to the most tiles a segment longer than
+// `small` touches, from which the host takes the levels to launch. Offsets are the host's
+// unsigned values.
+__device__ __forceinline__ void segment_offsets_check_body(const unsigned long long* offsets, int64_t num_offsets,
+                                                           int64_t count, int64_t stride, int64_t small,
+                                                           segment_offsets_check* result) {
+  unsigned long long first_invalid = ~0ull, max_pieces = 0;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < num_offsets; i += (int64_t)gridDim.x * blockDim.x) {
+    const unsigned long long begin = offsets[i];
+    const bool last = i + 1 == num_offsets;
+    const unsigned long long end = last ? begin : offsets[i + 1];
+    if (last ? begin > (unsigned long long)count : begin > end) {
+      first_invalid = min(first_invalid, (unsigned long long)i);
+    } else if (end - begin > (unsigned long long)small) {
+      const unsigned long long pieces = (end - 1) / stride - begin / stride + 1;
+      max_pieces = max(max_pieces, pieces);
+    }
+  }
+  for (int d = WARP_THREADS / 2; d > 0; d /= 2) {
+    first_invalid = min(first_invalid, __shfl_xor_sync(0xffffffffu, first_invalid, d));
+    max_pieces = max(max_pieces, __shfl_xor_sync(0xffffffffu, max_pieces, d));
+  }
+  if (threadIdx.x % WARP_THREADS == 0) {
+    if (first_invalid != ~0ull) atomicMin(&result->first_invalid, first_invalid);
+    if (max_pieces > 0) atomicMax(&result->max_pieces, max_pieces);
+  }
 }
 
 // segment_bound, segment_tile_jobs, segment_merge and segmented_levels_progress, whose sizes
