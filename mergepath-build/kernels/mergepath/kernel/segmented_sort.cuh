@@ -22,6 +22,10 @@ template <class Comp> struct segment_order {
     return a.segment < b.segment || (a.segment == b.segment && comp(a.key, b.key));
   }
 };
+// Items equal by segment_order have the same segment and, where Comp is an identity order, the
+// same key bits: sorting keys alone by it then needs no stability either (cta_blocksort's
+// sorting network).
+template <class Comp> struct order_is_identity<segment_order<Comp>> : order_is_identity<Comp> {};
 
 // Segment s as a range of positions, each end clamped into [0, count] and the end to at least
 // the start, so any offsets (device ones are not validated) give in-bounds ranges.
