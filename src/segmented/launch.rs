@@ -44,7 +44,8 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     // length needs. The levels past them, needed only by longer segments if any, run in the
     // launch that also copies back.
     let mean = n / offsets_len.saturating_sub(1).max(1);
-    let launched_levels = segment_levels(0, mean.saturating_mul(2).min(n), stride, small).min(levels);
+    // At its worst alignment: starting just before a tile start, so one piece more.
+    let launched_levels = segment_levels(stride - 1, stride - 1 + mean.saturating_mul(2).min(n), stride, small).min(levels);
     check_segment_count(offsets_len)?;
     debug_assert!(levels as usize <= SEGMENTED_MAX_LEVELS, "the progress counters have room for SEGMENTED_MAX_LEVELS levels");
     if offsets_len < 2 || n == 0 {
