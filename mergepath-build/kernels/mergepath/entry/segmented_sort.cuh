@@ -29,12 +29,20 @@ extern "C" __global__ void mergepath_segmented_bounds(const mergepath::segmented
 MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_one_keys, true)
 MERGEPATH_SEGMENTED_BLOCKSORT_KEYS(mergepath_segmented_blocksort_keys, false)
 #undef MERGEPATH_SEGMENTED_BLOCKSORT_KEYS
+// Keys alone in tiles of several segments sort as (segment, key) u64 words where the module's
+// keys zip (built-in keys of at most 4 bytes: entry/zipped.cuh's codec), else as segment items.
+namespace mergepath_instance {
+#ifdef MERGEPATH_ZIPPED_PAIRS
+using SegmentWords = ZipCodec;
+#else
+using SegmentWords = void;
+#endif
+}  // namespace mergepath_instance
 extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT.nt)
 mergepath_segmented_blocksort_items_keys(const mergepath::segmented_blocksort_keys_params<mergepath_key_t> p) {
   using namespace mergepath_instance;
-  mergepath::segmented_blocksort_items_tile<SORT.nt, SORT.vt, false, K, K>(p.keys, nullptr, p.count, p.offsets, p.num_segments,
-                                                                          p.stride, p.bounds, p.kinds, p.jobs, p.max_levels,
-                                                                          Comp());
+  mergepath::segmented_blocksort_items_tile<SORT.nt, SORT.vt, false, SegmentWords, K, K>(
+      p.keys, nullptr, p.count, p.offsets, p.num_segments, p.stride, p.bounds, p.kinds, p.jobs, p.max_levels, Comp());
 }
 
 extern "C" __global__ void mergepath_segmented_level_splits(const mergepath::segmented_level_splits_params<mergepath_key_t> p) {
@@ -71,7 +79,7 @@ mergepath_segmented_levels_keys(const mergepath::segmented_levels_keys_params<me
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \
   mergepath_segmented_blocksort_items_pairs_##BYTES(const mergepath::segmented_blocksort_pairs_params<mergepath_key_t, WORD> p) {                                           \
     using namespace mergepath_instance;                                                                \
-    mergepath::segmented_blocksort_items_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, K, WORD>(            \
+    mergepath::segmented_blocksort_items_tile<SORT_PAIRS.nt, SORT_PAIRS.vt, true, void, K, WORD>(      \
         p.keys, p.values, p.count, p.offsets, p.num_segments, p.stride, p.bounds, p.kinds, p.jobs, p.max_levels, Comp());  \
   }                                                                                                    \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SORT_PAIRS.nt)                      \

@@ -5,6 +5,7 @@
 #include "mergesort.cuh"
 #include "../cta/pieces.cuh"
 #include "../cta/scan.cuh"
+#include <type_traits>
 
 namespace mergepath {
 
@@ -264,7 +265,9 @@ __device__ __forceinline__ void segmented_blocksort_tile(K* keys, V* values, int
 
 // Segmented sort, step 1, last launch: the tiles the short-pieces launch marked, sorted by
 // (segment, key) as segment_items (or as one segment where only empty segments cut the tile).
-template <int NT, int VT, bool HasValues, class K, class V, class Comp>
+// Keys alone with a zip codec (`Words`, thread/codec.cuh: built-in keys of at most 4 bytes)
+// sort as u64 words instead, the segment high and the key's order bits low: one compare each.
+template <int NT, int VT, bool HasValues, class Words, class K, class V, class Comp>
 __device__ __forceinline__ void segmented_blocksort_items_tile(K* keys, V* values, int64_t count,
                                                                const int64_t* offsets, int64_t num_segments,
                                                                int64_t stride, const segment_bound* bounds,
@@ -281,6 +284,7 @@ __device__ __forceinline__ void segmented_blocksort_items_tile(K* keys, V* value
   using item = segment_item<K>;
   union shared_t {
     item items[NV];
+    uint64_t words[NV];
     K keys[NV];
     int starts[NV];
   };
@@ -313,16 +317,24 @@ __device__ __forceinline__ void segmented_blocksort_items_tile(K* keys, V* value
   K loaded[VT];
   cta_load_thread_order<NT, VT>(keys + first, n, reinterpret_cast<K*>(shared.items), loaded);
   __syncthreads();
-  item items[VT];
   int positions[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    items[i] = item{loaded[i], segment[i]};
-    positions[i] = VT * (int)threadIdx.x + i;
-  }
-  cta_blocksort<NT, VT, HasValues>(items, positions, n, shared.items, shared_positions, segment_order<Comp>{comp});
+  for (int i = 0; i < VT; ++i) positions[i] = VT * (int)threadIdx.x + i;
+  if constexpr (!HasValues && !std::is_void_v<Words>) {
+    uint64_t words[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) loaded[i] = items[i].key;
+    for (int i = 0; i < VT; ++i) words[i] = (uint64_t)segment[i] << 32 | Words::zip(loaded[i], 0) >> 32;
+    cta_blocksort<NT, VT, false>(words, positions, n, shared.words, shared_positions, less_t<uint64_t>());
+#pragma unroll
+    for (int i = 0; i < VT; ++i) loaded[i] = Words::key(words[i] << 32);
+  } else {
+    item items[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i) items[i] = item{loaded[i], segment[i]};
+    cta_blocksort<NT, VT, HasValues>(items, positions, n, shared.items, shared_positions, segment_order<Comp>{comp});
+#pragma unroll
+    for (int i = 0; i < VT; ++i) loaded[i] = items[i].key;
+  }
   cta_store_thread_order<NT, VT>(loaded, reinterpret_cast<K*>(shared.items), keys + first, n);
   if constexpr (HasValues) {
     cta_gather_values<NT, VT, V, true>(positions, shared_positions, tile_ranges<1, V>{{values + first}, {0, n}},
