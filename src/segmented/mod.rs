@@ -17,19 +17,22 @@
 //!    threads take their items by segment length so a warp's loops are equally long; equal
 //!    keys sorted out afterwards from the places they leave unclaimed); else by (segment, key), as
 //!    mergesort's first pass with each item's segment as the leading key (the HPCA "Batch
-//!    Sort" project's one block per batch of small arrays). Every segment inside a tile is then
-//!    sorted; a long segment crossing tile starts is sorted piecewise.
+//!    Sort" project's one block per batch of small arrays): keys alone under a built-in order
+//!    without stability (equal items are the same bits), those of at most 4 bytes as one u64
+//!    word an item, the segment high. Every segment inside a tile is then sorted; a long
+//!    segment crossing tile starts is sorted piecewise.
 //! 2. Merge levels finish the long segments: level k merges pairs of runs of 2^k pieces of each
 //!    segment still needing it (`segment_levels`, `segment_level_merge`), runs counted from
 //!    the segment's first tile, so no merge crosses a segment boundary. They ping-pong with a
 //!    temporary buffer; segments that needed an odd number of levels are copied back at the end.
 //!
-//! Host offsets (`&[usize]`) are validated and uploaded, and give the exact number of levels;
-//! device offsets ([`CudaSlice<u64>`](cudarc::driver::CudaSlice), [`CudaView<u64>`](cudarc::driver::CudaView)) are used as they are, with as many
-//! levels as the longest possible segment needs: the tile sorts record the levels really
-//! needed on the device. The levels a segment of twice the mean length needs (all of them
-//! with host offsets) are launched one by one, each a search kernel (a thread per tile and
-//! job, writing the merge ranges) and a merge kernel of one CTA per range, which returns at
+//! Host offsets (`&[usize]`) are validated (more than 4,096 on the GPU, after their upload) and
+//! give the exact number of levels; device offsets ([`CudaSlice<u64>`](cudarc::driver::CudaSlice),
+//! [`CudaView<u64>`](cudarc::driver::CudaView)) are used as they are, with as many levels as the
+//! longest possible segment needs: the tile sorts record the levels really needed on the
+//! device. The levels a segment of twice the mean length needs where it starts just before a
+//! tile start are launched one by one, each a search kernel (a thread per tile and job,
+//! writing the merge ranges) and a merge kernel of one CTA per range, which returns at
 //! once past the recorded count. The levels after them, and the copy back, run in one launch
 //! of resident CTAs taking work items in order (`segmented_levels_body`), so the levels that
 //! turn out not to be needed cost nothing. Run independent batches concurrently by calling
