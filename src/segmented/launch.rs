@@ -29,7 +29,7 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     let key_bytes = std::mem::size_of::<K>();
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let (stride, small) = segment_geometry(shape.tile());
-    let resolved = offsets.resolve(gpu, &kernels, n, shape.tile())?;
+    let resolved = offsets.resolve(gpu, &kernels, n, (stride, small))?;
     let (offsets_ptr, offsets_len, levels, _guard) = match &resolved {
         sealed::Resolved::Host(buf, levels) => {
             let (ptr, guard) = buf.device_ptr(gpu.stream());

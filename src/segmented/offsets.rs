@@ -1,6 +1,6 @@
 //! Segment offsets from the host (checked, uploaded) or from device memory (used as they are).
 
-use super::plan::{check_segment_count, invalid_offset, levels_of_pieces, segment_geometry, segment_levels, validate_segment_offsets};
+use super::plan::{check_segment_count, invalid_offset, levels_of_pieces, segment_levels, validate_segment_offsets};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{SegmentOffsetsCheck, SegmentOffsetsCheckParams};
 use crate::device::kernels::Kernels;
@@ -37,14 +37,14 @@ pub(super) mod sealed {
     }
 
     pub trait Sealed {
-        /// Checks and readies the offsets of a sort of `len` keys in tiles of `tile` items.
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, tile: usize) -> Result<Resolved<'a>>;
+        /// Checks and readies the offsets of a sort of `len` keys in tiles of `geometry`
+        /// (`segment_geometry`'s `(stride, small)`).
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, geometry: (usize, usize)) -> Result<Resolved<'a>>;
     }
 
     impl Sealed for [usize] {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, tile: usize) -> Result<Resolved<'a>> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, (stride, small): (usize, usize)) -> Result<Resolved<'a>> {
             check_segment_count(self.len())?;
-            let (stride, small) = segment_geometry(tile);
             let host_levels = if self.len() <= HOST_CHECKED_OFFSETS {
                 validate_segment_offsets(self, len)?;
                 Some(self.windows(2).map(|w| segment_levels(w[0], w[1], stride, small)).max().unwrap_or(0))
@@ -69,14 +69,14 @@ pub(super) mod sealed {
     }
 
     impl<const N: usize> Sealed for [usize; N] {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, tile: usize) -> Result<Resolved<'a>> {
-            self.as_slice().resolve(gpu, kernels, len, tile)
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, geometry: (usize, usize)) -> Result<Resolved<'a>> {
+            self.as_slice().resolve(gpu, kernels, len, geometry)
         }
     }
 
     impl Sealed for Vec<usize> {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, tile: usize) -> Result<Resolved<'a>> {
-            self.as_slice().resolve(gpu, kernels, len, tile)
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, kernels: &Kernels, len: usize, geometry: (usize, usize)) -> Result<Resolved<'a>> {
+            self.as_slice().resolve(gpu, kernels, len, geometry)
         }
     }
 
@@ -86,19 +86,19 @@ pub(super) mod sealed {
     }
 
     impl Sealed for CudaSlice<u64> {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _geometry: (usize, usize)) -> Result<Resolved<'a>> {
             device(gpu, self)
         }
     }
 
     impl Sealed for CudaView<'_, u64> {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _geometry: (usize, usize)) -> Result<Resolved<'a>> {
             device(gpu, self)
         }
     }
 
     impl Sealed for CudaViewMut<'_, u64> {
-        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _tile: usize) -> Result<Resolved<'a>> {
+        fn resolve<'a>(&'a self, gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _geometry: (usize, usize)) -> Result<Resolved<'a>> {
             device(gpu, self)
         }
     }
@@ -138,7 +138,7 @@ pub(crate) struct TempOffsets {
 }
 
 impl sealed::Sealed for TempOffsets {
-    fn resolve<'a>(&'a self, _gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _tile: usize) -> Result<sealed::Resolved<'a>> {
+    fn resolve<'a>(&'a self, _gpu: &'a Gpu, _kernels: &Kernels, _len: usize, _geometry: (usize, usize)) -> Result<sealed::Resolved<'a>> {
         Ok(sealed::Resolved::Temp(self.ptr, self.len))
     }
 }
