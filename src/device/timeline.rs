@@ -116,8 +116,13 @@ pub(crate) fn host_span_start() -> Option<Instant> {
 
 /// Adds the span of a host copy begun at `start` ([`host_span_start`]) and ending now.
 pub(crate) fn host_span_end(what: &'static str, start: Option<Instant>) {
+    host_span_between(what, start, Instant::now());
+}
+
+/// Adds the span of host work begun at `start` ([`host_span_start`] on this thread) and ended
+/// at `end` (on any thread: the recording is this thread's).
+pub(crate) fn host_span_between(what: &'static str, start: Option<Instant>, end: Instant) {
     let Some(start) = start else { return };
-    let end = Instant::now();
     RECORDER.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             let ms = |t: Instant| t.duration_since(rec.origin).as_secs_f64() * 1e3;

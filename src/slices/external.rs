@@ -20,6 +20,8 @@
 use crate::partition::clamp_multiway_splits;
 use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes};
 use crate::tuning::{BATCH_BYTES, MERGE_SLOTS};
+use super::batches::{run_batches, Batches};
+use crate::device::kernels::Kernels;
 use super::positions::try_with_capacity;
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};
@@ -32,7 +34,6 @@ use crate::threads::{run, span_bounds, threads};
 use crate::key::{Comparator, Key};
 use crate::multiway::{launch_multiway, multiway_temp_bytes};
 use crate::partition::multiway_split;
-use cudarc::driver::CudaEvent;
 use std::mem::MaybeUninit;
 
 /// The plan of an external sort of `n` keys of `key_bytes` (values of `word` bytes) on a
@@ -44,24 +45,23 @@ pub(super) fn external_plan(arch: u32, n: usize, key_bytes: usize, word: usize, 
 }
 
 /// A host buffer of `len` items for the sorted runs, not initialised (the runs write every
-/// byte), or [`Error::HostOutOfMemory`]; its pages faulted in at once on all host threads, as
-/// transparent huge pages on Linux. Left to the copies out of the staging buffers, the page
-/// faults cost more than the copies: on the 16-core GPU host a 48 GiB sort spent 16.8 s
-/// copying out (3 GB/s into fresh memory, 35 GB/s into resident memory), and faulting in
-/// 16 GiB ran at 21 GB/s on 16 threads with 4 KiB pages, 47 GB/s with huge pages.
+/// byte), or [`Error::HostOutOfMemory`]; backed by transparent huge pages on Linux, and not yet
+/// faulted in ([`fault_in`]). Left to the copies out of the staging buffers, the page faults
+/// cost more than the copies: on the 16-core GPU host a 48 GiB sort spent 16.8 s copying out
+/// (3 GB/s into fresh memory, 35 GB/s into resident memory), and faulting in 16 GiB ran at
+/// 21 GB/s on 16 threads with 4 KiB pages, 47 GB/s with huge pages.
 fn run_buffer<T>(len: usize) -> Result<Vec<MaybeUninit<T>>> {
     let mut v: Vec<MaybeUninit<T>> = try_with_capacity(len)?;
     // SAFETY: the capacity holds `len` items, and `MaybeUninit` needs no initialisation.
     unsafe { v.set_len(len) };
     let bytes = as_uninit_bytes(&mut v);
     advise_huge_pages(bytes.as_mut_ptr().cast(), bytes.len());
-    fault_in(bytes);
     Ok(v)
 }
 
-/// Writes a byte of every 4 KiB page of `bytes`, on all host threads, so the pages are
+/// Writes a byte of every 4 KiB page of `bytes`, on `threads` host threads, so the pages are
 /// resident before the copies into them.
-fn fault_in(bytes: &mut [MaybeUninit<u8>]) {
+fn fault_in(bytes: &mut [MaybeUninit<u8>], threads: usize) {
     const PAGE: usize = 4096;
     let spans = bytes.len().div_ceil(64 << 20);
     let bounds = span_bounds(bytes.len(), spans.max(1));
@@ -72,7 +72,7 @@ fn fault_in(bytes: &mut [MaybeUninit<u8>]) {
         pieces.push(piece);
         rest = tail;
     }
-    run(threads(), pieces, |piece| piece.iter_mut().step_by(PAGE).for_each(|b| *b = MaybeUninit::new(0)));
+    run(threads, pieces, |piece| piece.iter_mut().step_by(PAGE).for_each(|b| *b = MaybeUninit::new(0)));
 }
 
 /// Asks the kernel to back the whole 2 MiB pages inside `bytes` at `ptr` with huge pages
@@ -113,30 +113,12 @@ pub(super) fn sort_external<K: Key, C: Comparator<K>>(
     let mut progress = Progress::new(progress, total);
 
     // The runs, from the caller's slices into the run buffers.
-    let result = (|| {
-        let key_bytes: &[u8] = bytemuck::cast_slice(keys);
-        let values: Option<&[u8]> = match &carried {
-            Carried::Values(v, _) => Some(v),
-            _ => None,
-        };
-        let (mut run_key_bytes, mut run_value_bytes) = (as_uninit_bytes(&mut run_keys), &mut run_values[..]);
-        for r in 0..plan.runs {
-            let range = plan.run_range(r);
-            let (k_out, rest) = std::mem::take(&mut run_key_bytes).split_at_mut(range.len() * kb);
-            let (v_out, v_rest) = std::mem::take(&mut run_value_bytes).split_at_mut(range.len() * word);
-            (run_key_bytes, run_value_bytes) = (rest, v_rest);
-            let items = HostItems::copied(
-                &key_bytes[range.start * kb..range.end * kb],
-                k_out,
-                kb,
-                values.map(|v| &v[range.start * word..range.end * word]),
-                (word > 0).then_some((v_out, word)),
-                range.start,
-            );
-            sort_in_core::<K, C>(gpu, items, comp, &mut progress)?;
-        }
-        Ok(())
-    })();
+    let values_from: Option<&[u8]> = match &carried {
+        Carried::Values(v, _) => Some(v),
+        _ => None,
+    };
+    let runs = RunInputs { plan: &plan, keys: bytemuck::cast_slice(keys), values: values_from, key_bytes: kb, word };
+    let result = sort_runs::<K, C>(gpu, &runs, (as_uninit_bytes(&mut run_keys), &mut run_values), comp, &mut progress);
     if let Err(e) = result {
         return progress.finish(Err(e));
     }
@@ -159,6 +141,63 @@ pub(super) fn sort_external<K: Key, C: Comparator<K>>(
         });
     }
     progress.finish(result)
+}
+
+/// The caller's items an external sort cuts into runs.
+struct RunInputs<'a> {
+    plan: &'a ExternalPlan,
+    keys: &'a [u8],
+    values: Option<&'a [u8]>,
+    key_bytes: usize,
+    word: usize,
+}
+
+/// Sorts every run of `inputs` into its place in `out` (keys, values), faulting the buffers'
+/// pages in as it goes: the first run's before it starts, on all host threads; the later
+/// runs' on half of them while the first run sorts (its copies take the other half).
+fn sort_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, out: (&mut [MaybeUninit<u8>], &mut [MaybeUninit<u8>]), comp: C, progress: &mut Progress<'_>) -> Result<()> {
+    let (kb, word, plan) = (inputs.key_bytes, inputs.word, inputs.plan);
+    let first = plan.run_range(0).len();
+    let (k_first, k_later) = out.0.split_at_mut(first * kb);
+    let (v_first, v_later) = out.1.split_at_mut(first * word);
+    timeline::host_span("run buffers", || {
+        fault_in(k_first, threads());
+        fault_in(v_first, threads());
+    });
+    std::thread::scope(|scope| {
+        let started = timeline::host_span_start();
+        let later = scope.spawn(move || {
+            fault_in(k_later, threads().div_ceil(2));
+            fault_in(v_later, threads().div_ceil(2));
+            (k_later, v_later, std::time::Instant::now())
+        });
+        let first_run = sort_run::<K, C>(gpu, inputs, 0, (k_first, v_first), comp, progress);
+        let (mut k_rest, mut v_rest, faulted) = later.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        timeline::host_span_between("run buffers", started, faulted);
+        first_run?;
+        for r in 1..plan.runs {
+            let len = plan.run_range(r).len();
+            let (k_out, k_tail) = std::mem::take(&mut k_rest).split_at_mut(len * kb);
+            let (v_out, v_tail) = std::mem::take(&mut v_rest).split_at_mut(len * word);
+            (k_rest, v_rest) = (k_tail, v_tail);
+            sort_run::<K, C>(gpu, inputs, r, (k_out, v_out), comp, progress)?;
+        }
+        Ok(())
+    })
+}
+
+/// Sorts run `r` of `inputs` into `out` (its keys' and values' bytes).
+fn sort_run<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, r: usize, out: (&mut [MaybeUninit<u8>], &mut [MaybeUninit<u8>]), comp: C, progress: &mut Progress<'_>) -> Result<()> {
+    let (kb, word, range) = (inputs.key_bytes, inputs.word, inputs.plan.run_range(r));
+    let items = HostItems::copied(
+        &inputs.keys[range.start * kb..range.end * kb],
+        out.0,
+        kb,
+        inputs.values.map(|v| &v[range.start * word..range.end * word]),
+        (word > 0).then_some((out.1, word)),
+        range.start,
+    );
+    sort_in_core::<K, C>(gpu, items, comp, progress)
 }
 
 /// The bytes of a buffer of not yet initialised items.
@@ -188,61 +227,88 @@ fn merge_runs<K: Key, C: Comparator<K>>(
     values: &[u8],
     word: usize,
     out_keys: &mut [K],
-    mut out_values: Option<&mut [u8]>,
+    out_values: Option<&mut [u8]>,
     comp: C,
     progress: &mut Progress<'_>,
 ) -> Result<()> {
     let kernels = gpu.kernels::<K, C>()?;
-    let kb = std::mem::size_of::<K>();
     let runs: Vec<&[K]> = (0..plan.runs).map(|r| &keys[plan.run_range(r)]).collect();
-    let batches = plan.batches();
     let (ranks, rows) = batch_splits(plan, &runs, comp);
-
-    let lane_bytes = Lanes::bytes(plan.batch, kb, word);
-    let slots = plan.slots;
+    let lane_bytes = Lanes::bytes(plan.batch, std::mem::size_of::<K>(), word);
     // The plan fitted the slots to the budget: no second query of free memory.
-    let mut temp = gpu.temp(2 * slots * lane_bytes)?;
+    let mut temp = gpu.temp(2 * plan.slots * lane_bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
-    let slot = |s: usize, part: usize| Lanes::at(base + ((2 * s + part) * lane_bytes) as u64, plan.batch, kb, word);
-    let out_key_bytes = bytes_mut(out_keys);
-
+    let mut batches = RunBatches { gpu, kernels: &kernels, plan, base, lane_bytes, runs, values, word, ranks, rows, out_keys: bytes_mut(out_keys), out_values, progress };
     let mut pipe = Pipeline::new(gpu)?;
-    // The slots may be new, or still used by earlier work.
-    pipe.order(Stream::Kernels, Stream::Upload)?;
-    let mut merged: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-    let mut downloaded: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-    for b in 0..batches {
-        let s = b % slots;
-        let (input, output) = (slot(s, 0), slot(s, 1));
-        if let Some(done) = &merged[s] {
-            pipe.wait(Stream::Upload, done)?;
-        }
-        // SAFETY: the slot's previous merge has read its input lanes (the wait above); the runs
-        // stay borrowed until the pipeline finishes.
-        let (pieces, piece_values) = unsafe { upload_batch(&mut pipe, &input, plan, &runs, values, word, (&rows[b], &rows[b + 1])) }?;
-        let out_range = ranks[b]..ranks[b + 1];
-        progress.advance(out_range.len() * (kb + word));
-        pipe.order(Stream::Upload, Stream::Kernels)?;
-        if let Some(done) = &downloaded[s] {
-            pipe.wait(Stream::Kernels, done)?;
-        }
-        let values_arg: Option<(&[CheckedBuffer<'_>], usize)> = (word > 0).then_some((&piece_values[..], word));
-        pipe.span(Stream::Kernels, "merge batch", || launch_multiway::<K>(gpu, &kernels, &pieces, values_arg, output.keys, (word > 0).then_some(output.values)))?;
-        let done = pipe.record(Stream::Kernels)?;
-        pipe.wait(Stream::Download, &done)?;
-        merged[s] = Some(done);
-        // SAFETY: the batch's output items written from the slot's output lanes into the
-        // caller's slices, which stay borrowed until the pipeline finishes.
+    run_batches(&mut pipe, plan.slots, plan.batches(), &mut batches)?;
+    pipe.finish()
+}
+
+/// The batches of an external sort's merge: each batch's slice of every run uploaded into a
+/// slot's input lanes, merged there by the multiway merge into its output lanes, and
+/// downloaded into the batch's place in the caller's slices.
+struct RunBatches<'a, 'p, K: Key> {
+    gpu: &'a Gpu,
+    kernels: &'a Kernels,
+    plan: &'a ExternalPlan,
+    /// The slots' lanes: slot s's input at `base + 2 s lane_bytes`, its output after it.
+    base: u64,
+    lane_bytes: usize,
+    runs: Vec<&'a [K]>,
+    values: &'a [u8],
+    word: usize,
+    /// Each batch boundary's output rank and the runs' splits there ([`batch_splits`]).
+    ranks: Vec<usize>,
+    rows: Vec<Vec<usize>>,
+    out_keys: &'a mut [u8],
+    out_values: Option<&'a mut [u8]>,
+    progress: &'a mut Progress<'p>,
+}
+
+impl<K: Key> RunBatches<'_, '_, K> {
+    /// Slot `s`'s input (`part` 0) or output (1) lanes.
+    fn lanes(&self, s: usize, part: usize) -> Lanes {
+        Lanes::at(self.base + ((2 * s + part) * self.lane_bytes) as u64, self.plan.batch, std::mem::size_of::<K>(), self.word)
+    }
+
+    fn item_bytes(&self) -> usize {
+        std::mem::size_of::<K>() + self.word
+    }
+}
+
+impl<K: Key> Batches for RunBatches<'_, '_, K> {
+    type Uploaded = (Vec<CheckedBuffer<'static>>, Vec<CheckedBuffer<'static>>);
+
+    fn upload(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<Self::Uploaded> {
+        let input = self.lanes(s, 0);
+        // SAFETY: run_batches enqueues this after the slot's previous merge has read its input
+        // lanes; the runs stay borrowed until the pipeline finishes.
+        let uploaded = unsafe { upload_batch(pipe, &input, self.plan, &self.runs, self.values, self.word, (&self.rows[b], &self.rows[b + 1])) }?;
+        self.progress.advance((self.ranks[b + 1] - self.ranks[b]) * self.item_bytes());
+        Ok(uploaded)
+    }
+
+    fn merge(&mut self, pipe: &mut Pipeline<'_>, s: usize, (pieces, piece_values): Self::Uploaded) -> Result<()> {
+        let output = self.lanes(s, 1);
+        let values = (self.word > 0).then_some((&piece_values[..], self.word));
+        pipe.span(Stream::Kernels, "merge batch", || launch_multiway::<K>(self.gpu, self.kernels, &pieces, values, output.keys, (self.word > 0).then_some(output.values)))
+    }
+
+    fn download(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<()> {
+        let (output, kb, word) = (self.lanes(s, 1), std::mem::size_of::<K>(), self.word);
+        let out_range = self.ranks[b]..self.ranks[b + 1];
+        // SAFETY: the batch's output items written from the slot's output lanes (after its
+        // merge: run_batches orders them) into the caller's slices, which stay borrowed until
+        // the pipeline finishes.
         unsafe {
-            pipe.download_slice(&mut out_key_bytes[out_range.start * kb..out_range.end * kb], output.keys)?;
-            if let Some(v) = out_values.as_deref_mut() {
+            pipe.download_slice(&mut self.out_keys[out_range.start * kb..out_range.end * kb], output.keys)?;
+            if let Some(v) = self.out_values.as_deref_mut() {
                 pipe.download_slice(&mut v[out_range.start * word..out_range.end * word], output.values)?;
             }
         }
-        downloaded[s] = Some(pipe.record(Stream::Download)?);
-        progress.advance(out_range.len() * (kb + word));
+        self.progress.advance(out_range.len() * self.item_bytes());
+        Ok(())
     }
-    pipe.finish()
 }
 
 /// The output rank of every batch boundary (`batches + 1` of them) and the runs' split there,
@@ -267,15 +333,15 @@ fn batch_splits<K: Key, C: Comparator<K>>(plan: &ExternalPlan, runs: &[&[K]], co
 /// No other work reads or writes the `input` lanes until the pipeline finishes, and the runs
 /// and `values` stay as they are until then.
 #[allow(clippy::type_complexity)]
-unsafe fn upload_batch<'a, K: Key>(
+unsafe fn upload_batch<K: Key>(
     pipe: &mut Pipeline<'_>,
-    input: &'a Lanes,
+    input: &Lanes,
     plan: &ExternalPlan,
     runs: &[&[K]],
     values: &[u8],
     word: usize,
     rows: (&[usize], &[usize]),
-) -> Result<(Vec<CheckedBuffer<'a>>, Vec<CheckedBuffer<'a>>)> {
+) -> Result<(Vec<CheckedBuffer<'static>>, Vec<CheckedBuffer<'static>>)> {
     let mut pieces = Vec::with_capacity(runs.len());
     let mut piece_values = Vec::with_capacity(runs.len());
     let mut at = 0;

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::merge::launch_merge;
 use crate::partition::merge_path;
-use cudarc::driver::CudaEvent;
+use super::batches::{run_batches, Batches};
 use std::ops::Range;
 
 /// Merges `a` and `b` (device lanes) into `out` with values where `word > 0`.
@@ -25,11 +25,11 @@ pub(crate) fn merge_lanes<K: Key, C: Comparator<K>>(gpu: &Gpu, a: (&Lanes, Range
 }
 
 /// The merge of host slices: output ranges cut by merge path on the host, each uploaded,
-/// merged and downloaded on its own, a few in flight; ranges and slots sized to the device
-/// budget ([`MergePlan`]), so inputs of any length merge under any cap that holds a short
-/// range.
+/// merged and downloaded on its own, a few in flight ([`run_batches`]); ranges and slots sized
+/// to the device budget ([`MergePlan`]), so inputs of any length merge under any cap that holds
+/// a short range.
 #[allow(clippy::type_complexity)]
-pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [K], mut values: Option<(&[u8], &[u8], &mut [u8], usize)>, comp: C) -> Result<()> {
+pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], out: &mut [K], values: Option<(&[u8], &[u8], &mut [u8], usize)>, comp: C) -> Result<()> {
     let total = a.len() + b.len();
     if total == 0 {
         return Ok(());
@@ -38,63 +38,91 @@ pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], 
     let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.3));
     let available = gpu.device_budget()?;
     let MergePlan { range, slots } = MergePlan::new(total, kb, word, work_bytes(RANGE_BYTES), available).map_err(|needed| Error::TooLargeForDevice { needed, available })?;
-    let ranges = total.div_ceil(range);
     let lane_bytes = Lanes::bytes(range, kb, word);
     // Per slot: the range's inputs, then its output; the merge's partitions come from the pool.
     let mut temp = gpu.temp(2 * slots * lane_bytes)?;
     let (base, _guard) = temp.device_ptr_mut();
-    let slot = |s: usize, part: usize| Lanes::at(base + ((2 * s + part) * lane_bytes) as u64, range, kb, word);
-    let (a_bytes, b_bytes): (&[u8], &[u8]) = (bytemuck::cast_slice(a), bytemuck::cast_slice(b));
-    let out_bytes: &mut [u8] = bytes_mut(out);
-    let is_less = |x: &K, y: &K| comp.is_less(x, y);
-
+    let (values_in, values_out) = match values {
+        Some((av, bv, ov, w)) => (Some((av, bv, w)), Some(ov)),
+        None => (None, None),
+    };
+    let mut ranges = MergeRanges { gpu, a, b, values: values_in, out: bytes_mut(out), out_values: values_out, comp, range, base, lane_bytes, split: (0, 0) };
     let mut pipe = Pipeline::new(gpu)?;
-    // The slots may be new, or still used by earlier work: both in order on the kernels'
-    // stream.
-    pipe.order(Stream::Kernels, Stream::Upload)?;
-    let mut merged: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-    let mut downloaded: Vec<Option<CudaEvent>> = (0..slots).map(|_| None).collect();
-    let (mut a0, mut d0) = (0, 0);
-    for r in 0..ranges {
-        let s = r % slots;
-        let d1 = ((r + 1) * range).min(total);
-        let mut split = [a0, if d1 == total { a.len() } else { merge_path(a, b, d1, is_less) }];
+    run_batches(&mut pipe, slots, total.div_ceil(range), &mut ranges)?;
+    pipe.finish()
+}
+
+/// The ranges of a host-slice merge: range r is the output's items `r * range ..`, cut from
+/// A and B by merge path on the host.
+struct MergeRanges<'a, K: Key, C> {
+    gpu: &'a Gpu,
+    a: &'a [K],
+    b: &'a [K],
+    /// A's and B's values and their word.
+    values: Option<(&'a [u8], &'a [u8], usize)>,
+    out: &'a mut [u8],
+    out_values: Option<&'a mut [u8]>,
+    comp: C,
+    range: usize,
+    /// The slots' lanes: slot s's input at `base + 2 s lane_bytes`, its output after it.
+    base: u64,
+    lane_bytes: usize,
+    /// The items of A and of the output before the next range to upload.
+    split: (usize, usize),
+}
+
+impl<K: Key, C: Comparator<K>> MergeRanges<'_, K, C> {
+    /// Slot `s`'s input (`part` 0) or output (1) lanes.
+    fn lanes(&self, s: usize, part: usize) -> Lanes {
+        Lanes::at(self.base + ((2 * s + part) * self.lane_bytes) as u64, self.range, std::mem::size_of::<K>(), self.values.map_or(0, |v| v.2))
+    }
+}
+
+impl<K: Key, C: Comparator<K>> Batches for MergeRanges<'_, K, C> {
+    /// The range's items of A and of B, one after the other in the slot's input.
+    type Uploaded = (usize, usize);
+
+    fn upload(&mut self, pipe: &mut Pipeline<'_>, r: usize, s: usize) -> Result<Self::Uploaded> {
+        let (a, b, total) = (self.a, self.b, self.a.len() + self.b.len());
+        let ((a0, d0), d1) = (self.split, ((r + 1) * self.range).min(total));
+        let comp = self.comp;
+        let mut split = [a0, if d1 == total { a.len() } else { merge_path(a, b, d1, |x: &K, y: &K| comp.is_less(x, y)) }];
         clamp_splits(&mut split, &[d0, d1], a.len(), b.len());
-        let a1 = split[1];
-        let (ra, rb) = (a0..a1, d0 - a0..d1 - a1);
-        let (input, output) = (slot(s, 0), slot(s, 1));
-        if let Some(done) = &merged[s] {
-            pipe.wait(Stream::Upload, done)?;
-        }
+        let (ra, rb) = (a0..split[1], d0 - a0..d1 - split[1]);
+        let input = self.lanes(s, 0);
         // SAFETY: the range's bytes of the caller's inputs, copied into the slot's input lanes
         // (A's items, then B's), which the merge of the range before in this slot has read
-        // (the wait above); the inputs stay borrowed until the pipeline finishes.
+        // (run_batches orders them); the inputs stay borrowed until the pipeline finishes.
         unsafe {
-            pipe.upload_slice(input.keys(0..ra.len()).ptr, &a_bytes[ra.start * kb..ra.end * kb])?;
-            pipe.upload_slice(input.keys(ra.len()..ra.len() + rb.len()).ptr, &b_bytes[rb.start * kb..rb.end * kb])?;
-            if let Some((av, bv, _, w)) = &values {
+            pipe.upload_slice(input.keys(0..ra.len()).ptr, bytemuck::cast_slice::<K, u8>(&a[ra.clone()]))?;
+            pipe.upload_slice(input.keys(ra.len()..ra.len() + rb.len()).ptr, bytemuck::cast_slice::<K, u8>(&b[rb.clone()]))?;
+            if let Some((av, bv, w)) = self.values {
                 pipe.upload_slice(input.values(0..ra.len()).ptr, &av[ra.start * w..ra.end * w])?;
                 pipe.upload_slice(input.values(ra.len()..ra.len() + rb.len()).ptr, &bv[rb.start * w..rb.end * w])?;
             }
         }
-        pipe.order(Stream::Upload, Stream::Kernels)?;
-        if let Some(done) = &downloaded[s] {
-            pipe.wait(Stream::Kernels, done)?;
-        }
-        merge_lanes::<K, C>(gpu, (&input, 0..ra.len()), (&input, ra.len()..ra.len() + rb.len()), (&output, 0), comp)?;
-        let done = pipe.record(Stream::Kernels)?;
-        pipe.wait(Stream::Download, &done)?;
-        merged[s] = Some(done);
+        self.split = (split[1], d1);
+        Ok((ra.len(), rb.len()))
+    }
+
+    fn merge(&mut self, pipe: &mut Pipeline<'_>, s: usize, (a_len, b_len): Self::Uploaded) -> Result<()> {
+        let (input, output) = (self.lanes(s, 0), self.lanes(s, 1));
+        let (gpu, comp) = (self.gpu, self.comp);
+        pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (&input, 0..a_len), (&input, a_len..a_len + b_len), (&output, 0), comp))
+    }
+
+    fn download(&mut self, pipe: &mut Pipeline<'_>, r: usize, s: usize) -> Result<()> {
+        let (output, kb, total) = (self.lanes(s, 1), std::mem::size_of::<K>(), self.a.len() + self.b.len());
+        let d = r * self.range..((r + 1) * self.range).min(total);
         // SAFETY: the range's bytes of the caller's outputs, written from the slot's output
-        // lanes; the outputs stay borrowed until the pipeline finishes.
+        // lanes after its merge (run_batches orders them); the outputs stay borrowed until the
+        // pipeline finishes.
         unsafe {
-            pipe.download_slice(&mut out_bytes[d0 * kb..d1 * kb], output.keys(0..d1 - d0).ptr)?;
-            if let Some((_, _, ov, w)) = &mut values {
-                pipe.download_slice(&mut ov[d0 * *w..d1 * *w], output.values(0..d1 - d0).ptr)?;
+            pipe.download_slice(&mut self.out[d.start * kb..d.end * kb], output.keys(0..d.len()).ptr)?;
+            if let (Some(ov), Some((_, _, w))) = (self.out_values.as_deref_mut(), self.values) {
+                pipe.download_slice(&mut ov[d.start * w..d.end * w], output.values(0..d.len()).ptr)?;
             }
         }
-        downloaded[s] = Some(pipe.record(Stream::Download)?);
-        (a0, d0) = (a1, d1);
+        Ok(())
     }
-    pipe.finish()
 }

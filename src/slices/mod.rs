@@ -40,6 +40,7 @@
 //! error inside the pipeline waits for every copy in flight before it returns. Host slices
 //! cannot overlap (Rust's borrows), so [`Error::Overlap`] does not arise here.
 
+mod batches;
 mod external;
 mod merge;
 mod plan;
