@@ -7,6 +7,9 @@ use bytemuck::Pod;
 use cudarc::driver::DevicePtr;
 use cudarc::nccl::{result, sys};
 
+/// The bytes each rank's share of an all-gather is padded to a multiple of.
+const ALL_GATHER_ALIGN: usize = 16;
+
 /// The bootstrap of a group whose ranks are separate processes (or hosts): rank 0 makes one
 /// ([`NcclId::new`]), sends its bytes to every other rank by any channel of the caller's (MPI,
 /// a file, a socket), and each rank joins with it ([`GpuRank::join`](super::GpuRank::join)).
@@ -88,19 +91,26 @@ impl Communicator {
         if bytes.is_empty() {
             return Ok(Vec::new());
         }
-        let send = gpu.upload_table(bytes)?;
-        let mut receive = gpu.alloc_zeros::<u8>(bytes.len() * size)?;
+        // Each rank's bytes padded to a whole number of 16-byte words: NCCL's kernels read the
+        // buffers in words (compute-sanitizer saw a 4-byte read of a 1-byte buffer).
+        let slot = bytes.len().next_multiple_of(ALL_GATHER_ALIGN);
+        let mut padded = bytes.to_vec();
+        padded.resize(slot, 0);
+        let send = gpu.upload_table(&padded)?;
+        let mut receive = gpu.alloc_zeros::<u8>(slot * size)?;
         {
             let (from, _r) = send.device_ptr(gpu.stream());
             let (to, _w) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut receive, gpu.stream());
-            // SAFETY: `send` holds `bytes.len()` bytes, `receive` that many per rank; both stay
-            // alive until the download below, which waits for the stream.
-            unsafe { result::all_gather(from as *const _, to as *mut _, bytes.len(), sys::ncclDataType_t::ncclUint8, self.raw, stream(gpu)) }
+            // SAFETY: `send` holds `slot` bytes, `receive` that many per rank; both stay alive
+            // until the download below, which waits for the stream.
+            unsafe { result::all_gather(from as *const _, to as *mut _, slot, sys::ncclDataType_t::ncclUint8, self.raw, stream(gpu)) }
                 .map_err(|e| nccl_error("ncclAllGather", e))?;
         }
         let gathered = gpu.download(&receive)?;
-        let mut out = vec![T::zeroed(); gathered.len() / std::mem::size_of::<T>()];
-        bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&gathered);
+        let mut out = vec![T::zeroed(); mine.len() * size];
+        for (rank, part) in bytemuck::cast_slice_mut::<T, u8>(&mut out).chunks_mut(bytes.len()).enumerate() {
+            part.copy_from_slice(&gathered[rank * slot..rank * slot + bytes.len()]);
+        }
         Ok(out)
     }
 
