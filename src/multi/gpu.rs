@@ -11,7 +11,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
 use crate::multiway::launch_passes;
-use crate::slices::Lanes;
+use crate::slices::{sort_host_to_device, Lanes};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, DevicePtrMut, DeviceRepr};
 use std::ops::Range;
@@ -98,6 +98,14 @@ impl GpuRank {
                 Ok(sorted)
             })(),
         )?;
+        self.part_of_sorted(sorted, n, comp)
+    }
+
+    /// This rank's part of the global order from its shard's `n` keys sorted in `sorted`:
+    /// the splitters found with the other ranks, the exchange, and the merge of the runs
+    /// received. Collective; returns once the part is written.
+    fn part_of_sorted<K: Key + DeviceRepr, C: Comparator<K>>(&self, sorted: Temp<'_>, n: usize, comp: C) -> Result<CudaSlice<K>> {
+        let gpu = &self.gpu;
         let sorted_keys = sorted.view::<K>(n)?;
         let plan = plan_exchange(self, &DeviceShard { gpu, keys: &sorted_keys, order: std::marker::PhantomData::<C> }, &|a: &K, b: &K| comp.is_less(a, b))?;
         let mut received = self.exchange(&plan, &sorted_keys)?;
@@ -391,9 +399,10 @@ impl GpuGroup {
     }
 
     /// Sorts `keys` in host memory across the group, stably: rank i uploads the i-th of equal
-    /// pieces (±1), the ranks sort them together ([`GpuRank::sort_keys`]) and each downloads
-    /// its part into its piece's place. On an error `keys` is left as it was, but for a device
-    /// failure during the final downloads.
+    /// pieces (±1), sorting its chunks as they arrive (as [`Gpu::sort_keys`] does), the ranks
+    /// exchange and merge as in [`GpuRank::sort_keys`], and each downloads its part into its
+    /// piece's place. On an error `keys` is left as it was, but for a device failure during the
+    /// final downloads.
     pub fn sort_host_keys<K: Key + DeviceRepr, C: Comparator<K>>(&self, keys: &mut [K], comp: C) -> Result<()> {
         let bounds = part_bounds(keys.len(), self.ranks.len());
         let mut pieces = Vec::with_capacity(self.ranks.len());
@@ -405,9 +414,12 @@ impl GpuGroup {
         }
         self.each_rank(|rank| {
             let mut piece = pieces[rank.rank].lock().unwrap_or_else(|e| e.into_inner());
-            let shard = agree(rank, rank.gpu.upload(&piece[..]))?;
-            let part = rank.sort_keys(&shard, comp)?;
-            drop(shard);
+            let n = piece.len();
+            let sorted = agree(rank, sort_host_to_device(&rank.gpu, &mut piece[..], comp))?;
+            if rank.size == 1 {
+                return rank.gpu.download_into(&sorted.view::<K>(n)?, &mut piece[..]);
+            }
+            let part = rank.part_of_sorted(sorted, n, comp)?;
             // Every part must fit its piece before any rank writes one back.
             let fits = match part.len() == piece.len() {
                 true => Ok(()),

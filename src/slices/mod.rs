@@ -64,6 +64,7 @@ use crate::search::{check_search, SearchOutput};
 use crate::types::{Bound, SetOperation, SortIndex};
 use merge::merge_host;
 pub(crate) use plan::Lanes;
+pub(crate) use sort::sort_host_to_device;
 use plan::bytes_mut;
 use external::{external_plan, sort_external};
 use plan::in_core_bytes_now;

@@ -12,7 +12,9 @@ use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
 use crate::gather::launch_iota;
 use crate::sort::launch_sort;
-use cudarc::driver::result;
+use crate::device::temp::Temp;
+use super::plan::bytes_mut;
+use cudarc::driver::{result, SyncOnDrop};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -168,39 +170,11 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
     }
     let kernels = gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), items.word());
-    let plan = SortPlan::new(n, kb + word, work_bytes(SORT_CHUNK_BYTES));
-    let data_bytes = Lanes::bytes(n, kb, word);
-    let merge_bytes = if plan.chunks > 1 { data_bytes } else { 0 };
-    let mut data = gpu.temp(data_bytes)?;
-    let mut merge_buf = if merge_bytes > 0 { Some(gpu.temp(data_bytes)?) } else { None };
-    let (data_ptr, _data_guard) = data.device_ptr_mut();
-    let merge_ptr = merge_buf.as_mut().map(|t| t.device_ptr_mut());
-    // Level l's runs are in `bufs[l % 2]`.
-    let bufs = [Lanes::at(data_ptr, n, kb, word), Lanes::at(merge_ptr.as_ref().map_or(data_ptr, |(p, _)| *p), n, kb, word)];
-
+    let plan = &SortPlan::new(n, kb + word, work_bytes(SORT_CHUNK_BYTES));
+    let mut buffers = ChunkBuffers::new(gpu, plan, Lanes::bytes(n, kb, word))?;
+    let (bufs, _guards) = buffers.lanes(n, kb, word);
     let mut pipe = Pipeline::new(gpu)?;
-    // The buffers may be new, or still used by earlier work: both in order on the kernels'
-    // stream.
-    pipe.order(Stream::Kernels, Stream::Upload)?;
-    if let HostValues::Indices { word, first, .. } = items.values {
-        launch_iota(gpu, &kernels, bufs[0].values(0..n).ptr, n, first, word)?;
-    }
-    for i in 0..plan.chunks {
-        let r = plan.run(0, i);
-        items.upload(&mut pipe, &bufs[0], r.clone(), kb)?;
-        progress.advance(r.len() * (kb + if matches!(items.values, HostValues::Values { .. }) { word } else { 0 }));
-        pipe.order(Stream::Upload, Stream::Kernels)?;
-        if i + 1 < plan.chunks {
-            items.stage(&mut pipe, plan.run(0, i + 1), kb)?;
-        }
-        let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
-        pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
-        for (level, j) in plan.merges_after(i) {
-            let (src, dst) = (&bufs[(level as usize - 1) % 2], &bufs[level as usize % 2]);
-            let (a, b) = (plan.run(level - 1, 2 * j), plan.run(level - 1, 2 * j + 1));
-            pipe.span(Stream::Kernels, "merge runs", || merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp))?;
-        }
-    }
+    upload_sorting::<K, C>(gpu, &mut pipe, &items, plan, &bufs, comp, progress)?;
     let levels = plan.levels();
     let out = &bufs[levels as usize % 2];
     let mut download = |pipe: &mut Pipeline<'_>, r: Range<usize>| -> Result<()> {
@@ -238,4 +212,87 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
         download(&mut pipe, d0..d1)?;
     }
     pipe.finish()
+}
+
+/// The device buffers of an in-core sort of host items: the data, and a second buffer as
+/// large where there is more than one chunk (level l's runs are in buffer l % 2).
+struct ChunkBuffers<'g> {
+    data: Temp<'g>,
+    merge: Option<Temp<'g>>,
+}
+
+impl<'g> ChunkBuffers<'g> {
+    fn new(gpu: &'g Gpu, plan: &SortPlan, bytes: usize) -> Result<Self> {
+        let data = gpu.temp(bytes)?;
+        let merge = if plan.chunks > 1 { Some(gpu.temp(bytes)?) } else { None };
+        Ok(ChunkBuffers { data, merge })
+    }
+
+    /// Both buffers as lanes of `n` items (the data twice where there is one), and the guards
+    /// that order their use on the stream, held while work on them is enqueued.
+    fn lanes(&mut self, n: usize, key_bytes: usize, word: usize) -> ([Lanes; 2], (SyncOnDrop<'_>, Option<SyncOnDrop<'_>>)) {
+        let (data, data_guard) = self.data.device_ptr_mut();
+        let (merge, merge_guard) = match self.merge.as_mut().map(|m| m.device_ptr_mut()) {
+            Some((ptr, guard)) => (ptr, Some(guard)),
+            None => (data, None),
+        };
+        ([Lanes::at(data, n, key_bytes, word), Lanes::at(merge, n, key_bytes, word)], (data_guard, merge_guard))
+    }
+}
+
+/// Enqueues the upload of every chunk of `items` into `bufs[0]`, each sorted as it arrives,
+/// and every merge of runs of `plan` below its last level.
+#[allow(clippy::too_many_arguments)]
+fn upload_sorting<K: Key, C: Comparator<K>>(gpu: &Gpu, pipe: &mut Pipeline<'_>, items: &HostItems<'_>, plan: &SortPlan, bufs: &[Lanes; 2], comp: C, progress: &mut Progress<'_>) -> Result<()> {
+    let (n, kb, word) = (items.n, std::mem::size_of::<K>(), items.word());
+    // The buffers may be new, or still used by earlier work: both in order on the kernels'
+    // stream.
+    pipe.order(Stream::Kernels, Stream::Upload)?;
+    if let HostValues::Indices { word, first, .. } = items.values {
+        launch_iota(gpu, &*gpu.kernels::<K, C>()?, bufs[0].values(0..n).ptr, n, first, word)?;
+    }
+    for i in 0..plan.chunks {
+        let r = plan.run(0, i);
+        items.upload(pipe, &bufs[0], r.clone(), kb)?;
+        progress.advance(r.len() * (kb + if matches!(items.values, HostValues::Values { .. }) { word } else { 0 }));
+        pipe.order(Stream::Upload, Stream::Kernels)?;
+        if i + 1 < plan.chunks {
+            items.stage(pipe, plan.run(0, i + 1), kb)?;
+        }
+        let (k, v) = (bufs[0].keys(r.clone()).ptr, bufs[0].values(r.clone()).ptr);
+        pipe.span(Stream::Kernels, "sort chunk", || launch_sort::<K, C>(gpu, k, k, (word > 0).then_some((v, v, word)), r.len(), comp))?;
+        for (level, j) in plan.merges_after(i) {
+            merge_runs_at::<K, C>(gpu, pipe, plan, bufs, level, j, comp)?;
+        }
+    }
+    Ok(())
+}
+
+/// Enqueues level `level`'s merge of runs `2j` and `2j + 1` of the level below into run `j`.
+fn merge_runs_at<K: Key, C: Comparator<K>>(gpu: &Gpu, pipe: &Pipeline<'_>, plan: &SortPlan, bufs: &[Lanes; 2], level: u32, j: usize, comp: C) -> Result<()> {
+    let (src, dst) = (&bufs[(level as usize - 1) % 2], &bufs[level as usize % 2]);
+    let (a, b) = (plan.run(level - 1, 2 * j), plan.run(level - 1, 2 * j + 1));
+    pipe.span(Stream::Kernels, "merge runs", || merge_lanes::<K, C>(gpu, (src, a.clone()), (src, b), (dst, a.start), comp))
+}
+
+/// Sorts `keys` (host memory) into device memory as [`Gpu::sort_keys`] sorts them (chunks
+/// sorted as they arrive, runs merged pairwise); returns the buffer holding the sorted keys
+/// once they are there. The caller has checked that the sort fits the device.
+pub(crate) fn sort_host_to_device<'g, K: Key, C: Comparator<K>>(gpu: &'g Gpu, keys: &mut [K], comp: C) -> Result<Temp<'g>> {
+    let (n, kb) = (keys.len(), std::mem::size_of::<K>());
+    let items = HostItems::in_place(bytes_mut(keys), kb, Carried::None);
+    let plan = SortPlan::new(n, kb, work_bytes(SORT_CHUNK_BYTES));
+    let mut buffers = ChunkBuffers::new(gpu, &plan, Lanes::bytes(n, kb, 0))?;
+    let levels = plan.levels();
+    {
+        let (bufs, _guards) = buffers.lanes(n, kb, 0);
+        let mut pipe = Pipeline::new(gpu)?;
+        upload_sorting::<K, C>(gpu, &mut pipe, &items, &plan, &bufs, comp, &mut Progress::new(None, 0))?;
+        if levels > 0 {
+            merge_runs_at::<K, C>(gpu, &pipe, &plan, &bufs, levels, 0, comp)?;
+        }
+        pipe.finish()?;
+    }
+    let ChunkBuffers { data, merge } = buffers;
+    Ok(if levels.is_multiple_of(2) { data } else { merge.expect("a second buffer where there are levels") })
 }
