@@ -20,7 +20,7 @@ lines = lines[next(i for i, l in enumerate(lines) if l.startswith("case\t") or l
 rows = list(csv.DictReader(lines, delimiter="\t"))
 for r in rows:
     r.setdefault("case", sys.argv[1].rsplit("/", 1)[-1].rsplit(".", 1)[0])
-lanes = ["host copy", "upload", "kernels", "download"]
+lanes = [l for l in ["host copy", "host helpers", "upload", "kernels", "download"] if l in {r["lane"] for r in rows} or l != "host helpers"]
 colors = {
     "copy in": "tab:blue", "copy out": "tab:cyan", "staged upload": "tab:green", "direct upload": "tab:green", "pinned upload": "tab:green",
     "sort chunk": "tab:orange", "merge runs": "tab:red", "partitions": "tab:gray", "merge range": "tab:purple",

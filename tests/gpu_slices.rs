@@ -476,6 +476,66 @@ fn sorts_larger_than_a_memory_cap_merge_sorted_runs_from_host_memory() {
     }
 }
 
+/// Whether `got` holds exactly the items of `want` (as multisets).
+fn same_items<T: Ord + Clone>(got: &[T], want: &[T]) -> bool {
+    let (mut g, mut w) = (got.to_vec(), want.to_vec());
+    g.sort_unstable();
+    w.sort_unstable();
+    g == w
+}
+
+/// A failure injected at transfer step k (a staged piece or a direct copy) of host-slice sorts,
+/// for k from the first upload to past the last download: in core and as 2 and 3 runs merged
+/// from host memory, keys alone and pairs. Each call fails with an error (or succeeds where k
+/// is past its last step), and the caller's slices hold exactly their items, each value still
+/// with its key; the `Gpu` sorts correctly afterwards.
+#[test]
+fn a_failure_in_the_middle_of_a_pipeline_leaves_the_slices_their_items() {
+    if gpu().is_none() {
+        return;
+    }
+    let mut rng = Rng(0xfa11);
+    let n = 200_003;
+    let keys: Vec<u32> = (0..n).map(|_| rng.below(5000) as u32).collect();
+    let values: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let pairs = |k: &[u32], v: &[u32]| -> Vec<(u32, u32)> { k.iter().copied().zip(v.iter().copied()).collect() };
+    let want_pairs = pairs(&keys, &values);
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    for (runs, work) in [(1usize, 1usize << 16), (2, 1 << 16), (3, 4096)] {
+        let keys_gpu = if runs == 1 { Gpu::new(0).unwrap() } else { capped_gpu(n, 4, 0, runs, work) };
+        let pairs_gpu = if runs == 1 { Gpu::new(0).unwrap() } else { capped_gpu(n, 4, 4, runs, work) };
+        let (mut failed, mut k) = (0, 0);
+        loop {
+            let ctx = format!("runs={runs} work={work}: failure at step {k}");
+            let mut got = keys.clone();
+            let result = {
+                let _fail = mergepath::testing::fail_transfer_after(k);
+                with_work_bytes(work, || keys_gpu.sort_keys(&mut got, Less))
+            };
+            assert!(same_items(&got, &keys), "{ctx}: keys lost or doubled");
+            let (mut gk, mut gv) = (keys.clone(), values.clone());
+            let pair_result = {
+                let _fail = mergepath::testing::fail_transfer_after(k);
+                with_work_bytes(work, || pairs_gpu.sort_pairs(&mut gk, &mut gv, Less))
+            };
+            assert!(same_items(&pairs(&gk, &gv), &want_pairs), "{ctx}: pairs lost, doubled or torn apart");
+            match (result, pair_result) {
+                (Ok(()), Ok(())) => {
+                    assert_eq!(got, sorted, "{ctx}: a call that succeeded sorted");
+                    break;
+                }
+                _ => failed += 1,
+            }
+            k += 1 + k / 4;
+        }
+        assert!(failed >= 3, "runs={runs}: only {failed} injected failures");
+        let mut again = keys.clone();
+        with_work_bytes(work, || keys_gpu.sort_keys(&mut again, Less)).unwrap();
+        assert_eq!(again, sorted, "runs={runs}: a sort after the failures");
+    }
+}
+
 /// A panic in the progress callback reaches the caller once the sort's work has finished; the
 /// `Gpu` sorts again afterwards.
 #[test]

@@ -14,7 +14,8 @@ use std::time::Instant;
 /// the recording began.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Span {
-    /// `host copy`, `upload`, `kernels` or `download`.
+    /// `host copy`, `host helpers` (host work beside the copies, on other threads), `upload`,
+    /// `kernels` or `download`.
     pub lane: &'static str,
     /// The work: `copy in`, `staged upload`, `sort chunk`, `merge range`, ...
     pub what: &'static str,
@@ -116,17 +117,17 @@ pub(crate) fn host_span_start() -> Option<Instant> {
 
 /// Adds the span of a host copy begun at `start` ([`host_span_start`]) and ending now.
 pub(crate) fn host_span_end(what: &'static str, start: Option<Instant>) {
-    host_span_between(what, start, Instant::now());
+    host_span_between("host copy", what, start, Instant::now());
 }
 
-/// Adds the span of host work begun at `start` ([`host_span_start`] on this thread) and ended
-/// at `end` (on any thread: the recording is this thread's).
-pub(crate) fn host_span_between(what: &'static str, start: Option<Instant>, end: Instant) {
+/// Adds the span of host work in `lane` begun at `start` ([`host_span_start`] on this thread)
+/// and ended at `end` (on any thread: the recording is this thread's).
+pub(crate) fn host_span_between(lane: &'static str, what: &'static str, start: Option<Instant>, end: Instant) {
     let Some(start) = start else { return };
     RECORDER.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             let ms = |t: Instant| t.duration_since(rec.origin).as_secs_f64() * 1e3;
-            rec.host.push(Span { lane: "host copy", what, start_ms: ms(start), end_ms: ms(end) });
+            rec.host.push(Span { lane, what, start_ms: ms(start), end_ms: ms(end) });
         }
     });
 }

@@ -22,6 +22,33 @@ use bytemuck::Pod;
 use cudarc::driver::{result, sys, CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use std::cell::Cell;
 
+#[cfg(feature = "testing")]
+thread_local! {
+    /// The transfer steps this thread may still enqueue before one fails
+    /// ([`crate::testing::fail_transfer_after`]); `None`: none fails.
+    static FAIL_AFTER: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Makes the host-slice transfer step after the next `steps` on this thread fail (`None`:
+/// none), for the tests of what a failure in the middle of a pipeline leaves.
+#[cfg(feature = "testing")]
+pub(crate) fn fail_transfer_after(steps: Option<usize>) {
+    FAIL_AFTER.set(steps);
+}
+
+/// The failure [`fail_transfer_after`] injects, at the step it names (once); `Ok` otherwise,
+/// and always without the `testing` feature.
+fn injected_failure() -> Result<()> {
+    #[cfg(feature = "testing")]
+    if let Some(left) = FAIL_AFTER.get() {
+        FAIL_AFTER.set(left.checked_sub(1));
+        if left == 0 {
+            return Err(Error::Driver(cudarc::driver::DriverError(sys::cudaError_enum::CUDA_ERROR_UNKNOWN)));
+        }
+    }
+    Ok(())
+}
+
 /// The copy threads of a `Gpu`'s staging: [`MAX_COPY_THREADS`], and no more than half the host
 /// backend's thread count ([`crate::threads::threads`]).
 fn copy_threads() -> usize {
@@ -261,6 +288,7 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let upload = self.stream(Stream::Upload);
+        injected_failure()?;
         if self.staging.is_none() || is_page_locked(src, bytes) {
             // SAFETY: forwarded from this function's contract; page-locked memory is read until
             // the stream reaches the copy, pageable memory is staged by the driver before the
@@ -278,6 +306,7 @@ impl<'a> Pipeline<'a> {
             let rest = bytes - off - len;
             // SAFETY: the next piece lies inside the caller's range.
             let next = if rest > 0 { Some(unsafe { self.start_copy_in(src.add(off + len), self.piece_bytes.min(rest)) }?) } else { None };
+            injected_failure()?;
             let slot = self.staging().slots[s].as_ptr();
             // SAFETY: the slot holds the piece (settled above) and stays untouched until its
             // event completes; `dst + off` is inside the caller's range.
@@ -304,6 +333,7 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let download = self.stream(Stream::Download);
+        injected_failure()?;
         if self.staging.is_none() || is_page_locked(dst, bytes) {
             // SAFETY: forwarded from this function's contract (a copy into pageable memory
             // returns when it is done).
@@ -312,6 +342,7 @@ impl<'a> Pipeline<'a> {
         let mut off = 0;
         while off < bytes {
             let len = self.piece_bytes.min(bytes - off);
+            injected_failure()?;
             let s = self.take_slot()?;
             // The oldest download's copy out runs on the host threads while this DMA is enqueued.
             self.start_copy_out()?;

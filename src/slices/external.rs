@@ -173,7 +173,7 @@ fn sort_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, out: (
         });
         let first_run = sort_run::<K, C>(gpu, inputs, 0, (k_first, v_first), comp, progress);
         let (mut k_rest, mut v_rest, faulted) = later.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        timeline::host_span_between("run buffers", started, faulted);
+        timeline::host_span_between("host helpers", "run buffers", started, faulted);
         first_run?;
         for r in 1..plan.runs {
             let len = plan.run_range(r).len();

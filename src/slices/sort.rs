@@ -168,34 +168,66 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
     if n == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
     let (kb, word) = (std::mem::size_of::<K>(), items.word());
     let plan = &SortPlan::new(n, kb + word, work_bytes(SORT_CHUNK_BYTES));
     let mut buffers = ChunkBuffers::new(gpu, plan, Lanes::bytes(n, kb, word))?;
     let (bufs, _guards) = buffers.lanes(n, kb, word);
     let mut pipe = Pipeline::new(gpu)?;
     upload_sorting::<K, C>(gpu, &mut pipe, &items, plan, &bufs, comp, progress)?;
+    let mut written = false;
+    let result = match write_sorted::<K, C>(gpu, &mut pipe, &items, plan, &bufs, comp, progress, &mut written) {
+        Ok(()) => pipe.finish(),
+        Err(e) => {
+            drop(pipe);
+            Err(e)
+        }
+    };
+    if result.is_err() && written {
+        // The outputs hold some sorted items and some of before: every item written again from
+        // the last level's runs, complete on the device (the last merge reads them and writes
+        // the other buffer), so they hold their items, if the device allows.
+        let levels = plan.levels() as usize;
+        let runs = &bufs[levels.saturating_sub(1) % 2];
+        let _ = rewrite_outputs(gpu, &items, runs, kb);
+    }
+    result
+}
+
+/// Enqueues the last merge and the downloads of the sorted items into `items`' outputs
+/// (`written` set once the first is enqueued): the last merge, of runs A and B, cut into ranges
+/// by merge path (the splits computed on the device and read back, a short wait), each range
+/// merged and downloaded while the next one merges.
+#[allow(clippy::too_many_arguments)]
+fn write_sorted<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    pipe: &mut Pipeline<'_>,
+    items: &HostItems<'_>,
+    plan: &SortPlan,
+    bufs: &[Lanes; 2],
+    comp: C,
+    progress: &mut Progress<'_>,
+    written: &mut bool,
+) -> Result<()> {
+    let (n, kb, word) = (items.n, std::mem::size_of::<K>(), items.word());
     let levels = plan.levels();
     let out = &bufs[levels as usize % 2];
     let mut download = |pipe: &mut Pipeline<'_>, r: Range<usize>| -> Result<()> {
         pipe.order(Stream::Kernels, Stream::Download)?;
+        *written = true;
         items.download(pipe, out, r.clone(), kb)?;
         progress.advance(r.len() * (kb + word));
         Ok(())
     };
     if levels == 0 {
-        download(&mut pipe, 0..n)?;
-        return pipe.finish();
+        return download(pipe, 0..n);
     }
-    // The last merge, of runs A and B, cut into ranges by merge path: the splits are
-    // computed on the device and read back (a short wait), then each range is merged and
-    // downloaded while the next one merges.
     let src = &bufs[(levels as usize - 1) % 2];
     let (a, b) = (plan.run(levels - 1, 0), plan.run(levels - 1, 1));
     let spacing = items_per(work_bytes(RANGE_BYTES), kb + word);
     let count = partition_count(n, spacing);
     let mut parts = gpu.temp(count * 8)?;
     let (parts_ptr, _parts_guard) = parts.device_ptr_mut();
+    let kernels = gpu.kernels::<K, C>()?;
     pipe.span(Stream::Kernels, "partitions", || launch_partitions(gpu, &kernels, &src.keys(a.clone()), &src.keys(b.clone()), spacing, parts_ptr, count))?;
     let mut found = vec![0i64; count];
     // SAFETY: `found` holds the `count` i64 the partition kernel writes; the copy is
@@ -209,8 +241,16 @@ pub(super) fn sort_in_core<K: Key, C: Comparator<K>>(gpu: &Gpu, items: HostItems
         let (d0, d1, a0, a1) = (diags[p], diags[p + 1], splits[p], splits[p + 1]);
         let (ra, rb) = (a.start + a0..a.start + a1, b.start + (d0 - a0)..b.start + (d1 - a1));
         pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (src, ra), (src, rb), (out, d0), comp))?;
-        download(&mut pipe, d0..d1)?;
+        download(pipe, d0..d1)?;
     }
+    Ok(())
+}
+
+/// Downloads every item of `lanes` into `items`' outputs, waited for.
+fn rewrite_outputs(gpu: &Gpu, items: &HostItems<'_>, lanes: &Lanes, key_bytes: usize) -> Result<()> {
+    let mut pipe = Pipeline::new(gpu)?;
+    pipe.order(Stream::Kernels, Stream::Download)?;
+    items.download(&mut pipe, lanes, 0..items.n, key_bytes)?;
     pipe.finish()
 }
 

@@ -77,4 +77,23 @@ pub fn zeroed<K: crate::Key>() -> K {
 
 /// The proptest crate the kit is built on (for `#[derive(Key)]`'s generated strategies and
 /// users without a direct dependency).
+/// Makes the next host-slice call on this thread fail at a transfer step: the `steps` steps
+/// (a staged piece or a direct copy, up or down) before it go through, the next returns an
+/// error (a driver error, `CUDA_ERROR_UNKNOWN`), and none after it; dropping the guard ends
+/// it. For tests of what a failure in the middle of a pipeline leaves in the caller's slices.
+pub fn fail_transfer_after(steps: usize) -> TransferFailure {
+    crate::device::transfer::fail_transfer_after(Some(steps));
+    TransferFailure(std::marker::PhantomData)
+}
+
+/// The guard of [`fail_transfer_after`] (of this thread: not `Send`).
+#[must_use = "the failure is injected while the guard lives"]
+pub struct TransferFailure(std::marker::PhantomData<*const ()>);
+
+impl Drop for TransferFailure {
+    fn drop(&mut self) {
+        crate::device::transfer::fail_transfer_after(None);
+    }
+}
+
 pub use proptest;
