@@ -317,7 +317,8 @@ fn merge_runs_at<K: Key, C: Comparator<K>>(gpu: &Gpu, pipe: &Pipeline<'_>, plan:
 
 /// Sorts `keys` (host memory) into device memory as [`Gpu::sort_keys`] sorts them (chunks
 /// sorted as they arrive, runs merged pairwise); returns the buffer holding the sorted keys
-/// once they are there. The caller has checked that the sort fits the device.
+/// once they are there. Nothing is checked against the device budget first: where the
+/// buffers do not fit, the call fails with [`crate::Error::OutOfMemory`] (the keys untouched).
 pub(crate) fn sort_host_to_device<'g, K: Key, C: Comparator<K>>(gpu: &'g Gpu, keys: &mut [K], comp: C) -> Result<Temp<'g>> {
     let (n, kb) = (keys.len(), std::mem::size_of::<K>());
     let items = HostItems::in_place(bytes_mut(keys), kb, Carried::None);
