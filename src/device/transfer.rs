@@ -288,8 +288,8 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let upload = self.stream(Stream::Upload);
-        injected_failure()?;
         if self.staging.is_none() || is_page_locked(src, bytes) {
+            injected_failure()?;
             // SAFETY: forwarded from this function's contract; page-locked memory is read until
             // the stream reaches the copy, pageable memory is staged by the driver before the
             // call returns.
@@ -333,8 +333,8 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let download = self.stream(Stream::Download);
-        injected_failure()?;
         if self.staging.is_none() || is_page_locked(dst, bytes) {
+            injected_failure()?;
             // SAFETY: forwarded from this function's contract (a copy into pageable memory
             // returns when it is done).
             return self.span(Stream::Download, "direct download", || Ok(unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, download) }.result()?));

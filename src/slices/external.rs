@@ -18,7 +18,7 @@
 //! runs' order) and never a mix of batches and stale data.
 
 use crate::partition::clamp_multiway_splits;
-use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes};
+use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes, Slots};
 use crate::tuning::{BATCH_BYTES, MERGE_SLOTS};
 use super::batches::{run_batches, Batches};
 use crate::device::kernels::Kernels;
@@ -117,7 +117,7 @@ pub(super) fn sort_external<K: Key, C: Comparator<K>>(
         Carried::Values(v, _) => Some(v),
         _ => None,
     };
-    let runs = RunInputs { plan: &plan, keys: bytemuck::cast_slice(keys), values: values_from, key_bytes: kb, word };
+    let runs = RunInputs { plan: &plan, keys: bytemuck::cast_slice(keys), values: values_from, word };
     let result = sort_runs::<K, C>(gpu, &runs, (as_uninit_bytes(&mut run_keys), &mut run_values), comp, &mut progress);
     if let Err(e) = result {
         return progress.finish(Err(e));
@@ -148,7 +148,6 @@ struct RunInputs<'a> {
     plan: &'a ExternalPlan,
     keys: &'a [u8],
     values: Option<&'a [u8]>,
-    key_bytes: usize,
     word: usize,
 }
 
@@ -156,7 +155,7 @@ struct RunInputs<'a> {
 /// pages in as it goes: the first run's before it starts, on all host threads; the later
 /// runs' on half of them while the first run sorts (its copies take the other half).
 fn sort_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, out: (&mut [MaybeUninit<u8>], &mut [MaybeUninit<u8>]), comp: C, progress: &mut Progress<'_>) -> Result<()> {
-    let (kb, word, plan) = (inputs.key_bytes, inputs.word, inputs.plan);
+    let (kb, word, plan) = (std::mem::size_of::<K>(), inputs.word, inputs.plan);
     let first = plan.run_range(0).len();
     let (k_first, k_later) = out.0.split_at_mut(first * kb);
     let (v_first, v_later) = out.1.split_at_mut(first * word);
@@ -188,7 +187,7 @@ fn sort_runs<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, out: (
 
 /// Sorts run `r` of `inputs` into `out` (its keys' and values' bytes).
 fn sort_run<K: Key, C: Comparator<K>>(gpu: &Gpu, inputs: &RunInputs<'_>, r: usize, out: (&mut [MaybeUninit<u8>], &mut [MaybeUninit<u8>]), comp: C, progress: &mut Progress<'_>) -> Result<()> {
-    let (kb, word, range) = (inputs.key_bytes, inputs.word, inputs.plan.run_range(r));
+    let (kb, word, range) = (std::mem::size_of::<K>(), inputs.word, inputs.plan.run_range(r));
     let items = HostItems::copied(
         &inputs.keys[range.start * kb..range.end * kb],
         out.0,
@@ -234,11 +233,12 @@ fn merge_runs<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let runs: Vec<&[K]> = (0..plan.runs).map(|r| &keys[plan.run_range(r)]).collect();
     let (ranks, rows) = batch_splits(plan, &runs, comp);
-    let lane_bytes = Lanes::bytes(plan.batch, std::mem::size_of::<K>(), word);
+    let kb = std::mem::size_of::<K>();
     // The plan fitted the slots to the budget: no second query of free memory.
-    let mut temp = gpu.temp(2 * plan.slots * lane_bytes)?;
+    let mut temp = gpu.temp(Slots::bytes(plan.slots, plan.batch, kb, word))?;
     let (base, _guard) = temp.device_ptr_mut();
-    let mut batches = RunBatches { gpu, kernels: &kernels, plan, base, lane_bytes, runs, values, word, ranks, rows, out_keys: bytes_mut(out_keys), out_values, progress };
+    let slots = Slots::at(base, plan.batch, kb, word);
+    let mut batches = RunBatches { gpu, kernels: &kernels, plan, slots, runs, values, word, ranks, rows, out_keys: bytes_mut(out_keys), out_values, progress };
     let mut pipe = Pipeline::new(gpu)?;
     run_batches(&mut pipe, plan.slots, plan.batches(), &mut batches)?;
     pipe.finish()
@@ -251,9 +251,7 @@ struct RunBatches<'a, 'p, K: Key> {
     gpu: &'a Gpu,
     kernels: &'a Kernels,
     plan: &'a ExternalPlan,
-    /// The slots' lanes: slot s's input at `base + 2 s lane_bytes`, its output after it.
-    base: u64,
-    lane_bytes: usize,
+    slots: Slots,
     runs: Vec<&'a [K]>,
     values: &'a [u8],
     word: usize,
@@ -266,11 +264,6 @@ struct RunBatches<'a, 'p, K: Key> {
 }
 
 impl<K: Key> RunBatches<'_, '_, K> {
-    /// Slot `s`'s input (`part` 0) or output (1) lanes.
-    fn lanes(&self, s: usize, part: usize) -> Lanes {
-        Lanes::at(self.base + ((2 * s + part) * self.lane_bytes) as u64, self.plan.batch, std::mem::size_of::<K>(), self.word)
-    }
-
     fn item_bytes(&self) -> usize {
         std::mem::size_of::<K>() + self.word
     }
@@ -280,7 +273,7 @@ impl<K: Key> Batches for RunBatches<'_, '_, K> {
     type Uploaded = (Vec<CheckedBuffer<'static>>, Vec<CheckedBuffer<'static>>);
 
     fn upload(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<Self::Uploaded> {
-        let input = self.lanes(s, 0);
+        let input = self.slots.input(s);
         // SAFETY: run_batches enqueues this after the slot's previous merge has read its input
         // lanes; the runs stay borrowed until the pipeline finishes.
         let uploaded = unsafe { upload_batch(pipe, &input, self.plan, &self.runs, self.values, self.word, (&self.rows[b], &self.rows[b + 1])) }?;
@@ -289,13 +282,13 @@ impl<K: Key> Batches for RunBatches<'_, '_, K> {
     }
 
     fn merge(&mut self, pipe: &mut Pipeline<'_>, s: usize, (pieces, piece_values): Self::Uploaded) -> Result<()> {
-        let output = self.lanes(s, 1);
+        let output = self.slots.output(s);
         let values = (self.word > 0).then_some((&piece_values[..], self.word));
         pipe.span(Stream::Kernels, "merge batch", || launch_multiway::<K>(self.gpu, self.kernels, &pieces, values, output.keys, (self.word > 0).then_some(output.values)))
     }
 
     fn download(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<()> {
-        let (output, kb, word) = (self.lanes(s, 1), std::mem::size_of::<K>(), self.word);
+        let (output, kb, word) = (self.slots.output(s), std::mem::size_of::<K>(), self.word);
         let out_range = self.ranks[b]..self.ranks[b + 1];
         // SAFETY: the batch's output items written from the slot's output lanes (after its
         // merge: run_batches orders them) into the caller's slices, which stay borrowed until

@@ -1,7 +1,7 @@
 //! The host-slice merges: output ranges cut by merge path on the host, each uploaded, merged
 //! and downloaded on its own.
 
-use super::plan::{bytes_mut, clamp_splits, Lanes, MergePlan};
+use super::plan::{bytes_mut, clamp_splits, Lanes, MergePlan, Slots};
 use crate::tuning::RANGE_BYTES;
 use crate::device::transfer::{work_bytes, Pipeline, Stream};
 use crate::device::Gpu;
@@ -38,15 +38,14 @@ pub(super) fn merge_host<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &[K], b: &[K], 
     let (kb, word) = (std::mem::size_of::<K>(), values.as_ref().map_or(0, |v| v.3));
     let available = gpu.device_budget()?;
     let MergePlan { range, slots } = MergePlan::new(total, kb, word, work_bytes(RANGE_BYTES), available).map_err(|needed| Error::TooLargeForDevice { needed, available })?;
-    let lane_bytes = Lanes::bytes(range, kb, word);
     // Per slot: the range's inputs, then its output; the merge's partitions come from the pool.
-    let mut temp = gpu.temp(2 * slots * lane_bytes)?;
+    let mut temp = gpu.temp(Slots::bytes(slots, range, kb, word))?;
     let (base, _guard) = temp.device_ptr_mut();
     let (values_in, values_out) = match values {
         Some((av, bv, ov, w)) => (Some((av, bv, w)), Some(ov)),
         None => (None, None),
     };
-    let mut ranges = MergeRanges { gpu, a, b, values: values_in, out: bytes_mut(out), out_values: values_out, comp, range, base, lane_bytes, split: (0, 0) };
+    let mut ranges = MergeRanges { gpu, a, b, values: values_in, out: bytes_mut(out), out_values: values_out, comp, range, slots: Slots::at(base, range, kb, word), split: (0, 0) };
     let mut pipe = Pipeline::new(gpu)?;
     run_batches(&mut pipe, slots, total.div_ceil(range), &mut ranges)?;
     pipe.finish()
@@ -64,18 +63,9 @@ struct MergeRanges<'a, K: Key, C> {
     out_values: Option<&'a mut [u8]>,
     comp: C,
     range: usize,
-    /// The slots' lanes: slot s's input at `base + 2 s lane_bytes`, its output after it.
-    base: u64,
-    lane_bytes: usize,
+    slots: Slots,
     /// The items of A and of the output before the next range to upload.
     split: (usize, usize),
-}
-
-impl<K: Key, C: Comparator<K>> MergeRanges<'_, K, C> {
-    /// Slot `s`'s input (`part` 0) or output (1) lanes.
-    fn lanes(&self, s: usize, part: usize) -> Lanes {
-        Lanes::at(self.base + ((2 * s + part) * self.lane_bytes) as u64, self.range, std::mem::size_of::<K>(), self.values.map_or(0, |v| v.2))
-    }
 }
 
 impl<K: Key, C: Comparator<K>> Batches for MergeRanges<'_, K, C> {
@@ -89,7 +79,7 @@ impl<K: Key, C: Comparator<K>> Batches for MergeRanges<'_, K, C> {
         let mut split = [a0, if d1 == total { a.len() } else { merge_path(a, b, d1, |x: &K, y: &K| comp.is_less(x, y)) }];
         clamp_splits(&mut split, &[d0, d1], a.len(), b.len());
         let (ra, rb) = (a0..split[1], d0 - a0..d1 - split[1]);
-        let input = self.lanes(s, 0);
+        let input = self.slots.input(s);
         // SAFETY: the range's bytes of the caller's inputs, copied into the slot's input lanes
         // (A's items, then B's), which the merge of the range before in this slot has read
         // (run_batches orders them); the inputs stay borrowed until the pipeline finishes.
@@ -106,13 +96,13 @@ impl<K: Key, C: Comparator<K>> Batches for MergeRanges<'_, K, C> {
     }
 
     fn merge(&mut self, pipe: &mut Pipeline<'_>, s: usize, (a_len, b_len): Self::Uploaded) -> Result<()> {
-        let (input, output) = (self.lanes(s, 0), self.lanes(s, 1));
+        let (input, output) = (self.slots.input(s), self.slots.output(s));
         let (gpu, comp) = (self.gpu, self.comp);
         pipe.span(Stream::Kernels, "merge range", || merge_lanes::<K, C>(gpu, (&input, 0..a_len), (&input, a_len..a_len + b_len), (&output, 0), comp))
     }
 
     fn download(&mut self, pipe: &mut Pipeline<'_>, r: usize, s: usize) -> Result<()> {
-        let (output, kb, total) = (self.lanes(s, 1), std::mem::size_of::<K>(), self.a.len() + self.b.len());
+        let (output, kb, total) = (self.slots.output(s), std::mem::size_of::<K>(), self.a.len() + self.b.len());
         let d = r * self.range..((r + 1) * self.range).min(total);
         // SAFETY: the range's bytes of the caller's outputs, written from the slot's output
         // lanes after its merge (run_batches orders them); the outputs stay borrowed until the

@@ -53,7 +53,7 @@ impl MergePlan {
     /// The device memory the plan takes: each slot's input and output lanes, and the merge's
     /// partitions (8 bytes per 256 items, two more).
     pub fn device_bytes(&self, key_bytes: usize, word: usize) -> usize {
-        2 * self.slots * Lanes::bytes(self.range, key_bytes, word) + 8 * (self.range / 256 + 2)
+        Slots::bytes(self.slots, self.range, key_bytes, word) + 8 * (self.range / 256 + 2)
     }
 }
 
@@ -256,6 +256,43 @@ impl Lanes {
     /// Items `r` of the values.
     pub(crate) fn values(&self, r: Range<usize>) -> CheckedBuffer<'static> {
         CheckedBuffer::raw(self.values + (r.start * self.word) as u64, r.len(), self.word)
+    }
+}
+
+/// The device slots of a streamed merge in one buffer: slot s's input lanes, then its output
+/// lanes, each holding `items` items (keys of `key_bytes`, values of `word` bytes).
+#[derive(Clone, Copy)]
+pub(super) struct Slots {
+    base: u64,
+    items: usize,
+    key_bytes: usize,
+    word: usize,
+}
+
+impl Slots {
+    /// The bytes of `slots` slots of `items` items.
+    pub(super) fn bytes(slots: usize, items: usize, key_bytes: usize, word: usize) -> usize {
+        2 * slots * Lanes::bytes(items, key_bytes, word)
+    }
+
+    /// Slots laid out from device address `base`.
+    pub(super) fn at(base: u64, items: usize, key_bytes: usize, word: usize) -> Self {
+        Slots { base, items, key_bytes, word }
+    }
+
+    /// Slot `s`'s input lanes.
+    pub(super) fn input(&self, s: usize) -> Lanes {
+        self.lanes(2 * s)
+    }
+
+    /// Slot `s`'s output lanes.
+    pub(super) fn output(&self, s: usize) -> Lanes {
+        self.lanes(2 * s + 1)
+    }
+
+    fn lanes(&self, i: usize) -> Lanes {
+        let lane_bytes = Lanes::bytes(self.items, self.key_bytes, self.word);
+        Lanes::at(self.base + (i * lane_bytes) as u64, self.items, self.key_bytes, self.word)
     }
 }
 
