@@ -655,7 +655,7 @@ fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
 
 /// Records sorted on the GPU (in place, copying, with values of 4 and 12 bytes, with indices;
 /// from device memory and from host slices, in core and larger than a memory cap) against
-/// Rust's stable sort; other algorithms on records are an error.
+/// Rust's stable sort.
 #[test]
 fn sort_records_wider_than_the_key_tiles() {
     let Some(gpu) = gpu() else { return };
@@ -719,11 +719,53 @@ fn sort_records_wider_than_the_key_tiles() {
         run(gpu, &pairs, Less, &format!("ThreeWords, short ties, n={n} Less"));
         run(gpu, &distinct, Greater, &format!("ThreeWords, first words distinct, n={n} Greater"));
     }
-    // Algorithms other than sorts have no kernels for records: an error, nothing launched.
-    let r = gpu.upload(&stable(&rows(100, 3), Less)).unwrap();
-    let mut out = gpu.alloc_zeros::<Row>(200).unwrap();
-    match mergepath::merge_keys(gpu, &r, &r, &mut out, Less) {
-        Err(mergepath::Error::NotSupported { key, operation }) => assert!(key.ends_with("Row") && operation.contains("records"), "{key}: {operation}"),
-        other => panic!("merge of records: want NotSupported, got {other:?}"),
+}
+
+/// Records in the algorithms other than sorts, by their order keys, at sizes of many tiles:
+/// orders of one word (`Row`) and of two and three (`Labelled`, `ThreeWords`: by ranks), each
+/// against the CPU oracle through the testing kit's properties.
+#[test]
+fn records_in_every_algorithm() {
+    let Some(gpu) = gpu() else { return };
+    fn run<K: testing::TestKey, C: Comparator<K>>(gpu: &mergepath::Gpu, items: &[K], comp: C, what: &str) {
+        let b = Backend::Gpu(gpu);
+        let (x, y) = items.split_at(items.len() / 3);
+        let (x, y) = (stable(x, comp), stable(y, comp));
+        let check = |name: &str, result: testing::PropertyResult| result.unwrap_or_else(|e| panic!("{what} {name}: {e}"));
+        check("merge_keys", testing::merge_keys(b, &x, &y, comp));
+        check("merge_pairs", testing::merge_pairs(b, &x, &y, comp));
+        check("sorted_search", testing::sorted_search(b, &x, &y, comp));
+        check("set_operations", testing::set_operations(b, &x, &y, comp));
+        check("runs", testing::runs(b, &y, comp));
+        let offsets: Vec<usize> = (0..items.len()).step_by(7919).chain([items.len()]).collect();
+        check("sort_segments", testing::sort_segments(b, items, &offsets, comp));
+        let inputs: Vec<Vec<K>> = items.chunks(items.len() / 9 + 1).map(|c| stable(c, comp)).collect();
+        check("merge_multiway", testing::merge_multiway(b, &inputs, comp));
+        // The host-slice front ends: the same results as the host backend's.
+        assert_eq!(on_slices(gpu, &x, &y, items, &offsets, comp), on_slices(&mergepath::Host, &x, &y, items, &offsets, comp), "{what}: Gpu methods on host slices");
+    }
+    /// A merge, lower bounds, an intersection, a segmented sort and the distinct keys, on host
+    /// slices, as bytes (NaN fields compare by their bits).
+    fn on_slices<K: mergepath::Key, C: Comparator<K>>(backend: &impl mergepath::Backend, x: &[K], y: &[K], items: &[K], offsets: &[usize], comp: C) -> Vec<Vec<u8>> {
+        let mut merged = vec![x[0]; x.len() + y.len()];
+        backend.merge_keys(x, y, &mut merged, comp).unwrap();
+        let mut bounds = vec![0u32; x.len()];
+        backend.sorted_search(x, y, mergepath::Bound::Lower, &mut bounds, comp).unwrap();
+        let mut common = vec![x[0]; x.len()];
+        let len = backend.set_operation_keys(mergepath::SetOperation::Intersection, x, y, &mut common, comp).unwrap();
+        common.truncate(len);
+        let mut segments = items.to_vec();
+        backend.sort_segments_keys(&mut segments, offsets, comp).unwrap();
+        let mut distinct = vec![y[0]; y.len()];
+        let len = backend.unique(y, &mut distinct, comp).unwrap();
+        distinct.truncate(len);
+        let bytes = |items: &[K]| bytemuck::cast_slice::<K, u8>(items).to_vec();
+        vec![bytes(&merged), bytemuck::cast_slice(&bounds).to_vec(), bytes(&common), bytes(&segments), bytes(&distinct)]
+    }
+    for n in [1000usize, 300_007] {
+        run(gpu, &rows(n, n as u64), Greater, &format!("Row n={n}"));
+        run(gpu, &labelled(n, n as u64 + 1), Less, &format!("Labelled n={n}"));
+        run(gpu, &three_words(n, n as u64 + 2), Greater, &format!("ThreeWords n={n}"));
+        run(gpu, &three_words_spread(n, n as u64 + 3, 1 << 52), Less, &format!("ThreeWords, first words distinct, n={n}"));
     }
 }

@@ -1,6 +1,6 @@
 //! The crate's properties, built on `mergepath::testing`: every operation against the CPU oracle
 //! on generated inputs (lengths at the tiles' edges and 2^k ± 1, the sort benchmarks' patterns,
-//! float specials, derived keys), on the host backend always (CI) and on the GPU where there is
+//! float specials, derived keys and records), on the host backend always (CI) and on the GPU where there is
 //! one (required with `MERGEPATH_REQUIRE_GPU=1`). Cases: 1,000 per operation and key type on the
 //! GPU, 32 on the host (`MERGEPATH_PROPERTY_CASES` sets both). Each run prints its case count and
 //! seed; failures shrink to a minimal input and are saved in
@@ -109,39 +109,77 @@ macro_rules! for_key_types {
     };
 }
 
+/// Records, derived keys wider than the kernels' key tiles: one whose order packs into one
+/// `u64` word, and one of three words (its algorithms other than sorts go by the records'
+/// ranks). Their payload fields are outside the order, so stability shows.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id")]
+struct Row {
+    score: f32,
+    id: u32,
+    seq: u64,
+    payload: [u32; 4],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "tag, b, a desc")]
+struct Wide {
+    a: u64,
+    b: i64,
+    tag: u16,
+    seq: [u8; 6],
+}
+
+/// Each operation on the records, in both orders between them.
+macro_rules! for_record_types {
+    ($of:ident) => {
+        $of::<Row, _>("Row", Greater);
+        $of::<Wide, _>("Wide", Less);
+    };
+}
+
 #[test]
 fn merge_keys() {
     for_key_types!(merge_keys_of);
+    for_record_types!(merge_keys_of);
 }
 
 #[test]
 fn merge_pairs() {
     for_key_types!(merge_pairs_of);
+    for_record_types!(merge_pairs_of);
 }
 
 #[test]
 fn sort_keys() {
     for_key_types!(sort_keys_of);
+    for_record_types!(sort_keys_of);
 }
 
 #[test]
 fn sort_pairs() {
     for_key_types!(sort_pairs_of);
+    for_record_types!(sort_pairs_of);
 }
 
 #[test]
 fn sorted_search() {
     for_key_types!(sorted_search_of);
+    for_record_types!(sorted_search_of);
 }
 
 #[test]
 fn set_operations() {
     for_key_types!(set_operations_of);
+    for_record_types!(set_operations_of);
 }
 
 #[test]
 fn sort_segments() {
     for_key_types!(sort_segments_of);
+    for_record_types!(sort_segments_of);
 }
 
 #[test]
@@ -152,6 +190,7 @@ fn merge_path_partitions() {
 #[test]
 fn merge_multiway() {
     for_key_types!(merge_multiway_of);
+    for_record_types!(merge_multiway_of);
 }
 
 #[test]
@@ -214,4 +253,6 @@ fn runs() {
     check("runs u32", testing::keys::<u32, Less>(testing::lengths::<u32>(30_000), Less), |b, keys| testing::runs(b, &keys, Less));
     check("runs f32 greater", testing::keys::<f32, Greater>(testing::lengths::<f32>(30_000), Greater), |b, keys| testing::runs(b, &keys, Greater));
     check("runs Hit ByX", testing::keys::<Hit, ByX>(testing::lengths::<Hit>(30_000), ByX), |b, keys| testing::runs(b, &keys, ByX));
+    check("runs Row greater", testing::keys::<Row, Greater>(testing::lengths::<Row>(30_000), Greater), |b, keys| testing::runs(b, &keys, Greater));
+    check("runs Wide", testing::keys::<Wide, Less>(testing::lengths::<Wide>(30_000), Less), |b, keys| testing::runs(b, &keys, Less));
 }

@@ -144,7 +144,7 @@ impl Kernels {
             return Err(Error::NotSupported {
                 key,
                 operation: format!(
-                    "{} (records wider than 16 bytes have sorts only: sort_keys, sort_keys_copy, sort_pairs, sort_indices)",
+                    "{} (records wider than 16 bytes run the algorithms that compare them by their order keys, not this entry's)",
                     name.trim_start_matches("mergepath_")
                 ),
             });

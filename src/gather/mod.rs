@@ -27,6 +27,7 @@ pub(crate) fn position_bytes(n: usize) -> usize {
 
 /// The value inputs of an algorithm that carries positions, as device addresses and item
 /// counts: one (sorts), or two (merges: A's positions first, then B's).
+#[derive(Clone, Copy)]
 pub(crate) struct ValueSources {
     pub a: (u64, usize),
     pub b: Option<(u64, usize)>,

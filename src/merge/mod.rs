@@ -62,7 +62,8 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
     let total = a.len + b.len;
-    if strategy == MergeStrategy::TwoPhase || total == 0 {
+    // Records wider than the key tiles merge by their order keys with the two-phase merge.
+    if strategy == MergeStrategy::TwoPhase || total == 0 || C::RECORD.is_some() {
         return launch_merge::<K, C>(gpu, &a, &b, &out, None, comp);
     }
     launch_ladder::<K, C>(gpu, &a, &b, &out, strategy)

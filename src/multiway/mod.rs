@@ -29,7 +29,10 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{value_word, Comparator, Key, Value};
+use crate::device::temp::TempLayout;
+use crate::gather::{copy_device, ValueSources};
+use crate::key::{value_word, Comparator, Greater, Key, Less, RecordOrder, Value};
+use crate::sort::move_records;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
 pub(crate) use passes::launch_passes;
@@ -54,8 +57,7 @@ pub fn merge_multiway_keys<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
     if total == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
-    launch_merge::<K>(gpu, &kernels, &keys, None, out.ptr, None)
+    merge::<K, C>(gpu, &keys, None, out.ptr, None)
 }
 
 /// [`merge_multiway_keys`] of key/value pairs: `values[t]` (the length of `keys[t]`,
@@ -86,8 +88,52 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
     if total == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
-    launch_merge::<K>(gpu, &kernels, &k, Some((&v, word)), ok.ptr, Some(ov.ptr))
+    merge::<K, C>(gpu, &k, Some((&v, word)), ok.ptr, Some(ov.ptr))
+}
+
+/// The merge of validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`):
+/// [`launch_merge`], or for records wider than the key tiles [`merge_records`].
+fn merge<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+    match &C::RECORD {
+        Some(order) => merge_records::<K>(gpu, order, keys, values, out, out_values),
+        None => launch_merge::<K>(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
+    }
+}
+
+/// The merge of records by their order keys ([`move_records`]): the inputs (and values) set
+/// one after another, so the gathers read one source; the order keys merged by the `u64`
+/// kernels with the records' positions; then the records and values gathered.
+fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+    let total: usize = keys.iter().map(|b| b.len).sum();
+    let (record_bytes, value_bytes) = (std::mem::size_of::<K>(), values.map_or(0, |v| v.1));
+    let mut layout = TempLayout::default();
+    let (records_at, values_at) = (layout.region(total * record_bytes), layout.region(total * value_bytes));
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let one_after_another = |inputs: &[CheckedBuffer<'_>], to: u64, bytes: usize| -> Result<ValueSources> {
+        let mut at = 0;
+        for input in inputs {
+            copy_device(gpu, to + (at * bytes) as u64, input.ptr, input.len * bytes)?;
+            at += input.len;
+        }
+        Ok(ValueSources { a: (to, total), b: None })
+    };
+    let records = one_after_another(keys, base + records_at as u64, record_bytes)?;
+    let values = match (values, out_values) {
+        (Some((v, word)), Some(to)) => Some((one_after_another(v, base + values_at as u64, word)?, to, word)),
+        _ => None,
+    };
+    move_records::<K>(gpu, order, records, out, values, |o| {
+        let (mut order_keys, mut positions, mut at) = (Vec::new(), Vec::new(), 0);
+        for input in keys {
+            order_keys.push(CheckedBuffer::raw(o.keys + (at * 8) as u64, input.len, 8));
+            positions.push(CheckedBuffer::raw(o.positions + (at * o.word) as u64, input.len, o.word));
+            at += input.len;
+        }
+        let kernels = if o.descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
+        launch_merge::<u64>(gpu, &kernels, &order_keys, Some((&positions, o.word)), o.keys_out, Some(o.positions_out))?;
+        Ok((total, o.positions_out))
+    })
 }
 
 /// The merge in four-way passes ([`passes`]), or, where their temporary buffer does not fit on

@@ -37,7 +37,8 @@ use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{launch_gather, position_bytes};
-use crate::key::{Comparator, Key};
+use crate::key::{Comparator, Greater, Key, Less};
+use crate::sort::with_order_keys;
 use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction};
 use crate::tuning::search_shape;
 use crate::types::SortIndex;
@@ -137,12 +138,27 @@ impl ReduceValues {
 /// Finds the runs of the validated `keys` and writes `outputs`, each checked to hold the runs
 /// before anything is written; returns the number of runs after the GPU is done.
 pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
+    let Some(order) = &C::RECORD else {
+        return runs_by::<K, C, K, C>(gpu, keys, keys, outputs);
+    };
+    // Records wider than the key tiles: the runs of their order keys, the records gathered.
+    with_order_keys::<K, _>(gpu, order, &[(keys.ptr, keys.len)], |order_keys, descending| {
+        let order_keys = CheckedBuffer::raw(order_keys, keys.len, 8);
+        match descending {
+            true => runs_by::<K, C, u64, Greater>(gpu, keys, &order_keys, outputs),
+            false => runs_by::<K, C, u64, Less>(gpu, keys, &order_keys, outputs),
+        }
+    })
+}
+
+/// [`runs_on`] with the runs found in `found_by` (the keys, or their order keys of `F`) by `D`.
+fn runs_by<K: Key, C: Comparator<K>, F: Key, D: Comparator<F>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_by: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
     let index_bytes = outputs.lengths.map_or(position_bytes(keys.len), |l| l.2);
-    // Room for a run per key: the kernel writes the runs' keys as it finds them; else they
-    // are gathered once the count says they fit.
-    let direct = outputs.keys.2 >= keys.len;
+    // Room for a run per key (and the runs found in the keys themselves): the kernel writes
+    // the runs' keys as it finds them; else they are gathered once the count says they fit.
+    let direct = outputs.keys.2 >= keys.len && C::RECORD.is_none();
     let keep_starts = !direct || outputs.lengths.is_some() || outputs.values.is_some();
-    let runs = find_runs::<K, C>(gpu, keys, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
+    let runs = find_runs::<F, D>(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;

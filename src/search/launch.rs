@@ -6,7 +6,8 @@ use crate::device::kernels::Kernels;
 use crate::device::contract::{KeyBoundsParams, SortedSearchParams};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key};
+use crate::key::{Comparator, Greater, Key, Less};
+use crate::sort::with_order_keys;
 use crate::partition::launch_partitions;
 use crate::types::Bound;
 use crate::device::kernels::Entry;
@@ -20,6 +21,16 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
     debug_assert_eq!(outs.len(), what.outputs(), "one device pointer per output");
     if needles.len == 0 {
         return Ok(());
+    }
+    if let Some(order) = &C::RECORD {
+        // Records wider than the key tiles: their order keys searched by the `u64` kernels.
+        return with_order_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], |keys, descending| {
+            let (n, h) = (CheckedBuffer::raw(keys, needles.len, 8), CheckedBuffer::raw(keys + (needles.len * 8) as u64, haystack.len, 8));
+            match descending {
+                true => launch_search::<u64, Greater>(gpu, &n, &h, what, outs),
+                false => launch_search::<u64, Less>(gpu, &n, &h, what, outs),
+            }
+        });
     }
     let kernels = gpu.kernels::<K, C>()?;
     let (bound, func) = match what {

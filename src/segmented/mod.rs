@@ -40,19 +40,18 @@
 //! temporary storage).
 
 
-mod launch;
+pub(crate) mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
-mod offsets;
-mod plan;
+pub(crate) mod offsets;
+pub(crate) mod plan;
 
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::gather::sort_values;
-use crate::key::{sort_value_align, Comparator, Key, Value};
+use crate::gather::{sort_values, ValueSources};
+use crate::key::{sort_value_align, Comparator, Greater, Key, Less, Value};
+use crate::sort::move_records;
 pub(crate) use launch::launch_segmented;
-pub(crate) use offsets::TempOffsets;
-pub(crate) use plan::MAX_SEGMENT_OFFSETS;
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
 pub use model::segment_level_merge;
@@ -83,7 +82,7 @@ pub fn sort_segments_keys<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(
 ) -> Result<()> {
     let n = keys.len();
     let keys = gpu.output("keys", keys, K::DEVICE_ALIGN, n, &[])?;
-    launch_segmented::<K, C, O>(gpu, keys.ptr, None, n, offsets, comp)
+    sort_segments::<K, C, O>(gpu, keys.ptr, None, n, offsets, comp)
 }
 
 /// [`sort_segments_keys`] moving `values` (the keys' length, any [`Value`]) with their keys.
@@ -97,7 +96,25 @@ pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>, O: SegmentOffsets
     let (keys, values) = gpu.inplace_pairs(keys, values, "values", const { sort_value_align::<V>() })?;
     let kernels = gpu.kernels::<K, C>()?;
     sort_values::<V>(gpu, &kernels, values.ptr, values.ptr, keys.len, |values| {
-        launch_segmented::<K, C, O>(gpu, keys.ptr, values.map(|(v, _, word)| (v, word)), keys.len, offsets, comp)
+        sort_segments::<K, C, O>(gpu, keys.ptr, values.map(|(v, _, word)| (v, word)), keys.len, offsets, comp)
+    })
+}
+
+/// The segmented sort of `n` keys at `keys` in place, values (address, word) following; records
+/// wider than the key tiles by their order keys ([`move_records`]): the keys sorted by the
+/// `u64` kernels with the records' positions, then the records and values gathered.
+pub(crate) fn sort_segments<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(gpu: &Gpu, keys: u64, values: Option<(u64, usize)>, n: usize, offsets: &O, comp: C) -> Result<()> {
+    let Some(order) = &C::RECORD else {
+        return launch_segmented::<K, C, O>(gpu, keys, values, n, offsets, comp);
+    };
+    let values = values.map(|(v, word)| (ValueSources { a: (v, n), b: None }, v, word));
+    move_records::<K>(gpu, order, ValueSources { a: (keys, n), b: None }, keys, values, |o| {
+        let positions = Some((o.positions, o.word));
+        match o.descending {
+            true => launch_segmented::<u64, Greater, O>(gpu, o.keys, positions, n, offsets, Greater),
+            false => launch_segmented::<u64, Less, O>(gpu, o.keys, positions, n, offsets, Less),
+        }?;
+        Ok((n, o.positions))
     })
 }
 

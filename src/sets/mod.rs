@@ -16,13 +16,14 @@
 
 mod launch;
 mod plan;
+mod records;
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
-pub(crate) use launch::{launch_set_op, Output};
+pub(crate) use launch::Output;
+use launch::launch_set_op;
 pub use crate::types::SetOperation;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -80,8 +81,7 @@ pub fn set_operation_keys<K: Key, C: Comparator<K>>(
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, 0, &[&a, &b])?;
-    let kernels = gpu.kernels::<K, C>()?;
-    enqueue::<K>(gpu, &kernels, op, &a, &b, Output::Keys(&out))
+    launch_set_operation::<K, C>(gpu, op, &a, &b, Output::Keys(&out))
 }
 
 /// `op` on key/value pairs: keys as [`set_operation_keys`], each output key with its value
@@ -106,8 +106,7 @@ pub fn set_operation_pairs<K: Key, V: Value, C: Comparator<K>>(
     let [a, b, av, bv] = gpu.pair_inputs(a_keys, a_values, b_keys, b_values, word)?;
     let ok = gpu.output("out_keys", out_keys, align, 0, &[&a, &b, &av, &bv])?;
     let ov = gpu.output("out_values", out_values, word, 0, &[&a, &b, &av, &bv, &ok])?;
-    let kernels = gpu.kernels::<K, C>()?;
-    enqueue::<K>(gpu, &kernels, op, &a, &b, Output::Pairs { keys: &ok, a_values: &av, b_values: &bv, values: &ov, word })
+    launch_set_operation::<K, C>(gpu, op, &a, &b, Output::Pairs { keys: &ok, a_values: &av, b_values: &bv, values: &ov, word })
 }
 
 /// The length of `op`'s result on `a` and `b` (sorted by `comp`), without writing the result:
@@ -123,13 +122,16 @@ pub fn set_operation_len<K: Key, C: Comparator<K>>(
     let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
-    let kernels = gpu.kernels::<K, C>()?;
-    enqueue::<K>(gpu, &kernels, op, &a, &b, Output::LenOnly)
+    launch_set_operation::<K, C>(gpu, op, &a, &b, Output::LenOnly)
 }
 
 /// Enqueues `op` for `output` on validated buffers; the result's length with the output's
 /// capacity.
-fn enqueue<K: Key>(gpu: &Gpu, kernels: &Kernels, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<SetLen> {
+pub(crate) fn launch_set_operation<K: Key, C: Comparator<K>>(gpu: &Gpu, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<SetLen> {
     let capacity = output.capacity();
-    Ok(SetLen { len: launch_set_op::<K>(gpu, kernels, op, a, b, output)?, capacity })
+    if let Some(order) = &C::RECORD {
+        return Ok(SetLen { len: records::set_op_records::<K>(gpu, order, op, a, b, output)?, capacity });
+    }
+    let kernels = gpu.kernels::<K, C>()?;
+    Ok(SetLen { len: launch_set_op::<K>(gpu, &kernels, op, a, b, output)?, capacity })
 }

@@ -9,8 +9,8 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::search::{launch_search, SearchOutput};
-use crate::segmented::{launch_segmented, validate_segment_offsets};
-use crate::sets::{launch_set_op, Output};
+use crate::segmented::{sort_segments, validate_segment_offsets};
+use crate::sets::{launch_set_operation, Output};
 use crate::sort::sort_temp_bytes;
 use crate::types::SetOperation;
 
@@ -74,7 +74,7 @@ impl Gpu {
     /// writing the result's first items that fit.
     #[allow(clippy::type_complexity)]
     pub(super) fn set_host<K: Key, C: Comparator<K>>(&self, op: SetOperation, a: &[K], b: &[K], out: Option<(&mut [u8], Option<(&[u8], &[u8], &mut [u8], usize)>)>) -> Result<usize> {
-        let kernels = self.kernels::<K, C>()?;
+        self.kernels::<K, C>()?;
         let kb = std::mem::size_of::<K>();
         let word = out.as_ref().and_then(|o| o.1.as_ref()).map_or(0, |v| v.3);
         let capacity = match &out {
@@ -103,9 +103,9 @@ impl Gpu {
                 (Some(keys), ..) => Output::Keys(keys),
                 _ => Output::LenOnly,
             };
-            let set_len = launch_set_op::<K>(self, &kernels, op, &ad, &bd, output)?;
+            let set_len = launch_set_operation::<K, C>(self, op, &ad, &bd, output)?;
             // The length decides what to download: wait for it here.
-            len = usize::try_from(self.download(&set_len)?[0]).map_err(|_| Error::TooLarge { what: "set result length" })?;
+            len = usize::try_from(self.download(set_len.device())?[0]).map_err(|_| Error::TooLarge { what: "set result length" })?;
             let written = len.min(room);
             Ok(vec![written * kb, written * word])
         };
@@ -125,7 +125,7 @@ impl Gpu {
 
     /// The segmented sort of host keys (and values of the given word size) on the GPU: both
     /// uploaded, sorted in place on the device, downloaded into the same slices; the offsets
-    /// checked before any key is downloaded ([`launch_segmented`] checks them).
+    /// checked before any key is downloaded ([`sort_segments`] checks them).
     pub(super) fn segments_host<K: Key, C: Comparator<K>>(&self, keys: &mut [K], mut values: Option<(&mut [u8], usize)>, offsets: &[usize], comp: C) -> Result<()> {
         let n = keys.len();
         if n == 0 || offsets.len() < 2 {
@@ -151,7 +151,7 @@ impl Gpu {
                 pipe.upload_slice(lanes.values, v)?;
             }
             pipe.order(Stream::Upload, Stream::Kernels)?;
-            launch_segmented::<K, C, [usize]>(self, lanes.keys, (word > 0).then_some((lanes.values, word)), n, offsets, comp)?;
+            sort_segments::<K, C, [usize]>(self, lanes.keys, (word > 0).then_some((lanes.values, word)), n, offsets, comp)?;
             pipe.order(Stream::Kernels, Stream::Download)?;
             pipe.download_slice(key_bytes, lanes.keys)?;
             if let Some((v, _)) = &mut values {

@@ -12,7 +12,9 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{copy_device, launch_gather, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
-use crate::segmented::{launch_segmented, TempOffsets, MAX_SEGMENT_OFFSETS};
+use crate::segmented::launch::launch_segmented;
+use crate::segmented::offsets::TempOffsets;
+use crate::segmented::plan::MAX_SEGMENT_OFFSETS;
 use cudarc::driver::LaunchConfig;
 use std::sync::Arc;
 
@@ -68,7 +70,7 @@ pub(crate) fn sort_records<K: Key>(
     };
 
     let words = PackedWords { gpu, kernels: &kernels, order, records: records_src, record_bytes, n, packed, positions, word, sort_packed };
-    words.sort(ties_at.map(|at| TieRuns::at(base, at, n)))?;
+    words.sort(ties_at.map(|at| TieRuns::at(base, at, n)).as_ref())?;
     launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
     if let Some((vsrc, vout, w)) = values_src {
         launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;
@@ -78,24 +80,24 @@ pub(crate) fn sort_records<K: Key>(
 
 /// A sort's packed words: of `n` records at `records`, the words at `packed` and the positions
 /// (`word` bytes each) at `positions`; `sort_packed` sorts them whole.
-struct PackedWords<'a, S> {
-    gpu: &'a Gpu,
-    kernels: &'a Kernels,
-    order: &'a RecordOrder,
-    records: u64,
-    record_bytes: usize,
-    n: usize,
-    packed: u64,
-    positions: u64,
-    word: usize,
-    sort_packed: S,
+pub(super) struct PackedWords<'a, S> {
+    pub gpu: &'a Gpu,
+    pub kernels: &'a Kernels,
+    pub order: &'a RecordOrder,
+    pub records: u64,
+    pub record_bytes: usize,
+    pub n: usize,
+    pub packed: u64,
+    pub positions: u64,
+    pub word: usize,
+    pub sort_packed: S,
 }
 
-impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
+impl<S> PackedWords<'_, S> {
     /// Packs word `w` of each record's order; `gather`: of the record at positions[i] (else of
     /// record i, and positions[i] = i written). Nothing where `runs` (the tied runs' offsets on
     /// the device) hold no run.
-    fn pack(&self, w: usize, gather: bool, runs: Option<&TempOffsets>) -> Result<()> {
+    pub(super) fn pack(&self, w: usize, gather: bool, runs: Option<&TempOffsets>) -> Result<()> {
         let n = self.n;
         let ctas = n.div_ceil(256).min(1 << 16) as u32;
         let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
@@ -120,7 +122,9 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
         // and `runs` is null or the n + 1 offsets the tie kernels wrote before this launch.
         unsafe { self.gpu.launch(&self.kernels.record_order(self.word)?, cfg, &params) }
     }
+}
 
+impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
     /// Word `w` packed through the positions and sorted stably, whole or inside the runs at
     /// `offsets`.
     fn sort_word(&self, w: usize, runs: Option<&TempOffsets>) -> Result<()> {
@@ -134,8 +138,9 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
     }
 
     /// Leaves the positions in the order's order: the first word sorted whole, then each later
-    /// word only inside the runs tied on the words before (`ties`: for orders of several words).
-    fn sort(&self, ties: Option<TieRuns>) -> Result<()> {
+    /// word only inside the runs tied on the words before (`ties`: for orders of several words,
+    /// left holding the runs tied on the words before the last).
+    pub(super) fn sort(&self, ties: Option<&TieRuns>) -> Result<()> {
         self.pack(0, false, None)?;
         (self.sort_packed)(self.kernels, self.packed, self.positions, self.word)?;
         let Some(ties) = ties else { return Ok(()) };
@@ -158,11 +163,11 @@ impl<S: Fn(&Kernels, u64, u64, usize) -> Result<()>> PackedWords<'_, S> {
 
 /// The device storage of the tie kernels, in a sort's temporary storage: a head flag per item,
 /// a count per chunk, and the runs' offsets (at most n + 1).
-struct TieRuns {
+pub(super) struct TieRuns {
     n: usize,
     heads: u64,
     chunk_heads: u64,
-    offsets: u64,
+    pub offsets: u64,
 }
 
 impl TieRuns {
@@ -172,18 +177,18 @@ impl TieRuns {
     }
 
     /// Adds the regions for `n` items to `layout`; returns their offsets.
-    fn regions(layout: &mut TempLayout, n: usize) -> [usize; 3] {
+    pub(super) fn regions(layout: &mut TempLayout, n: usize) -> [usize; 3] {
         [layout.region(n), layout.region(n.div_ceil(Self::chunk(n)) * 8), layout.region((n + 1) * 8)]
     }
 
-    fn at(base: u64, [heads, chunk_heads, offsets]: [usize; 3], n: usize) -> Self {
+    pub(super) fn at(base: u64, [heads, chunk_heads, offsets]: [usize; 3], n: usize) -> Self {
         let at = |offset: usize| base + offset as u64;
         TieRuns { n, heads: at(heads), chunk_heads: at(chunk_heads), offsets: at(offsets) }
     }
 
     /// The runs of items tied on every word sorted so far, `packed` holding the last of them
     /// (`first`: the first word), as segment offsets: the runs' starts, then n up to offsets[n].
-    fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<()> {
+    pub(super) fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<()> {
         let chunk = Self::chunk(self.n);
         let cfg = LaunchConfig { grid_dim: (self.n.div_ceil(chunk) as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         let heads = RecordHeadsParams { order: packed, count: self.n as i64, chunk: chunk as i64, first: first as i64, heads: self.heads, chunk_heads: self.chunk_heads };
