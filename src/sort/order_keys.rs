@@ -126,48 +126,54 @@ fn pack_first_words<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usiz
 /// (`u64`s), input after input: the index of its run of records tied on every word, in
 /// ascending order.
 fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], total: usize, keys: u64) -> Result<()> {
-    if total + 1 > MAX_SEGMENT_OFFSETS {
-        return Err(Error::TooLarge { what: "records of an order of several words outside sorts: at most 2^31 - 2 of them" });
+    if total + 2 > MAX_SEGMENT_OFFSETS {
+        return Err(Error::TooLarge { what: "records of an order of several words outside sorts: at most 2^31 - 3 of them" });
     }
     let kernels = record_kernels(gpu, order)?;
     let (record_bytes, word) = (std::mem::size_of::<K>(), position_bytes(total));
     let several = inputs.iter().filter(|i| i.1 > 0).count() > 1;
+    // The tie kernels' last pass runs over one item more, tied with the last: so not every
+    // item heads a run, and the offsets they write are the runs' starts (where every item
+    // heads one, they write no starts).
     let mut layout = TempLayout::default();
-    let (packed_at, positions_at) = (layout.region(total * 8), layout.region(total * word));
+    let (packed_at, positions_at) = (layout.region((total + 1) * 8), layout.region(total * word));
     let records_at = layout.region(if several { total * record_bytes } else { 0 });
-    let ties_at = TieRuns::regions(&mut layout, total);
+    let runs_at = layout.region((total + 1) * 8);
+    let ties_at = TieRuns::regions(&mut layout, total + 1);
     let mut temp = gpu.temp(layout.bytes())?;
+    let extra_head = ties_at[0] + total;
+    gpu.stream().memset_zeros(&mut temp.view_mut::<u8>(extra_head + 1)?.slice_mut(extra_head..))?;
     let (base, _guard) = temp.device_ptr_mut();
-    let (packed, positions) = (base + packed_at as u64, base + positions_at as u64);
+    let at = |offset: usize| base + offset as u64;
+    let (packed, positions, runs) = (at(packed_at), at(positions_at), at(runs_at));
     // The inputs one after another, where there are several.
     let records = match inputs.iter().find(|i| i.1 > 0) {
         Some(&(only, _)) if !several => only,
         _ => {
-            let to = base + records_at as u64;
-            let mut at = 0;
+            let mut copied = 0;
             for &(from, n) in inputs {
-                copy_device(gpu, to + (at * record_bytes) as u64, from, n * record_bytes)?;
-                at += n;
+                copy_device(gpu, at(records_at + copied * record_bytes), from, n * record_bytes)?;
+                copied += n;
             }
-            to
+            at(records_at)
         }
     };
-    let sort_packed = |_: &Kernels, packed: u64, positions: u64, word: usize| {
-        match order.descending {
-            true => launch_sort::<u64, Greater>(gpu, packed, packed, Some((positions, positions, word)), total, Greater),
-            false => launch_sort::<u64, Less>(gpu, packed, packed, Some((positions, positions, word)), total, Less),
-        }
+    let sort_packed = |_: &Kernels, packed: u64, positions: u64, word: usize| match order.descending {
+        true => launch_sort::<u64, Greater>(gpu, packed, packed, Some((positions, positions, word)), total, Greater),
+        false => launch_sort::<u64, Less>(gpu, packed, packed, Some((positions, positions, word)), total, Less),
     };
     let words = PackedWords { gpu, kernels: &kernels, order, records, record_bytes, n: total, packed, positions, word, sort_packed };
-    let ties = TieRuns::at(base, ties_at, total);
-    words.sort(Some(&ties))?;
-    // The runs tied on the last word too, then each sorted record's run into `keys`, then the
-    // ranks sorted by position: the records' order.
+    words.sort(Some(&TieRuns::at(base, ties_at, total)))?;
+    // The runs tied on the last word too, over the items and one more equal to the last; each
+    // sorted record's run; then the runs sorted by position: the records' order.
+    copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
+    let ties = TieRuns::at(base, ties_at, total + 1);
     ties.find(gpu, &kernels, packed, false)?;
-    let starts = CheckedBuffer::raw(ties.offsets, total + 1, 8);
-    launch_load_balancing(gpu, 8, total, &starts, LoadBalancingOutput::Search { segments: keys, ranks: 0 })?;
+    let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
+    launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
     match word {
-        4 => launch_sort::<u32, Less>(gpu, positions, positions, Some((keys, keys, 8)), total, Less),
-        _ => launch_sort::<u64, Less>(gpu, positions, positions, Some((keys, keys, 8)), total, Less),
-    }
+        4 => launch_sort::<u32, Less>(gpu, positions, positions, Some((runs, runs, 8)), total, Less),
+        _ => launch_sort::<u64, Less>(gpu, positions, positions, Some((runs, runs, 8)), total, Less),
+    }?;
+    copy_device(gpu, keys, runs, total * 8)
 }

@@ -176,9 +176,11 @@ impl TieRuns {
         n.div_ceil(n.div_ceil(RECORD_TIES_THREADS).min(RECORD_TIES_CHUNKS))
     }
 
-    /// Adds the regions for `n` items to `layout`; returns their offsets.
+    /// Adds the regions for at most `n` items to `layout` (a count per CTA: at most one per
+    /// RECORD_TIES_THREADS items, at most RECORD_TIES_CHUNKS); returns their offsets.
     pub(super) fn regions(layout: &mut TempLayout, n: usize) -> [usize; 3] {
-        [layout.region(n), layout.region(n.div_ceil(Self::chunk(n)) * 8), layout.region((n + 1) * 8)]
+        let most_chunks = n.div_ceil(RECORD_TIES_THREADS).min(RECORD_TIES_CHUNKS);
+        [layout.region(n), layout.region(most_chunks * 8), layout.region((n + 1) * 8)]
     }
 
     pub(super) fn at(base: u64, [heads, chunk_heads, offsets]: [usize; 3], n: usize) -> Self {
