@@ -41,8 +41,9 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     #[doc(hidden)]
     const PACKED_U64: Option<bool> = None;
     /// `Some` for the orders of records wider than the kernels' key tiles (`#[derive(Key)]` on
-    /// structs over 16 bytes): the order fields packed into a `u64`, so sorts sort (packed
-    /// order, position) pairs and gather each record once ([`RecordOrder`]). Such a comparator's
+    /// structs over 16 bytes): the order fields packed into `u64` words, so sorts sort (packed
+    /// order, position) pairs and gather each record once ([`RecordOrder`]), and the other
+    /// algorithms run on each record's order as one `u64` key (`sort::order_keys`). Such a comparator's
     /// [`Comparator::KERNELS`] are the `u64` ones, and of them a record may use only the
     /// key-independent kernels.
     #[doc(hidden)]

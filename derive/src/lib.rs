@@ -18,8 +18,9 @@
 //!   sorts (`sort_keys`, `sort_keys_copy`, `sort_pairs`, `sort_indices`, the host-slice sorts)
 //!   sort each record's order packed into `u64` words with its position (one stable pass per
 //!   word, the last first) and gather the records once, so a record's bytes move once instead
-//!   of once per merge pass. Other algorithms on records return `Error::NotSupported`;
-//!   custom comparators on records and orders of more than 32 elements (an array counts each
+//!   of once per merge pass. Merges, searches, set operations, segmented sorts, multiway merges
+//!   and runs of records go by each record's order as one `u64` key (its packed word, or its
+//!   rank where the order is wider) and gather the records once; custom comparators on records and orders of more than 32 elements (an array counts each
 //!   element) are compile errors.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use

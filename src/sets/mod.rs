@@ -64,7 +64,8 @@ impl SetLen {
 /// device memory). `out` may have any length: [`SetOperation::max_len`] never truncates; a
 /// shorter one receives the result's first `out.len()` keys and [`SetLen::read`] reports the
 /// shortfall. `out` must not overlap the inputs. Any lengths, including 0 and more than 2^31.
-/// Returns without waiting for the GPU.
+/// Returns without waiting for the GPU, except on records wider than the key tiles (their
+/// gather needs the result's length).
 ///
 /// Unsorted inputs give an unspecified result of keys from the inputs, its length unspecified
 /// too ([`SetLen::read`] may report [`Error::OutputTooSmall`] even for a `max_len` output),
