@@ -3,7 +3,9 @@
 //! record: sorted by its packed order and gathered), 24-byte records by three 8-byte fields
 //! (`c desc, a, b`: three packed words, a stable pass each), 16-byte keys ordered as `[u8; 16]` (a
 //! derived key moved whole), and u32 keys with values of 4, 8, 12, 16, 24 and 100 bytes (4, 8
-//! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA events. Prints
+//! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA
+//! events. Then the records and the 16-byte keys merged, searched, united and made distinct (the
+//! records by their order keys: the packed word, or ranks for `triple24`). Prints
 //! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
 //! gkeys_s gbytes_s (bytes: items read and written once).
 //!
@@ -71,6 +73,33 @@ where
     report(c, gpu, "sort_keys", ty, n, 2 * n * std::mem::size_of::<K>(), || mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap());
 }
 
+/// Records in the algorithms other than sorts, by their order keys: two sorted halves of `n`
+/// records merged, searched (lower bounds of one in the other) and united, and the distinct
+/// records of the merge.
+fn algorithms<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, make: impl Fn(usize, u64) -> K)
+where
+    Less: Comparator<K>,
+{
+    let mut rng = Rng(7);
+    let input = gpu.upload(&(0..n).map(|i| make(i, rng.next())).collect::<Vec<K>>()).unwrap();
+    let half = n / 2;
+    let (mut a, mut b) = (gpu.alloc_zeros::<K>(half).unwrap(), gpu.alloc_zeros::<K>(n - half).unwrap());
+    mergepath::sort_keys_copy(gpu, &input.slice(..half), &mut a, Less).unwrap();
+    mergepath::sort_keys_copy(gpu, &input.slice(half..), &mut b, Less).unwrap();
+    let (mut out, mut bounds) = (gpu.alloc_zeros::<K>(n).unwrap(), gpu.alloc_zeros::<u32>(half).unwrap());
+    let size = std::mem::size_of::<K>();
+    report(c, gpu, "merge_keys", ty, n, 2 * n * size, || mergepath::merge_keys(gpu, &a, &b, &mut out, Less).unwrap());
+    report(c, gpu, "sorted_search", ty, n, n * size + half * 4, || mergepath::sorted_search(gpu, &a, &b, mergepath::Bound::Lower, &mut bounds, Less).unwrap());
+    report(c, gpu, "set_union", ty, n, 2 * n * size, || {
+        mergepath::set_operation_keys(gpu, mergepath::SetOperation::Union, &a, &b, &mut out, Less).unwrap();
+    });
+    mergepath::merge_keys(gpu, &a, &b, &mut out, Less).unwrap();
+    let mut distinct = gpu.alloc_zeros::<K>(n).unwrap();
+    report(c, gpu, "unique", ty, n, 2 * n * size, || {
+        mergepath::unique(gpu, &out, &mut distinct, Less).unwrap();
+    });
+}
+
 fn pairs<V: Value + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, n: usize) {
     let mut rng = Rng(11);
     let keys = gpu.upload(&(0..n).map(|_| rng.next() as u32).collect::<Vec<u32>>()).unwrap();
@@ -86,6 +115,9 @@ fn benches(c: &mut Criterion) {
     keys(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
     keys(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
     keys(c, &gpu, "triple24", records, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
+    algorithms(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
+    algorithms(c, &gpu, "triple24", records, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
+    algorithms(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
     pairs::<u32>(c, &gpu, pairs_n);
     pairs::<u64>(c, &gpu, pairs_n);
     pairs::<[u8; 12]>(c, &gpu, pairs_n);
