@@ -1,7 +1,9 @@
 // The anchors of benches/records.rs: what a user of CUB writes for the same sorts, on the same
 // GPU in the same device call. CUB's DeviceMergeSort with the functor a user writes for
 // 64-byte rows by (score desc, id) and for 16-byte keys compared as byte strings, and CUB's
-// merge sort and radix sort of u32 keys with 12- and 16-byte values.
+// merge sort and radix sort of u32 keys with 12- and 16-byte values; then Thrust's merge, lower
+// bounds, set union and unique with the same functors on two sorted halves (benches/records.rs's
+// `algorithms`).
 // Build and run on the GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 benches/cub/records.cu -o /tmp/records && /tmp/records [log2_records log2_pairs]
 // Prints TSV in the anchors' format: op impl type n ms gkeys_s gbytes_s ok (medians of 10 after
@@ -10,6 +12,11 @@
 #include "anchor.cuh"
 #include <thrust/device_vector.h>
 #include <thrust/sort.h>
+#include <thrust/merge.h>
+#include <thrust/binary_search.h>
+#include <thrust/set_operations.h>
+#include <thrust/unique.h>
+#include <thrust/execution_policy.h>
 #include <cstdio>
 #include <cstdint>
 #include <vector>
@@ -60,6 +67,29 @@ template <class T, class Order> void merge_sort(const char* ty, size_t n, std::v
   report("sort_keys", "cub_merge_sort", ty, n, ms, 2.0 * n * sizeof(T), std::is_sorted(r.begin(), r.end(), order));
 }
 
+// Equal under `Order`: neither goes before the other.
+template <class T, class Order> struct Equivalent {
+  Order order;
+  __host__ __device__ bool operator()(const T& x, const T& y) const { return !order(x, y) && !order(y, x); }
+};
+
+template <class T, class Order> void algorithms(const char* ty, size_t n, std::vector<T> h, Order order) {
+  const size_t half = n / 2;
+  std::stable_sort(h.begin(), h.begin() + half, order);
+  std::stable_sort(h.begin() + half, h.end(), order);
+  thrust::device_vector<T> a(h.begin(), h.begin() + half), b(h.begin() + half, h.end()), out(n), distinct(n);
+  thrust::device_vector<uint32_t> bounds(half);
+  float ms = time_ms([&] { thrust::merge(thrust::device, a.begin(), a.end(), b.begin(), b.end(), out.begin(), order); });
+  report("merge_keys", "thrust", ty, n, ms, 2.0 * n * sizeof(T), thrust::is_sorted(out.begin(), out.end(), order));
+  ms = time_ms([&] { thrust::lower_bound(thrust::device, b.begin(), b.end(), a.begin(), a.end(), bounds.begin(), order); });
+  report("sorted_search", "thrust", ty, n, ms, n * sizeof(T) + half * 4.0, thrust::is_sorted(bounds.begin(), bounds.end()));
+  ms = time_ms([&] { thrust::set_union(thrust::device, a.begin(), a.end(), b.begin(), b.end(), out.begin(), order); });
+  report("set_union", "thrust", ty, n, ms, 2.0 * n * sizeof(T), true);
+  thrust::merge(thrust::device, a.begin(), a.end(), b.begin(), b.end(), out.begin(), order);
+  ms = time_ms([&] { thrust::unique_copy(thrust::device, out.begin(), out.end(), distinct.begin(), Equivalent<T, Order>{order}); });
+  report("unique", "thrust", ty, n, ms, 2.0 * n * sizeof(T), true);
+}
+
 template <int V> void pairs(size_t n) {
   char ty[32]; snprintf(ty, sizeof ty, "u32_v%d", V);
   std::mt19937_64 g(11); std::vector<uint32_t> hk(n); std::vector<Payload<V>> hv(n);
@@ -86,12 +116,15 @@ int main(int argc, char** argv) {
   std::vector<Row> rows(records);
   for (size_t i = 0; i < records; ++i) { uint64_t r = g(); rows[i].score = (float)(r % 1000003) / 7.0f; rows[i].id = (uint32_t)(r >> 32); rows[i].seq = i; memset(rows[i].payload, (int)(r >> 8), 48); }
   merge_sort("row64", records, rows, RowOrder());
+  algorithms("row64", records, rows, RowOrder());
   std::vector<Bytes16> keys(records);
   for (auto& k : keys) for (auto& w : k.w) w = (uint32_t)g();
   merge_sort("u8x16", records, keys, Bytes16Order());
+  algorithms("u8x16", records, keys, Bytes16Order());
   std::vector<Triple> triples(records);
   for (auto& t : triples) { uint64_t r = g(); t.a = r % 1000; t.b = (int64_t)((r >> 10) % 1000); t.c = (double)((r >> 20) % 1000); }
   merge_sort("triple24", records, triples, TripleOrder());
+  algorithms("triple24", records, triples, TripleOrder());
   pairs<12>(pairs_n);
   pairs<16>(pairs_n);
   return 0;
