@@ -622,6 +622,12 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "scatter_params",
+        templates: &["P"],
+        doc: "mergepath_scatter_{4,8} (position bytes): out[positions[i]] = values[i] for i below count, positions a permutation of 0..count (a gather's inverse: each record's rank put back at its position).",
+        fields: &[("values", Ptr("const uint64_t*")), ("positions", Ptr("const P*")), ("out", Ptr("uint64_t*")), ("count", I64)],
+    },
+    Struct {
         name: "gather_params",
         templates: &["P"],
         doc: "mergepath_gather_{1,2,4,8,16}_{4,8} (word bytes, position bytes): item i of out (words words) = item positions[i] of a, or item positions[i] - split of b where positions[i] >= split.",
@@ -1018,6 +1024,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     entry("key_bounds", "key_bounds_params", One),
     key_independent("iota", "iota_params", Indices),
     key_independent("gather", "gather_params", WordsByIndices),
+    key_independent("scatter", "scatter_params", Indices),
     key_independent("load_balancing_partitions", "load_balancing_params", Indices),
     key_independent("load_balancing", "load_balancing_params", Indices),
     key_independent("interval_expand", "load_balancing_params", WordsByIndices),

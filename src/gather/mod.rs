@@ -8,7 +8,7 @@
 //! algorithm run with them as 4- or 8-byte values, then [`launch_gather`] from the value inputs
 //! by the positions it wrote.
 
-use crate::device::contract::{GatherParams, IotaParams};
+use crate::device::contract::{GatherParams, IotaParams, ScatterParams};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
@@ -122,6 +122,21 @@ pub(crate) fn launch_gather(gpu: &Gpu, kernels: &Kernels, a: (u64, usize), b: Op
     // contract), `out` holds `count` items of `item_bytes`, every address and the item size
     // are multiples of the word, and the grid-stride loop stays below count * words.
     unsafe { gpu.launch(&func, cfg, &params) }
+}
+
+/// Enqueues `out[positions[i]] = values[i]` for the `count` u64 `values`: `positions` (of
+/// `positions.1` bytes, 4 or 8) must be a permutation of `0..count`.
+pub(crate) fn launch_scatter(gpu: &Gpu, kernels: &Kernels, values: u64, positions: (u64, usize), out: u64, count: usize) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let ctas = count.div_ceil(256).min(1 << 16) as u32;
+    let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let params = ScatterParams { values, positions: positions.0, out, count: count as i64 };
+    // SAFETY: `ScatterParams` is `mergepath_scatter_{4,8}`'s parameter struct; `values` and
+    // `positions` hold `count` items, `out` `count` u64s, every position is below `count` (a
+    // permutation: the caller's contract), and the grid-stride loop stays below count.
+    unsafe { gpu.launch(&kernels.scatter(positions.1)?, cfg, &params) }
 }
 
 /// Writes first, first + 1, ..., first + len - 1 into `out` (`len` words of 4 or 8 bytes).

@@ -6,14 +6,13 @@ use crate::device::contract::{MergeFallbackParams, MergeKeysParams, MergeLadderP
 use crate::device::launch::{grid_ctas, merge_fallback_config};
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::gather::ValueSources;
-use crate::key::{Comparator, Greater, Key, Less, RecordOrder};
+use crate::key::{Comparator, Key};
 use crate::partition::{launch_partitions, partition_count};
-use crate::sort::move_records;
 use crate::tuning::{ladder_shape, merge_shape};
 use cudarc::driver::LaunchConfig;
 
-/// Enqueues the partition and merge kernels on validated buffers.
+/// Enqueues the partition and merge kernels on validated buffers (keys with kernels of their
+/// own: records go through [`super::launch_merge`]).
 pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &CheckedBuffer<'_>,
@@ -25,9 +24,6 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     let total = a.len + b.len;
     if total == 0 {
         return Ok(());
-    }
-    if let Some(order) = &C::RECORD {
-        return merge_records::<K>(gpu, order, a, b, out, values);
     }
     let kernels = gpu.kernels::<K, C>()?;
     let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
@@ -80,31 +76,6 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     // are the merge's just above (values null where it had none), the kernel waits for it, and
     // copies a's and b's items (total, within `out`) only where its tiles reported unsorted inputs.
     unsafe { gpu.launch_dependent(&func, merge_fallback_config(), &params, kernels.arch) }
-}
-
-/// The merge of records wider than the key tiles ([`move_records`]): their order keys merged
-/// with the records' positions by the `u64` merge, then the records and values gathered.
-fn merge_records<K: Key>(
-    gpu: &Gpu,
-    order: &RecordOrder,
-    a: &CheckedBuffer<'_>,
-    b: &CheckedBuffer<'_>,
-    out: &CheckedBuffer<'_>,
-    values: Option<(&CheckedBuffer<'_>, &CheckedBuffer<'_>, &CheckedBuffer<'_>, usize)>,
-) -> Result<()> {
-    let total = a.len + b.len;
-    let values = values.map(|(av, bv, ov, word)| (ValueSources { a: (av.ptr, a.len), b: Some((bv.ptr, b.len)) }, ov.ptr, word));
-    move_records::<K>(gpu, order, ValueSources { a: (a.ptr, a.len), b: Some((b.ptr, b.len)) }, out.ptr, values, |o| {
-        let (ka, kb) = (CheckedBuffer::raw(o.keys, a.len, 8), CheckedBuffer::raw(o.keys + (a.len * 8) as u64, b.len, 8));
-        let (pa, pb) = (CheckedBuffer::raw(o.positions, a.len, o.word), CheckedBuffer::raw(o.positions + (a.len * o.word) as u64, b.len, o.word));
-        let (ko, po) = (CheckedBuffer::raw(o.keys_out, total, 8), CheckedBuffer::raw(o.positions_out, total, o.word));
-        let positions = Some((&pa, &pb, &po, o.word));
-        match o.descending {
-            true => launch_merge::<u64, Greater>(gpu, &ka, &kb, &ko, positions, Greater),
-            false => launch_merge::<u64, Less>(gpu, &ka, &kb, &ko, positions, Less),
-        }?;
-        Ok((total, o.positions_out))
-    })
 }
 
 /// Enqueues the ladder kernel of `strategy` (not the two-phase merge) on validated buffers,

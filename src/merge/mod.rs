@@ -8,17 +8,17 @@
 //! [`merge_keys_with`] also runs the co-rank "ladder" of Kirk & Hwu's merge chapter
 //! ([`MergeStrategy`]), the designs the two-phase merge improves on, for comparison.
 
-mod launch;
+pub(crate) mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
 mod plan;
+mod records;
 
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::device::buffers::CheckedBuffer;
 use crate::gather::{carry_positions, ValueSources};
 use crate::key::{value_align, value_carry, Comparator, Key, Value, ValueCarry};
-pub(crate) use launch::launch_merge;
 use launch::launch_ladder;
 #[cfg(any(test, feature = "models"))]
 pub use model::two_phase_merge;
@@ -67,6 +67,23 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
         return launch_merge::<K, C>(gpu, &a, &b, &out, None, comp);
     }
     launch_ladder::<K, C>(gpu, &a, &b, &out, strategy)
+}
+
+/// Enqueues the merge of validated buffers, values (a's, b's, the output's, word bytes)
+/// following: the two-phase merge's kernels, or for records wider than the key tiles the
+/// merge of their order keys ([`records`]).
+pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
+    gpu: &Gpu,
+    a: &CheckedBuffer<'_>,
+    b: &CheckedBuffer<'_>,
+    out: &CheckedBuffer<'_>,
+    values: Option<(&CheckedBuffer<'_>, &CheckedBuffer<'_>, &CheckedBuffer<'_>, usize)>,
+    comp: C,
+) -> Result<()> {
+    match &C::RECORD {
+        Some(order) if a.len + b.len > 0 => records::merge_records::<K>(gpu, order, a, b, out, values),
+        _ => launch::launch_merge::<K, C>(gpu, a, b, out, values, comp),
+    }
 }
 
 /// Merges key/value pairs: keys as [`merge_keys`], each value following its key.

@@ -142,7 +142,7 @@ pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<
         return runs_by::<K, C, K, C>(gpu, keys, keys, outputs);
     };
     // Records wider than the key tiles: the runs of their order keys, the records gathered.
-    with_order_keys::<K, _>(gpu, order, &[(keys.ptr, keys.len)], |order_keys, descending| {
+    with_order_keys::<K, _>(gpu, order, &[(keys.ptr, keys.len)], true, |order_keys, descending| {
         let order_keys = CheckedBuffer::raw(order_keys, keys.len, 8);
         match descending {
             true => runs_by::<K, C, u64, Greater>(gpu, keys, &order_keys, outputs),

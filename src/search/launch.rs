@@ -24,7 +24,7 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
     }
     if let Some(order) = &C::RECORD {
         // Records wider than the key tiles: their order keys searched by the `u64` kernels.
-        return with_order_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], |keys, descending| {
+        return with_order_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], true, |keys, descending| {
             let (n, h) = (CheckedBuffer::raw(keys, needles.len, 8), CheckedBuffer::raw(keys + (needles.len * 8) as u64, haystack.len, 8));
             match descending {
                 true => launch_search::<u64, Greater>(gpu, &n, &h, what, outs),

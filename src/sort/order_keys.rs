@@ -5,10 +5,12 @@
 //! records once.
 //!
 //! An order of one packed word is that word, ascending (descending for `Greater`). An order of
-//! several words becomes each record's rank: the records sorted by their words (the record
-//! sort's passes), the runs tied on every word found, each sorted record given its run's index
-//! by a load-balancing search, and the ranks put back in the records' order by a sort of
-//! (position, rank) pairs. Ranks ascend with the order and tie exactly where the records do.
+//! several words becomes each record's rank: the records put in the order by their words (the
+//! first word merged where the inputs are sorted, else sorted; each later word sorted only
+//! inside the runs tied on the words before, as the record sort does), the runs tied on every
+//! word found, each record given its run's index by a load-balancing search, and the ranks
+//! scattered back to the records' positions. Ranks ascend with the order and tie exactly where
+//! the records do.
 
 use super::launch::launch_sort;
 use super::records::{record_kernels, PackedWords, TieRuns};
@@ -17,15 +19,17 @@ use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gather::{copy_device, launch_gather, launch_iota, position_bytes, ValueSources};
+use crate::gather::{copy_device, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
+use crate::merge::launch::launch_merge;
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
 use crate::segmented::plan::MAX_SEGMENT_OFFSETS;
 
 /// Runs `run(keys, descending)` where `keys` (a device address) holds one `u64` per record of
-/// `inputs` (device addresses and counts of records of `K`), input after input, ordered as
-/// the records are by the `u64` kernels of `Less` (`descending == false`) or `Greater`.
-pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], run: impl FnOnce(u64, bool) -> Result<R>) -> Result<R> {
+/// `inputs` (device addresses and counts of records of `K`; each sorted by `order` where
+/// `sorted`), input after input, ordered as the records are by the `u64` kernels of `Less`
+/// (`descending == false`) or `Greater`.
+pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, run: impl FnOnce(u64, bool) -> Result<R>) -> Result<R> {
     let total: usize = inputs.iter().map(|i| i.1).sum();
     if total == 0 {
         return run(0, order.descending);
@@ -39,7 +43,7 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
         pack_first_words::<K>(gpu, order, inputs, keys)?;
         return run(keys, order.descending);
     }
-    ranks::<K>(gpu, order, inputs, total, keys)?;
+    ranks::<K>(gpu, order, inputs, sorted, keys)?;
     run(keys, false)
 }
 
@@ -55,15 +59,16 @@ pub(crate) struct OrderedPositions {
     pub positions_out: u64,
 }
 
-/// The records of `sources` (of `K`) moved by an algorithm on their order keys: `run` writes
-/// the positions of its outputs and returns how many and where; the records at those
-/// positions are gathered into `out`, and the values of `values` (sources, output, bytes of a
-/// value) into theirs. `out` may be the only source (in-place algorithms): the records (and
-/// values) are set aside first.
+/// The records of `sources` (of `K`; each sorted by `order` where `sorted`) moved by an
+/// algorithm on their order keys: `run` writes the positions of its outputs and returns how
+/// many and where; the records at those positions are gathered into `out`, and the values of
+/// `values` (sources, output, bytes of a value) into theirs. `out` may be the only source
+/// (in-place algorithms): the records (and values) are set aside first.
 pub(crate) fn move_records<K: Key>(
     gpu: &Gpu,
     order: &RecordOrder,
     sources: ValueSources,
+    sorted: bool,
     out: u64,
     values: Option<(ValueSources, u64, usize)>,
     run: impl FnOnce(&OrderedPositions) -> Result<(usize, u64)>,
@@ -72,7 +77,7 @@ pub(crate) fn move_records<K: Key>(
     let total = sources.a.1 + sources.b.map_or(0, |b| b.1);
     let record_bytes = std::mem::size_of::<K>();
     let inputs = [sources.a, sources.b.unwrap_or((0, 0))];
-    with_order_keys::<K, _>(gpu, order, &inputs, |keys, descending| {
+    with_order_keys::<K, _>(gpu, order, &inputs, sorted, |keys, descending| {
         let word = position_bytes(total);
         let in_place = sources.b.is_none() && sources.a.0 == out;
         let value_bytes = values.as_ref().map_or(0, |v| v.2);
@@ -122,23 +127,24 @@ fn pack_first_words<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usiz
     Ok(())
 }
 
-/// Writes each record's rank in `order` among the `total` records of `inputs` to `keys`
-/// (`u64`s), input after input: the index of its run of records tied on every word, in
-/// ascending order.
-fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], total: usize, keys: u64) -> Result<()> {
+/// Writes each record's rank in `order` among the records of `inputs` (each sorted by the order
+/// where `sorted`) to `keys` (`u64`s), input after input: the index of its run of records tied
+/// on every word, in ascending order.
+fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, keys: u64) -> Result<()> {
+    let lengths: Vec<usize> = inputs.iter().map(|i| i.1).filter(|&n| n > 0).collect();
+    let total: usize = lengths.iter().sum();
     if total + 2 > MAX_SEGMENT_OFFSETS {
         return Err(Error::TooLarge { what: "records of an order of several words outside sorts: at most 2^31 - 3 of them" });
     }
     let kernels = record_kernels(gpu, order)?;
     let (record_bytes, word) = (std::mem::size_of::<K>(), position_bytes(total));
-    let several = inputs.iter().filter(|i| i.1 > 0).count() > 1;
     // The tie kernels' last pass runs over one item more, tied with the last: so not every
     // item heads a run, and the offsets they write are the runs' starts (where every item
     // heads one, they write no starts).
     let mut layout = TempLayout::default();
     let (packed_at, positions_at) = (layout.region((total + 1) * 8), layout.region(total * word));
-    let records_at = layout.region(if several { total * record_bytes } else { 0 });
-    let runs_at = layout.region((total + 1) * 8);
+    let records_at = layout.region(if lengths.len() > 1 { total * record_bytes } else { 0 });
+    let (runs_at, merged_at) = (layout.region((total + 1) * 8), layout.region(total * word));
     let ties_at = TieRuns::regions(&mut layout, total + 1);
     let mut temp = gpu.temp(layout.bytes())?;
     let extra_head = ties_at[0] + total;
@@ -146,34 +152,60 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], total:
     let (base, _guard) = temp.device_ptr_mut();
     let at = |offset: usize| base + offset as u64;
     let (packed, positions, runs) = (at(packed_at), at(positions_at), at(runs_at));
-    // The inputs one after another, where there are several.
     let records = match inputs.iter().find(|i| i.1 > 0) {
-        Some(&(only, _)) if !several => only,
-        _ => {
-            let mut copied = 0;
-            for &(from, n) in inputs {
-                copy_device(gpu, at(records_at + copied * record_bytes), from, n * record_bytes)?;
-                copied += n;
-            }
-            at(records_at)
-        }
+        Some(&(only, _)) if lengths.len() == 1 => only,
+        _ => one_after_another(gpu, inputs, at(records_at), record_bytes)?,
     };
-    let sort_packed = |_: &Kernels, packed: u64, positions: u64, word: usize| match order.descending {
-        true => launch_sort::<u64, Greater>(gpu, packed, packed, Some((positions, positions, word)), total, Greater),
-        false => launch_sort::<u64, Less>(gpu, packed, packed, Some((positions, positions, word)), total, Less),
+    // The first word in order: where the inputs are sorted, already (one) or merged (two, into
+    // the runs' region and back); else sorted.
+    let first_word = |_: &Kernels, packed: u64, positions: u64, word: usize| match (sorted, lengths.as_slice()) {
+        (true, [_]) => Ok(()),
+        (true, &[a, b]) => merge_first_words(gpu, order, (packed, positions, word), (a, b), (runs, at(merged_at))),
+        _ => sort_words(gpu, order, packed, positions, word, total),
     };
-    let words = PackedWords { gpu, kernels: &kernels, order, records, record_bytes, n: total, packed, positions, word, sort_packed };
+    let words = PackedWords { gpu, kernels: &kernels, order, records, record_bytes, n: total, packed, positions, word, sort_packed: first_word };
     words.sort(Some(&TieRuns::at(base, ties_at, total)))?;
     // The runs tied on the last word too, over the items and one more equal to the last; each
-    // sorted record's run; then the runs sorted by position: the records' order.
+    // record's run in the order; then the runs scattered back to the records' positions.
     copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
     let ties = TieRuns::at(base, ties_at, total + 1);
     ties.find(gpu, &kernels, packed, false)?;
     let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
     launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
-    match word {
-        4 => launch_sort::<u32, Less>(gpu, positions, positions, Some((runs, runs, 8)), total, Less),
-        _ => launch_sort::<u64, Less>(gpu, positions, positions, Some((runs, runs, 8)), total, Less),
+    launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
+}
+
+/// The records of `inputs` copied one after another to `to`; returns `to`.
+fn one_after_another(gpu: &Gpu, inputs: &[(u64, usize)], to: u64, record_bytes: usize) -> Result<u64> {
+    let mut copied = 0;
+    for &(from, n) in inputs {
+        copy_device(gpu, to + (copied * record_bytes) as u64, from, n * record_bytes)?;
+        copied += n;
+    }
+    Ok(to)
+}
+
+/// Sorts the `n` packed first words at `packed` as `u64` keys in the order's direction, the
+/// positions (`word` bytes) following.
+fn sort_words(gpu: &Gpu, order: &RecordOrder, packed: u64, positions: u64, word: usize, n: usize) -> Result<()> {
+    match order.descending {
+        true => launch_sort::<u64, Greater>(gpu, packed, packed, Some((positions, positions, word)), n, Greater),
+        false => launch_sort::<u64, Less>(gpu, packed, packed, Some((positions, positions, word)), n, Less),
+    }
+}
+
+/// Merges the packed first words of two sorted inputs (`a` then `b` items at `packed`, the
+/// positions following) in the order's direction through `scratch` (room for the merged words
+/// and positions), then copies them back.
+fn merge_first_words(gpu: &Gpu, order: &RecordOrder, (packed, positions, word): (u64, u64, usize), (a, b): (usize, usize), scratch: (u64, u64)) -> Result<()> {
+    let total = a + b;
+    let (ka, kb, ko) = (CheckedBuffer::raw(packed, a, 8), CheckedBuffer::raw(packed + (a * 8) as u64, b, 8), CheckedBuffer::raw(scratch.0, total, 8));
+    let (pa, pb, po) = (CheckedBuffer::raw(positions, a, word), CheckedBuffer::raw(positions + (a * word) as u64, b, word), CheckedBuffer::raw(scratch.1, total, word));
+    let values = Some((&pa, &pb, &po, word));
+    match order.descending {
+        true => launch_merge::<u64, Greater>(gpu, &ka, &kb, &ko, values, Greater),
+        false => launch_merge::<u64, Less>(gpu, &ka, &kb, &ko, values, Less),
     }?;
-    copy_device(gpu, keys, runs, total * 8)
+    copy_device(gpu, packed, scratch.0, total * 8)?;
+    copy_device(gpu, positions, scratch.1, total * word)
 }

@@ -1,5 +1,6 @@
 // Entry layer: the `extern "C"` gather kernels, which move values of any size by position
-// after an algorithm has moved their positions. Included by ../instantiate.cuh.
+// after an algorithm has moved their positions, and the scatter of u64 words that inverts a
+// gather. Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
 #include "words.cuh"
@@ -34,3 +35,13 @@ __device__ __forceinline__ void gather_words(const gather_params<P>& p, I total)
   }
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_GATHER)
 #undef MERGEPATH_GATHER
+
+// out[positions[i]] = values[i]: the positions are a permutation of 0..count.
+#define MERGEPATH_SCATTER(PBYTES, P)                                                            \
+  extern "C" __global__ void mergepath_scatter_##PBYTES(const mergepath::scatter_params<P> p) { \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += (int64_t)gridDim.x * blockDim.x) \
+      p.out[p.positions[i]] = p.values[i];                                                      \
+  }
+MERGEPATH_SCATTER(4, uint32_t)
+MERGEPATH_SCATTER(8, uint64_t)
+#undef MERGEPATH_SCATTER
