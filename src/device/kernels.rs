@@ -144,7 +144,7 @@ impl Kernels {
             return Err(Error::NotSupported {
                 key,
                 operation: format!(
-                    "{} (records wider than 16 bytes run the algorithms that compare them by their order keys, not this entry's)",
+                    "{} (no kernel for records wider than 16 bytes: their sorts, merges, searches, set operations, segmented sorts, multiway merges and runs go by order keys)",
                     name.trim_start_matches("mergepath_")
                 ),
             });
