@@ -86,6 +86,17 @@ pub(crate) fn copy_device(gpu: &Gpu, to: u64, from: u64, bytes: usize) -> Result
     Ok(())
 }
 
+/// Enqueues copies of `inputs` (device addresses and counts of items of `item_bytes`) one after
+/// another to `to`: several inputs as one source of a gather.
+pub(crate) fn copy_one_after_another(gpu: &Gpu, inputs: impl IntoIterator<Item = (u64, usize)>, to: u64, item_bytes: usize) -> Result<()> {
+    let mut copied = 0;
+    for (from, n) in inputs {
+        copy_device(gpu, to + (copied * item_bytes) as u64, from, n * item_bytes)?;
+        copied += n;
+    }
+    Ok(())
+}
+
 /// Runs a sort of `n` items whose values of `V` go from `values_in` to `values_out` (the same
 /// address for a sort in place): `sort(values)` with the values as words where a sort moves
 /// them so ([`sort_value_carry`]), else with positions sorted in place and the values gathered

@@ -30,7 +30,7 @@ use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::device::temp::TempLayout;
-use crate::gather::{copy_device, ValueSources};
+use crate::gather::{copy_one_after_another, ValueSources};
 use crate::key::{value_word, Comparator, Greater, Key, Less, RecordOrder, Value};
 use crate::sort::move_records;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -111,11 +111,7 @@ fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let one_after_another = |inputs: &[CheckedBuffer<'_>], to: u64, bytes: usize| -> Result<ValueSources> {
-        let mut at = 0;
-        for input in inputs {
-            copy_device(gpu, to + (at * bytes) as u64, input.ptr, input.len * bytes)?;
-            at += input.len;
-        }
+        copy_one_after_another(gpu, inputs.iter().map(|b| (b.ptr, b.len)), to, bytes)?;
         Ok(ValueSources { a: (to, total), b: None })
     };
     let records = one_after_another(keys, base + records_at as u64, record_bytes)?;

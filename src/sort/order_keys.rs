@@ -19,7 +19,7 @@ use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gather::{copy_device, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
+use crate::gather::{copy_device, copy_one_after_another, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
 use crate::merge::launch::launch_merge;
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
@@ -154,7 +154,10 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
     let (packed, positions, runs) = (at(packed_at), at(positions_at), at(runs_at));
     let records = match inputs.iter().find(|i| i.1 > 0) {
         Some(&(only, _)) if lengths.len() == 1 => only,
-        _ => one_after_another(gpu, inputs, at(records_at), record_bytes)?,
+        _ => {
+            copy_one_after_another(gpu, inputs.iter().copied(), at(records_at), record_bytes)?;
+            at(records_at)
+        }
     };
     // The first word in order: where the inputs are sorted, already (one) or merged (two, into
     // the runs' region and back); else sorted.
@@ -173,16 +176,6 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
     let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
     launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
     launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
-}
-
-/// The records of `inputs` copied one after another to `to`; returns `to`.
-fn one_after_another(gpu: &Gpu, inputs: &[(u64, usize)], to: u64, record_bytes: usize) -> Result<u64> {
-    let mut copied = 0;
-    for &(from, n) in inputs {
-        copy_device(gpu, to + (copied * record_bytes) as u64, from, n * record_bytes)?;
-        copied += n;
-    }
-    Ok(to)
 }
 
 /// Sorts the `n` packed first words at `packed` as `u64` keys in the order's direction, the
