@@ -8,7 +8,10 @@ use std::cmp::Ordering;
 /// Implemented for the built-in integers and floats; user structs get it from
 /// `#[derive(Key)]`. Floating-point keys are ordered by the IEEE total order (see [`Less`]).
 pub trait Key: Pod + Send + Sync + 'static {
-    /// The CUDA C++ type the kernels see (`uint32_t`, `float`, a generated struct, ...).
+    /// The CUDA C++ type the kernels see (`uint32_t`, `float`, a generated struct, ...). A
+    /// derived key's (`mergepath_user::Name`) is declared in the header
+    /// `<mergepath_user/Name.cuh>` that `mergepath_build::Kernels::keys` writes for a build
+    /// script's own kernels.
     const CUDA_TYPE: &'static str;
     /// The alignment of the CUDA type, which device addresses of keys must have
     /// ([`Error::Misaligned`](crate::Error::Misaligned) otherwise; views of cudarc allocations
@@ -26,8 +29,9 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// A short name (`"less"`, `"greater"`, a derived comparator's name).
     const NAME: &'static str;
     /// The CUDA C++ functor the kernels compare with (`mergepath::less_t<uint32_t>` for the
-    /// built-ins, `mergepath_user::Name_less` for a derived key's), so a user's kernel can be
-    /// instantiated for this (key, comparator) pair as the library's are.
+    /// built-ins, `mergepath_user::Name_less` for a derived key's, defined in the key's header
+    /// `<mergepath_user/Name.cuh>` from `mergepath_build::Kernels::keys`), so a user's kernel
+    /// can be instantiated for this (key, comparator) pair as the library's are.
     const CUDA_FUNCTOR: &'static str;
     /// The fatbin holding this (key, comparator) pair's kernels.
     const KERNELS: &'static [u8];

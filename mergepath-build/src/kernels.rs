@@ -1,6 +1,7 @@
 //! Kernels of a user's crate, compiled in its build script against mergepath's device headers.
 
 use crate::compile::{write_if_changed, KernelBuild, KernelCode};
+use crate::derived::derived_keys_in;
 use crate::toolkit::{build_script_nvcc, cuda_archs, run_capture, target_dir};
 use crate::tuning::{parse_tuning, rust_tuning_tables, tuning_header};
 use crate::{headers_dir, mergepath_tuning, BUILD_ENV};
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 ///
 /// ```no_run
 /// // build.rs
-/// mergepath_build::Kernels::new().tuning("kernels/tuning.tsv", "my_kernels").compile("kernels/my.cu");
+/// mergepath_build::Kernels::new().tuning("kernels/tuning.tsv", "my_kernels").keys("src/keys.rs").compile("kernels/my.cu");
 /// ```
 /// ```ignore
 /// // src/lib.rs
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub struct Kernels {
     tuning: Option<(PathBuf, String)>,
+    keys: Vec<PathBuf>,
 }
 
 impl Kernels {
@@ -47,6 +49,18 @@ impl Kernels {
     /// read with `mergepath::tuning::select_shape`.
     pub fn tuning(mut self, table: impl AsRef<Path>, namespace: &str) -> Self {
         self.tuning = Some((table.as_ref().to_path_buf(), namespace.to_string()));
+        self
+    }
+
+    /// Rust source files (relative to the crate) whose `#[derive(Key)]` structs the kernels
+    /// use: each struct `Name` gets the header `<mergepath_user/Name.cuh>`, with its CUDA twin
+    /// `mergepath_user::Name` (`Key::CUDA_TYPE`) and the functors of its comparators,
+    /// `mergepath_user::Name_less`, `_greater` and one per `#[key(comparator(...))]`
+    /// (`Comparator::CUDA_FUNCTOR`): the definitions mergepath's own kernels for the key are
+    /// compiled with, written from the same reading of the struct as the derive's. The files
+    /// are read as source, so the key may live in this crate or in one it depends on.
+    pub fn keys(mut self, source: impl AsRef<Path>) -> Self {
+        self.keys.push(source.as_ref().to_path_buf());
         self
     }
 
@@ -75,6 +89,7 @@ impl Kernels {
             write_if_changed(&include_dir.join(namespace).join("tuning.cuh"), &tuning_header(&table, &name, namespace))?;
             write_if_changed(&out_dir.join(format!("{namespace}_tuning.rs")), &rust_tuning_tables(&table, &name))?;
         }
+        self.write_key_headers(&include_dir)?;
         let stem = source.file_stem().ok_or_else(|| format!("mergepath-build: {} has no file name", source.display()))?;
         let fatbin = out_dir.join(stem).with_extension("fatbin");
         if env::var_os("DOCS_RS").is_some() {
@@ -85,5 +100,24 @@ impl Kernels {
         let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &cuda_archs()?, KernelCode::for_build_script()?, &mergepath_tuning()?, &include_dir, &target_dir, out_dir.join("mergepath-cu"))?;
         run_capture(build.command().arg(source).arg("-o").arg(&fatbin)).map_err(|e| format!("nvcc failed on {}:\n{e}", source.display()))?;
         Ok(fatbin)
+    }
+
+    /// `mergepath_user/<Name>.cuh` under `include_dir` for each derived key of [`Kernels::keys`].
+    fn write_key_headers(&self, include_dir: &Path) -> Result<(), String> {
+        let mut written = std::collections::BTreeMap::new();
+        for path in &self.keys {
+            println!("cargo:rerun-if-changed={}", path.display());
+            let shown = path.display().to_string();
+            let source = fs::read_to_string(path).map_err(|e| format!("mergepath-build: {shown}: {e}"))?;
+            let keys = derived_keys_in(&source).map_err(|e| format!("mergepath-build: {shown}: {e}"))?;
+            for key in keys {
+                let name = key.name.to_string();
+                if let Some(first) = written.insert(name.clone(), shown.clone()) {
+                    return Err(format!("mergepath-build: two derived keys named `{name}` ({first} and {shown}) would share the header mergepath_user/{name}.cuh"));
+                }
+                write_if_changed(&include_dir.join("mergepath_user").join(format!("{name}.cuh")), &key.header(&shown))?;
+            }
+        }
+        Ok(())
     }
 }

@@ -24,6 +24,7 @@
 
 mod compile;
 mod contract;
+mod derived;
 mod kernels;
 mod keys;
 mod toolkit;
@@ -31,6 +32,7 @@ mod tuning;
 
 pub use compile::{instantiation_source, KernelBuild, KernelCode};
 pub use contract::{contract_header, contract_rust, Constant, EntryPoint, Field, Layout, Struct, Variants, CONSTANTS, DEVICE_STRUCTS, KERNEL_ENTRIES, KERNEL_PARAMS};
+pub use derived::{derived_keys_in, record_max_elements, CudaComparator, CustomComparator, DerivedKey, KeyField, MAX_KEY_BYTES};
 pub use kernels::Kernels;
 pub use keys::{builtin_key, BuiltinComparator, BuiltinKey, BUILTIN_COMPARATORS, BUILTIN_KEYS};
 pub use toolkit::{build_script_nvcc, cached_toolkit_nvcc, cuda_archs, find_nvcc, install_toolkit, target_dir, DOWNLOAD_VAR, TOOLKIT_CACHE, TOOLKIT_WHEELS};

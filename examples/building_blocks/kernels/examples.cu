@@ -1,11 +1,13 @@
 // Algorithms a user writes from mergepath's public device headers (as a user would: only
 // `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
-// host side is in src/bin/{bulk_insert,join,merge_join,interval_expand}.rs.
+// host side is in src/bin/{bulk_insert,join,merge_join,interval_expand}.rs. `mergepath_user/Trade.cuh` is
+// the CUDA twin of the derived key `Trade` (src/keys.rs), written by build.rs.
 #include <building_blocks/tuning.cuh>
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/kernel/load_balancing.cuh>
 #include <mergepath/cta/scan.cuh>
 #include <mergepath/thread/keys.cuh>
+#include <mergepath_user/Trade.cuh>
 
 namespace {
 // kernels/tuning.tsv has one row, for every architecture and key size.
@@ -48,31 +50,48 @@ bulk_insert(const int64_t* positions, const uint32_t* insert_values, int64_t m, 
       out + tile * NV, count);
 }
 
-// ---- Merge-join count: counts[i] = the number of keys of B equal to A[i] (A and B sorted),
-// in one pass of the merge with A first on ties (the default tie, so the library's partitions
-// serve). A[i], merged at output position `out`, has out - i keys of B before it (its lower
-// bound); the keys of B equal to it are the run after them, in the tile's B and, where the
-// run reaches the tile's end, in B beyond it.
+// ---- Merge-join count: counts[i] = the number of keys of B equivalent to A[i] under `Comp` (A
+// and B sorted by it), in one pass of the merge with A first on ties (the default tie, so the
+// library's partitions serve). A[i], merged at output position `out`, has out - i keys of B
+// before it (its lower bound); the keys of B equivalent to it are the run after them, in the
+// tile's B and, where the run reaches the tile's end, in B beyond it.
+template <class K, class Comp>
+__device__ __forceinline__ void merge_join_count_tile(const K* a, int64_t a_count, const K* b, int64_t b_count,
+                                                      const int64_t* partitions, uint32_t* counts, K* keys) {
+  const Comp comp;
+  const mergepath::merge_range r = mergepath::compute_merge_range(a_count, b_count, blockIdx.x, NV, partitions);
+  mergepath::cta_load_two_ranges<NT, VT>(a + r.a_begin, r.a_count(), b + r.b_begin, r.count(), keys);
+  __syncthreads();
+  const K* tile_b = keys + r.a_count();
+  const int b_n = r.b_count();
+  mergepath::cta_merge_visit<NT, VT>(
+      keys, r,
+      [&](int64_t out, mergepath::source src, int64_t i, const K& key) {
+        if (src != mergepath::source::a) return;
+        const int64_t lower = out - i;
+        int64_t end = r.b_begin + mergepath::equal_run_end(tile_b, (int)(lower - r.b_begin), b_n, key, comp);
+        if (end == r.b_end) end = mergepath::equal_run_end(b, r.b_end, b_count, key, comp);
+        counts[i] = (uint32_t)(end - lower);
+      },
+      comp);
+}
+
 extern "C" __global__ void __launch_bounds__(NT)
 merge_join_count(const uint32_t* a, int64_t a_count, const uint32_t* b, int64_t b_count, const int64_t* partitions,
                  uint32_t* counts) {
   __shared__ uint32_t keys[NV];
-  const mergepath::less_t<uint32_t> less;
-  const mergepath::merge_range r = mergepath::compute_merge_range(a_count, b_count, blockIdx.x, NV, partitions);
-  mergepath::cta_load_two_ranges<NT, VT>(a + r.a_begin, r.a_count(), b + r.b_begin, r.count(), keys);
-  __syncthreads();
-  const uint32_t* tile_b = keys + r.a_count();
-  const int b_n = r.b_count();
-  mergepath::cta_merge_visit<NT, VT>(
-      keys, r,
-      [&](int64_t out, mergepath::source src, int64_t i, uint32_t key) {
-        if (src != mergepath::source::a) return;
-        const int64_t lower = out - i;
-        int64_t end = r.b_begin + mergepath::equal_run_end(tile_b, (int)(lower - r.b_begin), b_n, key, less);
-        if (end == r.b_end) end = mergepath::equal_run_end(b, r.b_end, b_count, key, less);
-        counts[i] = (uint32_t)(end - lower);
-      },
-      less);
+  merge_join_count_tile<uint32_t, mergepath::less_t<uint32_t>>(a, a_count, b, b_count, partitions, counts, keys);
+}
+
+// The same kernel for the crate's own key, `Trade` in src/keys.rs, by its custom comparator
+// `ByPrice`: both from the header build.rs writes for the derived key, the definitions
+// mergepath's own kernels for `Trade` are compiled with.
+extern "C" __global__ void __launch_bounds__(NT)
+merge_join_count_trade_by_price(const mergepath_user::Trade* a, int64_t a_count, const mergepath_user::Trade* b,
+                                int64_t b_count, const int64_t* partitions, uint32_t* counts) {
+  __shared__ mergepath_user::Trade keys[NV];
+  merge_join_count_tile<mergepath_user::Trade, mergepath_user::Trade_ByPrice>(a, a_count, b, b_count, partitions,
+                                                                              counts, keys);
 }
 
 // ---- Join helpers. An exclusive scan of per-row output counts in one pass (decoupled

@@ -8,34 +8,8 @@
 //!
 //! Run: `cargo run --release -p mergepath-example-building-blocks --bin merge_join`.
 
-use mergepath::cudarc::driver::{CudaSlice, PushKernelArg};
-use mergepath::{Gpu, Less, Module};
-use mergepath_example_building_blocks::{gpu, kernels, Rng, TILE};
-
-/// `counts[i]` = the number of keys of `b` equal to `a[i]` (both sorted ascending).
-fn merge_join_count(gpu: &Gpu, kernels: &Module, a: &CudaSlice<u32>, b: &CudaSlice<u32>) -> Result<CudaSlice<u32>, Box<dyn std::error::Error>> {
-    let mut counts = gpu.alloc_zeros::<u32>(a.len())?;
-    if a.is_empty() {
-        return Ok(counts);
-    }
-    let total = a.len() + b.len();
-    let mut partitions = gpu.alloc_zeros::<i64>(mergepath::partition_count(total, TILE.tile()))?;
-    mergepath::merge_path_partitions_into(gpu, a, b, TILE.tile(), Less, &mut partitions)?;
-    {
-        // The checked buffers hold their borrows until the launch is enqueued.
-        let (a_in, b_in) = (gpu.check_input("a", a)?, gpu.check_input("b", b)?);
-        let out = gpu.check_output("counts", &mut counts, a.len(), &[&a_in, &b_in])?;
-        let (a_count, b_count) = (a_in.len as i64, b_in.len as i64);
-        let func = kernels.function("merge_join_count")?;
-        let mut launch = gpu.stream().launch_builder(&func);
-        launch.arg(&a_in.ptr).arg(&a_count).arg(&b_in.ptr).arg(&b_count).arg(&partitions).arg(&out.ptr);
-        // SAFETY: the arguments match merge_join_count; one CTA of NT threads per tile of NV
-        // merged items, the partitions (spacing NV, ties to A) cover every tile, and `counts`
-        // holds one entry per key of A.
-        unsafe { launch.launch(TILE.launch_config(total)?) }?;
-    }
-    Ok(counts)
-}
+use mergepath::Less;
+use mergepath_example_building_blocks::{gpu, kernels, merge_join_count, Rng, TILE};
 
 fn cpu_merge_join_count(a: &[u32], b: &[u32]) -> Vec<u32> {
     a.iter().map(|x| (b.partition_point(|y| y <= x) - b.partition_point(|y| y < x)) as u32).collect()
@@ -70,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (n, m, range) in cases {
         let (a, b) = (sorted_keys(&mut rng, n, range), sorted_keys(&mut rng, m, range));
-        let counts = merge_join_count(&gpu, &kernels, &gpu.upload(&a)?, &gpu.upload(&b)?)?;
+        let counts = merge_join_count(&gpu, &kernels, "merge_join_count", &gpu.upload(&a)?, &gpu.upload(&b)?, Less)?;
         let (got, want) = (gpu.download(&counts)?, cpu_merge_join_count(&a, &b));
         if got != want {
             let at = got.iter().zip(&want).position(|(g, w)| g != w);
@@ -84,9 +58,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
     let mut library = gpu.alloc_zeros::<u32>(n)?;
     // Warm-up: modules loaded, memory pools filled.
-    merge_join_count(&gpu, &kernels, &da, &db)?;
+    merge_join_count(&gpu, &kernels, "merge_join_count", &da, &db, Less)?;
     mergepath::sorted_search_count(&gpu, &da, &db, &mut library, Less)?;
-    let (counts, ms) = gpu.time(|| merge_join_count(&gpu, &kernels, &da, &db))?;
+    let (counts, ms) = gpu.time(|| merge_join_count(&gpu, &kernels, "merge_join_count", &da, &db, Less))?;
     let ((), library_ms) = gpu.time(|| mergepath::sorted_search_count(&gpu, &da, &db, &mut library, Less))?;
     if gpu.download(&counts)? != gpu.download(&library)? {
         return Err("merge_join_count and sorted_search_count differ on 2^25 + 2^25 keys".into());
