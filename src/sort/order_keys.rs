@@ -159,22 +159,37 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
             at(records_at)
         }
     };
-    // The first word in order: where the inputs are sorted, already (one) or merged (two, into
-    // the runs' region and back); else sorted.
+    // The first word in order: where the inputs are sorted, merged (two, into the runs' region
+    // and back); else sorted.
     let first_word = |_: &Kernels, packed: u64, positions: u64, word: usize| match (sorted, lengths.as_slice()) {
-        (true, [_]) => Ok(()),
         (true, &[a, b]) => merge_first_words(gpu, order, (packed, positions, word), (a, b), (runs, at(merged_at))),
         _ => sort_words(gpu, order, packed, positions, word, total),
     };
     let words = PackedWords { gpu, kernels: &kernels, order, records, record_bytes, n: total, packed, positions, word, sort_packed: first_word };
-    words.sort(Some(&TieRuns::at(base, ties_at, total)))?;
-    // The runs tied on the last word too, over the items and one more equal to the last; each
-    // record's run in the order; then the runs scattered back to the records' positions.
-    copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
+    // The runs tied on a word and every word before, over the items and one more equal to the
+    // last (`first`: the first word).
     let ties = TieRuns::at(base, ties_at, total + 1);
-    ties.find(gpu, &kernels, packed, false)?;
+    let find_ties = |first: bool| -> Result<()> {
+        copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
+        ties.find(gpu, &kernels, packed, first)
+    };
     let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
-    launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
+    let search_runs = || launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 });
+    if sorted && lengths.len() == 1 {
+        // One sorted input is in the order already: each word's ties in place, then each
+        // record's run is its rank where it is.
+        for w in 0..order.words() {
+            words.pack(w, false, None)?;
+            find_ties(w == 0)?;
+        }
+        search_runs()?;
+        return copy_device(gpu, keys, runs, total * 8);
+    }
+    words.sort(Some(&TieRuns::at(base, ties_at, total)))?;
+    // The runs tied on the last word too; each record's run in the order; then the runs
+    // scattered back to the records' positions.
+    find_ties(false)?;
+    search_runs()?;
     launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
 }
 
