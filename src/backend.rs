@@ -105,6 +105,10 @@ backend_trait! {
     fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
     /// Each of `count` work items' segment's value (interval expand).
     fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()>;
+    /// The array with each value inserted before the item at its position (bulk insert).
+    fn bulk_insert<I: SortIndex, V: Value>(array: &[V], positions: &[I], values: &[V], out: &mut [V]) -> Result<()>;
+    /// The array without the items at the positions (bulk remove); returns how many are kept.
+    fn bulk_remove<I: SortIndex, V: Value>(array: &[V], positions: &[I], out: &mut [V]) -> Result<usize>;
     /// The first key of each run of equal keys; returns the number of runs.
     fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> Result<usize>;
     /// Each run's first key and length; returns the number of runs.

@@ -1,6 +1,7 @@
 //! CPU reference implementations with exactly the GPU semantics: simple sequential code, the
 //! oracle of the tests. [`crate::host`] is the fast, parallel CPU backend checked against it.
 
+pub use crate::bulk::cpu::{bulk_insert, bulk_remove};
 use crate::device::contract::{SET_A_ONLY, SET_B_ONLY, SET_MATCHED};
 use crate::key::{Comparator, Key};
 

@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod bulk;
 mod checks;
 pub mod cpu;
 mod error;
@@ -81,6 +82,7 @@ pub use key::{RecordField, RecordOrder};
 /// field-order comparator (`Less` / `Greater`) and custom ones, kernels compiled at build time.
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
+pub use bulk::{bulk_insert, bulk_remove};
 pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
 pub use reduce::{segmented_reduce, Reduction};
 pub use runs::{reduce_by_key, run_length_encode, unique};

@@ -362,6 +362,14 @@ fn bad_input_errors(backend: &impl Backend) -> Vec<Error> {
     errors.push(backend.sort_segments_keys(&mut k, &[0, 500, 400], Less).unwrap_err());
     errors.push(backend.sort_segments_keys(&mut k, &[0, 1001], Less).unwrap_err());
     assert_eq!(k, keys);
+    let mut bulk = vec![7u32; 1003];
+    errors.push(backend.bulk_insert(&keys, &[0u32, 9, 8], &[1, 2, 3], &mut bulk).unwrap_err());
+    errors.push(backend.bulk_insert(&keys, &[0u32, 9, 1001], &[1, 2, 3], &mut bulk).unwrap_err());
+    errors.push(backend.bulk_insert(&keys, &[0u32, 9, 1000], &[1, 2], &mut bulk).unwrap_err());
+    errors.push(backend.bulk_insert(&keys, &[0u32, 9, 1000], &[1, 2, 3], &mut bulk[..1002]).unwrap_err());
+    errors.push(backend.bulk_remove(&keys, &[3u64, 1000], &mut bulk).unwrap_err());
+    errors.push(backend.bulk_remove(&keys, &[3u64, 3, 4], &mut bulk[..997]).unwrap_err());
+    assert_eq!(bulk, vec![7u32; 1003]);
     errors
 }
 
@@ -398,6 +406,12 @@ fn bad_input_is_the_same_error_on_both_backends_and_leaves_the_data_as_it_was() 
         Error::LengthMismatch { what: "a_values", expected: 1000, got: 999 },
         Error::InvalidArgument { argument: "offsets", reason: "must be non-decreasing: offsets[2] = 400 is below offsets[1] = 500".into() },
         Error::InvalidArgument { argument: "offsets", reason: "offsets[1] = 1001 is past the end of the 1000 keys".into() },
+        Error::InvalidArgument { argument: "positions", reason: "not sorted: positions[2] = 8 is below positions[1] = 9".into() },
+        Error::InvalidArgument { argument: "positions", reason: "position 1001 is past the end of the 1000 items".into() },
+        Error::LengthMismatch { what: "values", expected: 3, got: 2 },
+        Error::OutputTooSmall { what: "out", needed: 1003, got: 1002 },
+        Error::InvalidArgument { argument: "positions", reason: "position 1000 is not one of the 1000 items".into() },
+        Error::OutputTooSmall { what: "out", needed: 998, got: 997 },
     ];
     assert_eq!(bad_input_errors(&Host), want);
     let Some(gpu) = gpu() else { return };

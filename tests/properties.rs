@@ -231,6 +231,33 @@ fn interval_expand() {
     });
 }
 
+/// An array's length (mostly short, now and then 20,000) and sorted positions in it, repeats
+/// among them, each at most `n - 1 + end` (`end` 1: insert positions reach the end).
+fn bulk_positions(end: usize) -> impl Strategy<Value = (usize, Vec<usize>)> {
+    use proptest::prelude::*;
+    let lengths = prop_oneof![3 => 0usize..40, 3 => 0usize..3000, 1 => Just(20_000usize), 1 => Just(0usize)];
+    (lengths, prop::collection::vec(any::<u64>(), 0..600), 0u64..4).prop_map(move |(n, draws, spread)| {
+        // A narrow range now and then: long runs of one position.
+        let range = match spread {
+            0 => 1.min(n + end) as u64,
+            _ => (n + end) as u64,
+        };
+        let mut positions: Vec<usize> = if range == 0 { Vec::new() } else { draws.iter().map(|d| (d % range) as usize).collect() };
+        positions.sort_unstable();
+        (n, positions)
+    })
+}
+
+#[test]
+fn bulk_insert() {
+    check("bulk_insert", bulk_positions(1), |b, (n, positions)| testing::bulk_insert(b, n, &positions));
+}
+
+#[test]
+fn bulk_remove() {
+    check("bulk_remove", bulk_positions(0), |b, (n, positions)| testing::bulk_remove(b, n, &positions));
+}
+
 /// Segment lengths and a seed for the values.
 fn reduce_inputs() -> impl Strategy<Value = (Vec<usize>, u64)> {
     (segment_lengths(), proptest::prelude::any::<u64>())

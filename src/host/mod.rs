@@ -32,6 +32,7 @@
 
 mod parallel;
 
+pub use crate::bulk::host::{bulk_insert, bulk_remove};
 use crate::cpu::{set_operation_each, SetSource};
 use crate::key::ordering_by;
 use crate::error::{Error, Result};

@@ -109,14 +109,23 @@ pub fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(
     let total = a.len + b.len;
     let ok = gpu.output("out_keys", out_keys, align, total, &[&a, &b, &av, &bv])?;
     let ov = gpu.output("out_values", out_values, value_align, total, &[&a, &b, &av, &bv, &ok])?;
+    launch_merge_pairs::<K, V, C>(gpu, [&a, &b, &ok], [&av, &bv, &ov], comp)
+}
+
+/// Enqueues the merge of pairs on validated buffers (`keys`: A, B and the output's; `values`
+/// the same, aligned as `value_align::<V>()` asks), the values carried as words or by
+/// position.
+pub(crate) fn launch_merge_pairs<K: Key, V: Value, C: Comparator<K>>(gpu: &Gpu, keys: [&CheckedBuffer<'_>; 3], values: [&CheckedBuffer<'_>; 3], comp: C) -> Result<()> {
+    let ([a, b, ok], [av, bv, ov]) = (keys, values);
     match const { value_carry::<V>() } {
-        ValueCarry::Words(word) => launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&av, &bv, &ov, word)), comp),
+        ValueCarry::Words(word) => launch_merge::<K, C>(gpu, a, b, ok, Some((av, bv, ov, word)), comp),
         ValueCarry::Positions(bytes) => {
             let kernels = gpu.kernels::<K, C>()?;
             let sources = ValueSources { a: (av.ptr, av.len), b: Some((bv.ptr, bv.len)) };
+            let total = a.len + b.len;
             carry_positions(gpu, &kernels, sources, ov.ptr, bytes, |positions, out, word| {
                 let (pa, pb) = (CheckedBuffer::raw(positions, a.len, word), CheckedBuffer::raw(positions + (a.len * word) as u64, b.len, word));
-                launch_merge::<K, C>(gpu, &a, &b, &ok, Some((&pa, &pb, &CheckedBuffer::raw(out, total, word), word)), comp)
+                launch_merge::<K, C>(gpu, a, b, ok, Some((&pa, &pb, &CheckedBuffer::raw(out, total, word), word)), comp)
             })
         }
     }

@@ -1,0 +1,196 @@
+//! Bulk insert and bulk remove (Modern GPU's `BulkInsert` and `BulkRemove`): a sorted batch of
+//! items put into an array at given positions, or the items at given positions taken out,
+//! both stable.
+//!
+//! - **Insert** is the merge of the positions (A, each inserted value following its position)
+//!   with the array's own positions `0, 1, ..., n - 1` (B, the array's items following them),
+//!   A first on ties: `values[j]` lands just before `array[positions[j]]`, and inserts at one
+//!   position keep their order. One merge pass; the positions' counting sequence is written
+//!   once into temporary memory.
+//! - **Remove** is the set difference of the array's positions and the given ones, then one
+//!   gather of the kept items: positions may repeat (an item goes once).
+//!
+//! This folder holds the whole algorithm: the device calls and their checks here, the host
+//! backend ([`host`]), the host-slice [`Gpu`] methods (`slices.rs`) and the sequential oracle
+//! ([`crate::cpu::bulk_insert`], `cpu.rs`).
+
+pub(crate) mod cpu;
+pub(crate) mod host;
+mod slices;
+
+use crate::checks::{check_output, check_values};
+use crate::device::buffers::CheckedBuffer;
+use crate::device::temp::TempLayout;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::gather::{launch_gather, launch_iota};
+use crate::key::{value_align, Comparator, Key, Less, Value};
+use crate::merge::launch_merge_pairs;
+use crate::sets::{launch_set_operation, Output};
+use crate::types::{SetOperation, SortIndex};
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+/// Inserts `values[j]` before `array[positions[j]]` for every `j`, writing the `array.len() +
+/// positions.len()` items to `out` (longer is fine, the rest is left as it is;
+/// [`Error::OutputTooSmall`] if shorter, nothing written). Positions are sorted, each at most
+/// `array.len()` (`array.len()` appends); equal positions keep their values' order. Values of
+/// any size; positions `u32` (arrays of fewer than 2^32 items, [`Error::TooLarge`] past that)
+/// or `u64`. `values` has one value per position ([`Error::LengthMismatch`]); `out` must not
+/// overlap the inputs. Returns without waiting for the GPU.
+///
+/// Device positions are not checked (that would wait for the GPU): unsorted positions, or
+/// positions past the array's end, still put every item of `array` and `values` in `out`
+/// once, in an unspecified order. The host-slice and host-backend calls check theirs
+/// ([`Error::InvalidArgument`]).
+///
+/// ```no_run
+/// # fn main() -> Result<(), mergepath::Error> {
+/// let gpu = mergepath::Gpu::new(0)?;
+/// let array = gpu.upload(&[10u32, 20, 30])?;
+/// let (positions, values) = (gpu.upload(&[0u32, 2, 2, 3])?, gpu.upload(&[1u32, 21, 22, 31])?);
+/// let mut out = gpu.alloc_zeros::<u32>(7)?;
+/// mergepath::bulk_insert(&gpu, &array, &positions, &values, &mut out)?;
+/// assert_eq!(gpu.download(&out)?, [1, 10, 20, 21, 22, 30, 31]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn bulk_insert<I: SortIndex, V: Value>(
+    gpu: &Gpu,
+    array: &impl DevicePtr<V>,
+    positions: &impl DevicePtr<I>,
+    values: &impl DevicePtr<V>,
+    out: &mut impl DevicePtrMut<V>,
+) -> Result<()> {
+    let value_align = const { value_align::<V>() };
+    let array = gpu.input("array", array, value_align)?;
+    let positions = gpu.input("positions", positions, std::mem::size_of::<I>())?;
+    let values = gpu.input("values", values, value_align)?;
+    let total = check_insert::<I>(array.len, positions.len, values.len, usize::MAX)?;
+    let out = gpu.output("out", out, value_align, total, &[&array, &positions, &values])?;
+    launch_insert::<I, V>(gpu, &array, &positions, &values, &out)
+}
+
+/// Removes the items of `array` at `positions`, writing the others to `out` in their order,
+/// and returns how many there are (`array.len()` less the distinct positions). Positions are
+/// sorted and below `array.len()`; a position given twice removes its item once. `out` holds
+/// at least the kept items ([`Error::OutputTooSmall`] with their count otherwise, nothing
+/// written; `array.len() - positions.len()` is enough where positions do not repeat) and must
+/// not overlap the inputs. Values of any size; positions `u32` (arrays of fewer than 2^32
+/// items, [`Error::TooLarge`] past that) or `u64`.
+///
+/// Waits for the GPU: the kept items' count, found on the device, sizes the gather that
+/// writes them.
+///
+/// Device positions are not checked: positions past the array's end remove nothing, and
+/// unsorted ones give an unspecified selection of the array's items (or
+/// [`Error::OutputTooSmall`]), never an out-of-bounds access. The host-slice and host-backend
+/// calls check theirs ([`Error::InvalidArgument`]).
+pub fn bulk_remove<I: SortIndex, V: Value>(gpu: &Gpu, array: &impl DevicePtr<V>, positions: &impl DevicePtr<I>, out: &mut impl DevicePtrMut<V>) -> Result<usize> {
+    let array = gpu.input("array", array, std::mem::align_of::<V>())?;
+    let positions = gpu.input("positions", positions, std::mem::size_of::<I>())?;
+    check_index_room::<I>(array.len)?;
+    let out = gpu.output("out", out, std::mem::align_of::<V>(), 0, &[&array, &positions])?;
+    launch_remove::<I, V>(gpu, &array, &positions, &out)
+}
+
+/// The checks of a bulk insert of `inserts` values at `positions` positions into an array of
+/// `n` items, with room for `out_len`: returns the result's length.
+pub(crate) fn check_insert<I: SortIndex>(n: usize, positions: usize, inserts: usize, out_len: usize) -> Result<usize> {
+    check_values("values", positions, inserts)?;
+    check_index_room::<I>(n)?;
+    let total = n.checked_add(positions).ok_or(Error::TooLarge { what: "bulk insert result" })?;
+    check_output("out", out_len, total)?;
+    Ok(total)
+}
+
+/// Positions of `I` reach every position of an array of `n` items and its end (`n`).
+pub(crate) fn check_index_room<I: SortIndex>(n: usize) -> Result<()> {
+    if n >= I::MAX_COUNT {
+        return Err(Error::TooLarge { what: "array for bulk insert or remove with these positions' type (u32: fewer than 2^32 items)" });
+    }
+    Ok(())
+}
+
+/// `positions` (host) sorted and each inside an array of `n` items (`at_end`: or at its end,
+/// where an insert appends).
+pub(crate) fn check_positions<I: SortIndex>(positions: &[I], n: usize, at_end: bool) -> Result<()> {
+    if let Some(i) = positions.windows(2).position(|w| w[1].value() < w[0].value()) {
+        return Err(Error::invalid("positions", format!("not sorted: positions[{}] = {} is below positions[{i}] = {}", i + 1, positions[i + 1].value(), positions[i].value())));
+    }
+    match positions.last().map(|&p| p.value()) {
+        Some(last) if at_end && last > n as u64 => Err(Error::invalid("positions", format!("position {last} is past the end of the {n} items"))),
+        Some(last) if !at_end && last >= n as u64 => Err(Error::invalid("positions", format!("position {last} is not one of the {n} items"))),
+        _ => Ok(()),
+    }
+}
+
+/// The positions' counting sequence `0..n` (`K` words) in temporary memory, for `with`.
+fn with_counting<K: Key, R>(gpu: &Gpu, n: usize, extra_bytes: usize, with: impl FnOnce(&CheckedBuffer<'_>, u64) -> Result<R>) -> Result<R>
+where
+    Less: Comparator<K>,
+{
+    let word = std::mem::size_of::<K>();
+    let mut layout = TempLayout::default();
+    let (counting_at, extra_at) = (layout.region(n * word), layout.region(extra_bytes));
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let kernels = gpu.kernels::<K, Less>()?;
+    if n > 0 {
+        launch_iota(gpu, &kernels, base + counting_at as u64, n, 0, word)?;
+    }
+    with(&CheckedBuffer::raw(base + counting_at as u64, n, word), base + extra_at as u64)
+}
+
+/// Enqueues a checked insert: the merge of the positions (values following) with the
+/// counting sequence (the array's items following), A first on ties, into `out`.
+pub(crate) fn launch_insert<I: SortIndex, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, values: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<()> {
+    match std::mem::size_of::<I>() {
+        4 => insert_by::<u32, V>(gpu, array, positions, values, out),
+        _ => insert_by::<u64, V>(gpu, array, positions, values, out),
+    }
+}
+
+/// [`launch_insert`] with positions of `K`.
+fn insert_by<K: Key, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, values: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<()>
+where
+    Less: Comparator<K>,
+{
+    let total = array.len + positions.len;
+    if total == 0 {
+        return Ok(());
+    }
+    let word = std::mem::size_of::<K>();
+    with_counting::<K, _>(gpu, array.len, total * word, |counting, merged| {
+        let merged = CheckedBuffer::raw(merged, total, word);
+        launch_merge_pairs::<K, V, Less>(gpu, [positions, counting, &merged], [values, array, out], Less)
+    })
+}
+
+/// A checked remove: the kept positions (the set difference of the counting sequence and
+/// `positions`), their count read back, then one gather of the kept items into `out`.
+pub(crate) fn launch_remove<I: SortIndex, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<usize> {
+    match std::mem::size_of::<I>() {
+        4 => remove_by::<u32, V>(gpu, array, positions, out),
+        _ => remove_by::<u64, V>(gpu, array, positions, out),
+    }
+}
+
+/// [`launch_remove`] with positions of `K`.
+fn remove_by<K: Key, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<usize>
+where
+    Less: Comparator<K>,
+{
+    let n = array.len;
+    if n == 0 {
+        return Ok(0);
+    }
+    let word = std::mem::size_of::<K>();
+    with_counting::<K, _>(gpu, n, n * word, |counting, kept| {
+        let kept_buf = CheckedBuffer::raw(kept, n, word);
+        let kept_count = launch_set_operation::<K, Less>(gpu, SetOperation::Difference, counting, positions, Output::Keys(&kept_buf))?.read(gpu)?;
+        check_output("out", out.len, kept_count)?;
+        let kernels = gpu.kernels::<K, Less>()?;
+        launch_gather(gpu, &kernels, (array.ptr, n), None, (kept, word), out.ptr, kept_count, std::mem::size_of::<V>())?;
+        Ok(kept_count)
+    })
+}
