@@ -12,10 +12,13 @@
 //!
 //! This folder holds the whole algorithm: the device calls and their checks here, the host
 //! backend ([`host`]), the host-slice [`Gpu`] methods (`slices.rs`) and the sequential oracle
-//! ([`crate::cpu::bulk_insert`], `cpu.rs`).
+//! ([`crate::cpu::bulk_insert`], `cpu.rs`) and the properties that hold them to it
+//! ([`crate::testing::bulk_insert`], `properties.rs`).
 
 pub(crate) mod cpu;
 pub(crate) mod host;
+#[cfg(feature = "testing")]
+pub(crate) mod properties;
 mod slices;
 
 use crate::checks::{check_output, check_values};

@@ -57,7 +57,7 @@
 mod comparator;
 mod keys;
 mod partitions;
-mod properties;
+pub(crate) mod properties;
 mod runner;
 mod strategies;
 
@@ -65,8 +65,9 @@ pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
 pub use keys::{pod_key, TestKey};
 pub use partitions::{check_merge_partitions, check_merge_tiles, check_multiway_partitions, merge_path_partitions, multiway_partitions};
 pub use properties::{
-    assert_same_bits, backends, bulk_insert, bulk_remove, gpu, gpu_or_host, interval_expand, load_balancing_search, merge_keys, merge_multiway, merge_pairs, runs, segmented_reduce, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
+    assert_same_bits, backends, gpu, gpu_or_host, interval_expand, load_balancing_search, merge_keys, merge_multiway, merge_pairs, runs, segmented_reduce, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
 };
+pub use crate::bulk::properties::{bulk_insert, bulk_remove};
 pub use runner::Check;
 pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_inputs, sorted_keys, tile_sizes, two_sorted, Pattern};
 /// An all-zero key (for `#[derive(Key)]`'s generated specials).
