@@ -4,9 +4,10 @@
 //! pairs, stable mergesort of keys, pairs and indices, vectorized sorted search and multiset
 //! operations (Balanced Path), multiway merge of k sorted inputs, and Modern GPU's
 //! load-balancing family (load-balancing search, interval expand, segmented reduction; unique,
-//! run-length encoding and reduce-by-key), built on a public two-phase scheduling layer (coarse
-//! Merge Path partitions over global memory, then per-thread partitions in shared memory and an
-//! unrolled serial loop in registers, after Baxter's Modern GPU).
+//! run-length encoding and reduce-by-key; bulk insert and bulk remove), built on a public
+//! two-phase scheduling layer (coarse Merge Path partitions over global memory, then
+//! per-thread partitions in shared memory and an unrolled serial loop in registers, after
+//! Baxter's Modern GPU).
 //!
 //! ```no_run
 //! use mergepath::{Gpu, Less};
