@@ -670,3 +670,31 @@ fn calls_from_several_threads_share_one_gpu() {
         }
     });
 }
+
+/// The device calls do not check their positions: unsorted positions, or positions past the
+/// array, still give every item once (insert), and a selection of the array's items without
+/// an error or an access out of bounds (remove).
+#[test]
+fn bulk_calls_on_unchecked_device_positions_keep_their_promises() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0xb0);
+    for (n, m) in [(1usize, 3usize), (1000, 300), (100_000, 40_000)] {
+        let array: Vec<u32> = (0..n as u32).collect();
+        let values: Vec<u32> = (n as u32..(n + m) as u32).collect();
+        let positions: Vec<u32> = (0..m).map(|_| rng.below(2 * n as u64 + 2) as u32).collect();
+        let (a, p, v) = (gpu.upload(&array).unwrap(), gpu.upload(&positions).unwrap(), gpu.upload(&values).unwrap());
+        let mut out = gpu.alloc_zeros::<u32>(n + m).unwrap();
+        mergepath::bulk_insert(gpu, &a, &p, &v, &mut out).unwrap();
+        let mut items = gpu.download(&out).unwrap();
+        items.sort_unstable();
+        assert_eq!(items, (0..(n + m) as u32).collect::<Vec<_>>(), "insert n={n} m={m}: every item once");
+        let mut kept = gpu.alloc_zeros::<u32>(n).unwrap();
+        match mergepath::bulk_remove(gpu, &a, &p, &mut kept) {
+            Ok(count) => {
+                let kept = gpu.download(&kept).unwrap();
+                assert!(count <= n && kept[..count].iter().all(|&x| (x as usize) < n), "remove n={n} m={m}: items of the array");
+            }
+            Err(e) => assert!(matches!(e, Error::OutputTooSmall { .. }), "remove n={n} m={m}: {e}"),
+        }
+    }
+}
