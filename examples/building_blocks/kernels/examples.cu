@@ -1,13 +1,13 @@
 // Algorithms a user writes from mergepath's public device headers (as a user would: only
 // `#include <mergepath/...>`), compiled by this crate's build.rs through mergepath-build. The
-// host side is in src/bin/{bulk_insert,join,merge_join,interval_expand}.rs. `mergepath_user/Trade.cuh` is
-// the CUDA twin of the derived key `Trade` (src/keys.rs), written by build.rs.
+// host side is in src/bin/{bulk_insert,join,merge_join,interval_expand}.rs. `mergepath_user/Hit.cuh` is
+// the CUDA twin of the derived key `Hit` (src/keys.rs), written by build.rs.
 #include <building_blocks/tuning.cuh>
 #include <mergepath/kernel/merge.cuh>
 #include <mergepath/kernel/load_balancing.cuh>
 #include <mergepath/cta/scan.cuh>
 #include <mergepath/thread/keys.cuh>
-#include <mergepath_user/Trade.cuh>
+#include <mergepath_user/Hit.cuh>
 
 namespace {
 // kernels/tuning.tsv has one row, for every architecture and key size.
@@ -83,15 +83,14 @@ merge_join_count(const uint32_t* a, int64_t a_count, const uint32_t* b, int64_t 
   merge_join_count_tile<uint32_t, mergepath::less_t<uint32_t>>(a, a_count, b, b_count, partitions, counts, keys);
 }
 
-// The same kernel for the crate's own key, `Trade` in src/keys.rs, by its custom comparator
-// `ByPrice`: both from the header build.rs writes for the derived key, the definitions
-// mergepath's own kernels for `Trade` are compiled with.
+// The same kernel for the crate's own key, `Hit` in src/keys.rs, by its custom comparator
+// `ByX`: both from the header build.rs writes for the derived key, the definitions mergepath's
+// own kernels for `Hit` are compiled with.
 extern "C" __global__ void __launch_bounds__(NT)
-merge_join_count_trade_by_price(const mergepath_user::Trade* a, int64_t a_count, const mergepath_user::Trade* b,
-                                int64_t b_count, const int64_t* partitions, uint32_t* counts) {
-  __shared__ mergepath_user::Trade keys[NV];
-  merge_join_count_tile<mergepath_user::Trade, mergepath_user::Trade_ByPrice>(a, a_count, b, b_count, partitions,
-                                                                              counts, keys);
+merge_join_count_hit_by_x(const mergepath_user::Hit* a, int64_t a_count, const mergepath_user::Hit* b, int64_t b_count,
+                          const int64_t* partitions, uint32_t* counts) {
+  __shared__ mergepath_user::Hit keys[NV];
+  merge_join_count_tile<mergepath_user::Hit, mergepath_user::Hit_ByX>(a, a_count, b, b_count, partitions, counts, keys);
 }
 
 // ---- Join helpers. An exclusive scan of per-row output counts in one pass (decoupled

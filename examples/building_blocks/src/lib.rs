@@ -1,13 +1,13 @@
 //! What the example programs share: their kernels (kernels/examples.cu, compiled by
 //! build.rs against mergepath's device headers), their launch shape (kernels/tuning.tsv),
-//! loaded into a mergepath [`Gpu`]'s context, and the crate's own key type ([`Trade`]).
+//! loaded into a mergepath [`Gpu`]'s context, and the crate's own key type ([`Hit`]).
 
 use mergepath::cudarc::driver::{CudaSlice, PushKernelArg};
 use mergepath::partition::TileShape;
 use mergepath::{Comparator, Gpu, Key, Module};
 
 mod keys;
-pub use keys::{ByPrice, Trade};
+pub use keys::{ByX, Hit};
 
 mod tuning {
     use mergepath::tuning::{LaunchShape, TuningRow};
@@ -36,7 +36,7 @@ pub fn kernels(gpu: &Gpu) -> mergepath::Result<Module> {
 /// `counts[i]` = the number of keys of `b` equivalent to `a[i]` under `comp` (both sorted by
 /// it), by the kernel `entry` of kernels/examples.cu: `merge_join_count_tile` instantiated for
 /// `K` and `C`'s functor (`merge_join_count` for `u32` and `Less`,
-/// `merge_join_count_trade_by_price` for [`Trade`] and [`ByPrice`]).
+/// `merge_join_count_hit_by_x` for [`Hit`] and [`ByX`]).
 pub fn merge_join_count<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     kernels: &Module,
