@@ -10,7 +10,10 @@ use std::io::Write;
 ///
 /// [`Check::run`] prints `name: N cases passed (seed S)` (straight to stderr, past the test
 /// harness's capture), or panics with the minimal failing input after shrinking, the failure's
-/// message and the seed that reproduces the run (`PROPTEST_RNG_SEED=S`). With
+/// message and the seed that reproduces the run (`PROPTEST_RNG_SEED=S`). A case that takes 5 s
+/// or more is reported as it finishes (`name: case K took T s (seed S)`), and with
+/// `MERGEPATH_PROPERTY_TRACE` set every run prints its seed before its first case, so a run
+/// that never ends can be repeated. With
 /// [`Check::persist_beside`], failing cases are saved as proptest regression files next to the
 /// test's source and replayed first on later runs.
 ///
@@ -69,8 +72,21 @@ impl Check {
             }
         };
         let cases = self.config.cases;
+        if std::env::var_os("MERGEPATH_PROPERTY_TRACE").is_some() {
+            let _ = writeln!(std::io::stderr(), "{}: running {cases} cases (seed {seed})", self.name);
+        }
         let mut runner = TestRunner::new(self.config);
-        match runner.run(&strategy, test) {
+        let case = std::cell::Cell::new(0u32);
+        let timed = |value: S::Value| {
+            let (start, k) = (std::time::Instant::now(), case.replace(case.get() + 1));
+            let result = test(value);
+            let took = start.elapsed();
+            if took >= SLOW_CASE {
+                let _ = writeln!(std::io::stderr(), "{}: case {k} took {:.1} s (seed {seed})", self.name, took.as_secs_f64());
+            }
+            result
+        };
+        match runner.run(&strategy, timed) {
             Ok(()) => {
                 let _ = writeln!(std::io::stderr(), "{}: {cases} cases passed (seed {seed})", self.name);
                 cases
@@ -82,6 +98,10 @@ impl Check {
         }
     }
 }
+
+/// A case that takes this long is reported with the run's seed as it finishes, so a slow input
+/// can be found again.
+const SLOW_CASE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A seed from the clock and the process, for runs without a fixed one.
 fn random_seed() -> u64 {
