@@ -12,8 +12,8 @@ use std::fmt::Debug;
 /// into an array of `n` items equals the sequential insert, for 12-byte values (carried by
 /// position) and 8-byte ones (as words).
 pub fn bulk_insert(backend: Backend<'_>, n: usize, positions: &[usize]) -> PropertyResult {
-    bulk_insert_of::<[u32; 3]>(backend, n, positions, |i| [i as u32, (i as u32).wrapping_mul(0x9e37_79b9), !(i as u32)])?;
-    bulk_insert_of::<u64>(backend, n, positions, |i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    bulk_insert_of(backend, n, positions, item12)?;
+    bulk_insert_of(backend, n, positions, item8)
 }
 
 fn bulk_insert_of<V: bytemuck::Pod + Debug + cudarc::driver::DeviceRepr + Send + Sync>(backend: Backend<'_>, n: usize, positions: &[usize], item: impl Fn(usize) -> V) -> PropertyResult {
@@ -52,8 +52,8 @@ fn bulk_insert_of<V: bytemuck::Pod + Debug + cudarc::driver::DeviceRepr + Send +
 /// repeats allowed) from an array of `n` items equals the sequential remove, for 12-byte
 /// values and 8-byte ones.
 pub fn bulk_remove(backend: Backend<'_>, n: usize, positions: &[usize]) -> PropertyResult {
-    bulk_remove_of::<[u32; 3]>(backend, n, positions, |i| [i as u32, (i as u32).wrapping_mul(0x9e37_79b9), !(i as u32)])?;
-    bulk_remove_of::<u64>(backend, n, positions, |i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    bulk_remove_of(backend, n, positions, item12)?;
+    bulk_remove_of(backend, n, positions, item8)
 }
 
 fn bulk_remove_of<V: bytemuck::Pod + Debug + cudarc::driver::DeviceRepr + Send + Sync>(backend: Backend<'_>, n: usize, positions: &[usize], item: impl Fn(usize) -> V) -> PropertyResult {
@@ -84,6 +84,17 @@ fn bulk_remove_of<V: bytemuck::Pod + Debug + cudarc::driver::DeviceRepr + Send +
         assert_same_bits(&format!("bulk_remove of {}-byte values on {} (variant {variant})", std::mem::size_of::<V>(), backend.name()), out, &want)?;
     }
     Ok(())
+}
+
+/// Item `i` of the properties' inputs as a 12-byte value (carried by position).
+fn item12(i: usize) -> [u32; 3] {
+    [i as u32, (i as u32).wrapping_mul(0x9e37_79b9), !(i as u32)]
+}
+
+/// Item `i` of the properties' inputs as an 8-byte value (carried as a word); an odd
+/// multiplier, so distinct items stay distinct.
+fn item8(i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// `items` in a new device buffer of at least one item (the first `items.len()` of it are
