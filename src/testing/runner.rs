@@ -12,8 +12,8 @@ use std::io::Write;
 /// harness's capture), or panics with the minimal failing input after shrinking, the failure's
 /// message and the seed that reproduces the run (`PROPTEST_RNG_SEED=S`). A case that takes 5 s
 /// or more is reported as it finishes (`name: case K took T s (seed S)`), and with
-/// `MERGEPATH_PROPERTY_TRACE` set every run prints its seed before its first case, so a run
-/// that never ends can be repeated. With
+/// `MERGEPATH_PROPERTY_TRACE` set every run prints its seed before its first case and every
+/// case its number before it starts, so a run that never ends can be repeated. With
 /// [`Check::persist_beside`], failing cases are saved as proptest regression files next to the
 /// test's source and replayed first on later runs.
 ///
@@ -72,13 +72,17 @@ impl Check {
             }
         };
         let cases = self.config.cases;
-        if std::env::var_os("MERGEPATH_PROPERTY_TRACE").is_some() {
+        let trace = std::env::var_os("MERGEPATH_PROPERTY_TRACE").is_some();
+        if trace {
             let _ = writeln!(std::io::stderr(), "{}: running {cases} cases (seed {seed})", self.name);
         }
         let mut runner = TestRunner::new(self.config);
         let case = std::cell::Cell::new(0u32);
         let timed = |value: S::Value| {
             let (start, k) = (std::time::Instant::now(), case.replace(case.get() + 1));
+            if trace {
+                let _ = writeln!(std::io::stderr(), "{}: case {k} starting", self.name);
+            }
             let result = test(value);
             let took = start.elapsed();
             if took >= SLOW_CASE {
