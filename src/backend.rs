@@ -3,6 +3,7 @@
 //! [`Backend`] runs on either, with the same results and the same errors.
 
 use crate::error::Result;
+use crate::join::JoinKind;
 use crate::key::{Comparator, Key, Value};
 use crate::reduce::Reduction;
 use crate::search::Bound;
@@ -109,6 +110,8 @@ backend_trait! {
     fn bulk_insert<I: SortIndex, V: Value>(array: &[V], positions: &[I], values: &[V], out: &mut [V]) -> Result<()>;
     /// The array without the items at the positions (bulk remove); returns how many are kept.
     fn bulk_remove<I: SortIndex, V: Value>(array: &[V], positions: &[I], out: &mut [V]) -> Result<usize>;
+    /// The pairs of rows of two sorted columns with equal keys, and the unmatched rows `kind` keeps.
+    fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<(Vec<i64>, Vec<i64>)>;
     /// The first key of each run of equal keys; returns the number of runs.
     fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> Result<usize>;
     /// Each run's first key and length; returns the number of runs.

@@ -4,10 +4,10 @@
 //! pairs, stable mergesort of keys, pairs and indices, vectorized sorted search and multiset
 //! operations (Balanced Path), multiway merge of k sorted inputs, and Modern GPU's
 //! load-balancing family (load-balancing search, interval expand, segmented reduction; unique,
-//! run-length encoding and reduce-by-key; bulk insert and bulk remove), built on a public
-//! two-phase scheduling layer (coarse Merge Path partitions over global memory, then
-//! per-thread partitions in shared memory and an unrolled serial loop in registers, after
-//! Baxter's Modern GPU).
+//! run-length encoding and reduce-by-key; bulk insert and bulk remove; sorted relational
+//! joins), built on a public two-phase scheduling layer (coarse Merge Path partitions over
+//! global memory, then per-thread partitions in shared memory and an unrolled serial loop in
+//! registers, after Baxter's Modern GPU).
 //!
 //! ```no_run
 //! use mergepath::{Gpu, Less};
@@ -47,6 +47,7 @@ pub mod cpu;
 mod error;
 mod device;
 pub mod host;
+pub mod join;
 mod fatbins;
 mod gather;
 mod key;
@@ -84,6 +85,7 @@ pub use key::{RecordField, RecordOrder};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use bulk::{bulk_insert, bulk_remove};
+pub use join::{join, JoinKind, JoinPairs, NO_ROW};
 pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
 pub use reduce::{segmented_reduce, Reduction};
 pub use runs::{reduce_by_key, run_length_encode, unique};

@@ -698,3 +698,24 @@ fn bulk_calls_on_unchecked_device_positions_keep_their_promises() {
         }
     }
 }
+
+/// Joins of unsorted columns (device and host slices) give pairs of rows in range or
+/// `NO_ROW`, never an error or an access out of bounds.
+#[test]
+fn joins_of_unsorted_columns_give_rows_in_range() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x10);
+    // At most 10^8 pairs, whatever the search's unspecified ranges on unsorted columns.
+    for (n, m) in [(1usize, 3usize), (1000, 300), (20_000, 5_000)] {
+        let a: Vec<u32> = (0..n).map(|_| rng.below(64) as u32).collect();
+        let b: Vec<u32> = (0..m).map(|_| rng.below(64) as u32).collect();
+        let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+        for kind in mergepath::JoinKind::ALL {
+            let device = mergepath::join(gpu, &da, &db, kind, Less).unwrap().download(gpu).unwrap();
+            for (rows_a, rows_b) in [device, gpu.join(&a, &b, kind, Less).unwrap()] {
+                let in_range = |rows: &[i64], len: usize| rows.iter().all(|&r| r == mergepath::NO_ROW || (0..len as i64).contains(&r));
+                assert!(rows_a.len() == rows_b.len() && in_range(&rows_a, n) && in_range(&rows_b, m), "{kind:?} join of {n} and {m} unsorted rows");
+            }
+        }
+    }
+}

@@ -61,6 +61,15 @@ fn sort_pairs_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
         testing::sort_pairs(b, &keys, comp)
     });
 }
+fn join_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
+    // Columns of up to 20,000 rows (scans of several tiles), the second cut short where their
+    // pairs could pass 2^20 (one repeated key on both sides pairs every row with every row).
+    let columns = testing::two_sorted::<K, C>(testing::lengths::<K>(20_000), comp).prop_map(|(a, mut b)| {
+        b.truncate((1usize << 20) / a.len().max(1));
+        (a, b)
+    });
+    check(&format!("join {key} {}", C::NAME), columns, |backend, (a, b)| testing::join(backend, &a, &b, comp));
+}
 fn sorted_search_of<K: TestKey, C: Comparator<K>>(key: &str, comp: C) {
     check(&format!("sorted_search {key} {}", C::NAME), testing::two_sorted::<K, C>(testing::lengths::<K>(30_000), comp), |b, (needles, haystack)| {
         testing::sorted_search(b, &needles, &haystack, comp)
@@ -168,6 +177,12 @@ fn sort_pairs() {
 fn sorted_search() {
     for_key_types!(sorted_search_of);
     for_record_types!(sorted_search_of);
+}
+
+#[test]
+fn join() {
+    for_key_types!(join_of);
+    for_record_types!(join_of);
 }
 
 #[test]

@@ -56,6 +56,11 @@ pub const CONSTANTS: &[Constant] = &[
         doc: "Splitters of one sample sort distribution pass (2^8 - 1: the classification is an unrolled 8-step binary search). Each splits off an open bucket below it and an equality bucket of the keys equal to it.",
     },
     Constant { name: "SAMPLESORT_BUCKETS", value: 511, doc: "Buckets of one sample sort distribution pass: 2 * SAMPLESORT_SPLITTERS + 1 (even: open, odd: equal to a splitter)." },
+    Constant { name: "JOIN_THREADS", value: 256, doc: "Threads per CTA of the join's scan and expansion kernels." },
+    Constant { name: "JOIN_ITEMS", value: 8, doc: "Rows per thread of the join's scan, outputs per thread of its expansion." },
+    Constant { name: "JOIN_MATCHES", value: 0, doc: "Join count mode: a row's matches (inner and right joins' rows of A)." },
+    Constant { name: "JOIN_AT_LEAST_ONE", value: 1, doc: "Join count mode: a row's matches, one where there are none (left and full joins' rows of A)." },
+    Constant { name: "JOIN_UNMATCHED", value: 2, doc: "Join count mode: one for a row without matches (right and full joins' rows of B)." },
     Constant { name: "SAMPLESORT_SCAN_THREADS", value: 256, doc: "Threads per CTA of the sample sort's scan of bucket counts." },
     Constant { name: "SAMPLESORT_SCAN_ITEMS", value: 16, doc: "Counts per thread of the sample sort's scan." },
     Constant { name: "SAMPLESORT_FINISH_SORT", value: 1 << 30, doc: "Flag of a sample sort finishing job (in its length word): sort the piece (else copy it)." },
@@ -672,6 +677,26 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "join_params",
+        templates: &[],
+        doc: "mergepath_join_scan (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS rows, `tiles` of them, tiles taking their indices from the ticket tile_states[tiles]; tile_states: tiles + 1 zeroed slots): offsets[i] = the outputs of rows 0..i under `mode`, a row's matches being lower[i]..upper[i] cut at other_rows, and *total their sum; mergepath_join_expand (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS outputs, `outputs` of them, JOIN_ITEMS consecutive ones per thread): output k's pair at out_first + k in out_a and out_b (-1: no row).",
+        fields: &[
+            ("lower", Ptr("const uint64_t*")),
+            ("upper", Ptr("const uint64_t*")),
+            ("rows", I64),
+            ("other_rows", I64),
+            ("mode", I64),
+            ("tiles", I64),
+            ("tile_states", Ptr("uint64_t*")),
+            ("offsets", Ptr("int64_t*")),
+            ("total", Ptr("int64_t*")),
+            ("outputs", I64),
+            ("out_first", I64),
+            ("out_a", Ptr("int64_t*")),
+            ("out_b", Ptr("int64_t*")),
+        ],
+    },
+    Struct {
         name: "record_segments_params",
         templates: &[],
         doc: "mergepath_record_segments: offsets[j] = the position of the j-th head (heads and chunk_heads from mergepath_record_heads, the same chunks), and offsets[heads] = count; where every item is a head (no ties), every offset is count (empty segments: nothing to sort).",
@@ -1039,6 +1064,8 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("record_order", "record_order_params", Indices),
     key_independent("record_heads", "record_heads_params", One),
     key_independent("record_segments", "record_segments_params", One),
+    key_independent("join_scan", "join_params", One),
+    key_independent("join_expand", "join_params", One),
 ];
 
 /// The Rust type name of contract struct `name` (`sort_merge_keys_params` →

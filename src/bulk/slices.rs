@@ -7,7 +7,6 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Value;
 use crate::types::SortIndex;
-use cudarc::driver::CudaSlice;
 
 impl Gpu {
     /// Bulk insert on the GPU (host slices): `out` holds `array` with `values[j]` before
@@ -53,14 +52,5 @@ impl Gpu {
         crate::checks::check_output("out", out.len(), kept)?;
         self.download_into(&out_d.slice(..kept * size_of::<V>()), bytemuck::cast_slice_mut(&mut out[..kept]))?;
         Ok(kept)
-    }
-
-    /// A slice's bytes in a new device buffer (one byte for an empty slice, so no allocation
-    /// is empty).
-    fn upload_bytes<T: bytemuck::Pod>(&self, host: &[T]) -> Result<CudaSlice<u8>> {
-        match host.is_empty() {
-            true => self.upload(&[0u8]),
-            false => self.upload(bytemuck::cast_slice::<T, u8>(host)),
-        }
     }
 }

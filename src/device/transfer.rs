@@ -436,6 +436,15 @@ impl Gpu {
         Ok(buf)
     }
 
+    /// A slice's bytes in a new device buffer (one byte for an empty slice, so no allocation
+    /// is empty).
+    pub(crate) fn upload_bytes<T: bytemuck::Pod>(&self, host: &[T]) -> Result<CudaSlice<u8>> {
+        match host.is_empty() {
+            true => self.upload(&[0u8]),
+            false => self.upload(bytemuck::cast_slice::<T, u8>(host)),
+        }
+    }
+
     /// Copies a small host table (launch parameters, a few KB to a few MB) to a new device
     /// buffer with one copy in stream order, without the staging pipeline: for tables a host
     /// plan builds between launches, where the pipeline's setup would cost more than the copy.

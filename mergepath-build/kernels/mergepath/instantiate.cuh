@@ -58,6 +58,7 @@ extern __shared__ __align__(16) unsigned char mergepath_dynamic_shared[];
 #include "entry/runs.cuh"
 #include "entry/record.cuh"
 #include "entry/multiway.cuh"
+#include "entry/join.cuh"
 #include "entry/samplesort.cuh"
 #include "entry/compare.cuh"
 #endif

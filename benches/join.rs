@@ -1,0 +1,49 @@
+//! Sorted relational joins of two u32 key columns of n rows each, keys drawn at random below
+//! n and sorted (SplitMix64 seeds 31 and 32: about one match per row), n = 2^24 and 2^26,
+//! timed with CUDA events; each join waits for its length and allocates its pairs. Bytes: both
+//! columns read and the pairs (two i64 rows each) written, once each. The Thrust anchor of the
+//! inner join is `benches/cub/join.cu`. Prints criterion's report and one TSV line per case in
+//! the anchors' format: op impl type n ms gkeys_s gbytes_s.
+//!
+//! Run: `cargo bench --bench join` (on the GPU machine: `.gpu/run bench join`).
+//! `MERGEPATH_BENCH_LOG2=26` (comma-separated) limits the sizes.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mergepath::{JoinKind, Less};
+use std::time::Duration;
+
+mod support;
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, Rng};
+
+/// `n` sorted keys below `n` (the anchor makes the same).
+fn column(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Rng(seed);
+    let mut keys: Vec<u32> = (0..n).map(|_| (rng.next() % n as u64) as u32).collect();
+    keys.sort_unstable();
+    keys
+}
+
+fn join(c: &mut Criterion) {
+    let Some(gpu) = bench_gpu() else { return };
+    println!("op\timpl\ttype\tn\tms\tgkeys_s\tgbytes_s");
+    let mut group = c.benchmark_group("join");
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for log2 in log2_sizes() {
+        let n = 1usize << log2;
+        let (a, b) = (gpu.upload(&column(n, 31)).unwrap(), gpu.upload(&column(n, 32)).unwrap());
+        for kind in [JoinKind::Inner, JoinKind::Full] {
+            let pairs = mergepath::join(&gpu, &a, &b, kind, Less).unwrap().len();
+            let bytes = 8 * n + 16 * pairs;
+            let op = format!("join_{kind:?}").to_lowercase();
+            let mut run = || drop(mergepath::join(&gpu, &a, &b, kind, Less).unwrap());
+            group.throughput(Throughput::Bytes(bytes as u64));
+            group.bench_function(BenchmarkId::new(&op, n), |bench| bench.iter_custom(|iters| gpu_time(&gpu, iters, &mut run)));
+            let ms = event_median_ms(&gpu, 20, &mut run);
+            println!("{op}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}\t{pairs}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, join);
+criterion_main!(benches);

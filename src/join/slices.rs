@@ -1,0 +1,25 @@
+//! Joins as a [`Gpu`] method on host slices: the columns uploaded, the device call, the pairs
+//! downloaded.
+
+use super::{check_join, launch_join, JoinKind};
+use crate::device::buffers::CheckedBuffer;
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::key::{Comparator, Key};
+
+impl Gpu {
+    /// A join on the GPU (host slices): the pairs of rows of `a` and `b` (each sorted by
+    /// `comp`) with equal keys as two columns, as [`crate::join`] writes them, with the errors
+    /// of [`crate::host::join`]. The columns and the pairs must fit the device together.
+    pub fn join<K: Key, C: Comparator<K>>(&self, a: &[K], b: &[K], kind: JoinKind, _comp: C) -> Result<(Vec<i64>, Vec<i64>)> {
+        check_join(a.len(), b.len())?;
+        let (a_d, b_d) = (self.upload_bytes(a)?, self.upload_bytes(b)?);
+        let pairs = {
+            // Fresh allocations: aligned for any key.
+            let (a_in, b_in) = (self.input("a", &a_d, 1)?, self.input("b", &b_d, 1)?);
+            let key = size_of::<K>();
+            launch_join::<K, C>(self, &CheckedBuffer::raw(a_in.ptr, a.len(), key), &CheckedBuffer::raw(b_in.ptr, b.len(), key), kind)?
+        };
+        pairs.download(self)
+    }
+}
