@@ -30,7 +30,7 @@
 //! # Ok(()) }
 //! ```
 
-mod parallel;
+pub(crate) mod parallel;
 
 pub use crate::bulk::host::{bulk_insert, bulk_remove};
 pub use crate::join::host::join;

@@ -5,12 +5,10 @@ use crate::key::{Comparator, Key};
 
 /// The pairs of rows of `a` and `b` (each sorted by `comp`) with equal keys, in `a`'s order
 /// and then `b`'s, plus the unmatched rows `kind` keeps, as two columns ([`NO_ROW`] for no
-/// row): the oracle of [`crate::join`], by two binary searches per row.
+/// row): the oracle of [`crate::join`], by walking both columns in step.
 pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> (Vec<i64>, Vec<i64>) {
-    let equal_rows = |x: &K, rows: &[K]| rows.partition_point(|y| comp.is_less(y, x))..rows.partition_point(|y| !comp.is_less(x, y));
     let (mut rows_a, mut rows_b) = (Vec::new(), Vec::new());
-    for (i, x) in a.iter().enumerate() {
-        let matches = equal_rows(x, b);
+    for (i, matches) in equal_runs(a, b, comp).into_iter().enumerate() {
         if matches.is_empty() && kind.keeps_unmatched_a() {
             rows_a.push(i as i64);
             rows_b.push(NO_ROW);
@@ -21,10 +19,24 @@ pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C)
         }
     }
     if kind.keeps_unmatched_b() {
-        for (j, _) in b.iter().enumerate().filter(|(_, y)| equal_rows(y, a).is_empty()) {
+        for (j, _) in equal_runs(b, a, comp).into_iter().enumerate().filter(|(_, m)| m.is_empty()) {
             rows_a.push(NO_ROW);
             rows_b.push(j as i64);
         }
     }
     (rows_a, rows_b)
+}
+
+/// Each row's run of equal rows of `other`, both sorted: one walk of `other` beside `rows`.
+fn equal_runs<K: Key, C: Comparator<K>>(rows: &[K], other: &[K], comp: C) -> Vec<std::ops::Range<usize>> {
+    let mut start = 0;
+    rows.iter()
+        .map(|row| {
+            while start < other.len() && comp.is_less(&other[start], row) {
+                start += 1;
+            }
+            let end = start + other[start..].iter().take_while(|y| !comp.is_less(row, y)).count();
+            start..end
+        })
+        .collect()
 }

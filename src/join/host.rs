@@ -2,17 +2,18 @@
 
 use super::{check_join, JoinKind, NO_ROW};
 use crate::error::Result;
-use crate::host::sorted_search_range;
+use crate::host::parallel::par_collect;
 use crate::key::{Comparator, Key};
+use crate::threads::Plan;
 
 /// A join on host slices: the pairs of rows of `a` and `b` (each sorted by `comp`) with equal
 /// keys as two columns, as [`crate::join`] writes them (same order, same unmatched rows, same
-/// errors). Each row's range of equal rows comes from the threaded [`sorted_search_range`];
+/// errors). Each row's range of equal rows comes from two binary searches, rows in parallel;
 /// the pairs are written in one pass.
 pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<(Vec<i64>, Vec<i64>)> {
     check_join(a.len(), b.len())?;
     let (mut rows_a, mut rows_b) = (Vec::new(), Vec::new());
-    for (i, matches) in ranges(a, b, comp)?.enumerate() {
+    for (i, matches) in ranges(a, b, comp).enumerate() {
         if matches.is_empty() && kind.keeps_unmatched_a() {
             rows_a.push(i as i64);
             rows_b.push(NO_ROW);
@@ -21,7 +22,7 @@ pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C)
         rows_b.extend(matches.map(|j| j as i64));
     }
     if kind.keeps_unmatched_b() {
-        for (j, _) in ranges(b, a, comp)?.enumerate().filter(|(_, m)| m.is_empty()) {
+        for (j, _) in ranges(b, a, comp).enumerate().filter(|(_, m)| m.is_empty()) {
             rows_a.push(NO_ROW);
             rows_b.push(j as i64);
         }
@@ -31,8 +32,10 @@ pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C)
 
 /// Each row's range of equal rows of `other` (empty where the bounds are not a range: unsorted
 /// inputs).
-fn ranges<K: Key, C: Comparator<K>>(rows: &[K], other: &[K], comp: C) -> Result<impl Iterator<Item = std::ops::Range<usize>>> {
-    let (mut lower, mut upper) = (vec![0u64; rows.len()], vec![0u64; rows.len()]);
-    sorted_search_range(rows, other, &mut lower, &mut upper, comp)?;
-    Ok(lower.into_iter().zip(upper).map(|(lo, hi)| lo as usize..(hi as usize).max(lo as usize)))
+fn ranges<K: Key, C: Comparator<K>>(rows: &[K], other: &[K], comp: C) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let bounds = par_collect(Plan::current(), rows.len(), |i| {
+        let row = &rows[i];
+        (other.partition_point(|y| comp.is_less(y, row)), other.partition_point(|y| !comp.is_less(row, y)))
+    });
+    bounds.into_iter().map(|(lower, upper)| lower..upper.max(lower))
 }

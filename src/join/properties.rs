@@ -5,7 +5,7 @@ use super::JoinKind;
 use crate::cpu;
 use crate::key::Comparator;
 use crate::testing::properties::{on_gpu, op_error, Backend, PropertyResult};
-use crate::testing::TestKey;
+use crate::testing::keys::TestKey;
 use proptest::test_runner::TestCaseError;
 
 /// [`crate::join`] of `a` and `b` (each sorted by `comp`) of every [`JoinKind`] (on the GPU

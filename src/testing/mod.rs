@@ -55,7 +55,7 @@
 //! ```
 
 mod comparator;
-mod keys;
+pub(crate) mod keys;
 mod partitions;
 pub(crate) mod properties;
 mod runner;
