@@ -19,6 +19,10 @@ use std::{env, fs};
 /// The fatbin constant of the zipped pairs' module.
 const ZIPPED_FATBIN: &str = "FATBIN_ZIPPED";
 
+/// The one module built with `MERGEPATH_INDEX_ENTRIES`: the key-independent entries the host
+/// takes from it alone (`Gpu::index_kernels`).
+const INDEX_ENTRIES_MODULE: &str = "u32_less";
+
 fn main() {
     if let Err(e) = build() {
         panic!("{e}");
@@ -70,7 +74,11 @@ fn build() -> Result<(), String> {
         let declarations = if key.size <= 4 { "#define MERGEPATH_ZIPPED_PAIRS\n#define MERGEPATH_ARITHMETIC_KEY\n" } else { "#define MERGEPATH_ARITHMETIC_KEY\n" };
         for comp in BUILTIN_COMPARATORS {
             let name = format!("{}_{}", key.rust, comp.name);
-            let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), declarations, key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));
+            // The key-independent entries the host takes from the u32 / less module alone
+            // (load-balancing search, interval expand, joins) are compiled there only.
+            let index_entries = if name == INDEX_ENTRIES_MODULE { "#define MERGEPATH_INDEX_ENTRIES\n" } else { "" };
+            let declarations = format!("{declarations}{index_entries}");
+            let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), &declarations, key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));
             writeln!(rust, "pub(crate) const {}: &[u8] = include_bytes!({:?});", const_name(key.rust, comp.name), build.fatbin_path(&name, &source)).unwrap();
             units.push((name, source));
         }

@@ -112,6 +112,8 @@ backend_trait! {
     fn bulk_remove<I: SortIndex, V: Value>(array: &[V], positions: &[I], out: &mut [V]) -> Result<usize>;
     /// The pairs of rows of two sorted columns with equal keys, and the unmatched rows `kind` keeps.
     fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<(Vec<i64>, Vec<i64>)>;
+    /// The number of pairs `join` outputs, without writing them.
+    fn join_len<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<usize>;
     /// The first key of each run of equal keys; returns the number of runs.
     fn unique<K: Key, C: Comparator<K>>(keys: &[K], out: &mut [K], comp: C) -> Result<usize>;
     /// Each run's first key and length; returns the number of runs.

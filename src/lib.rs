@@ -85,7 +85,7 @@ pub use key::{RecordField, RecordOrder};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use bulk::{bulk_insert, bulk_remove};
-pub use join::{join, JoinKind, JoinPairs, NO_ROW};
+pub use join::{join, join_len, JoinKind, JoinPairs, NO_ROW};
 pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
 pub use reduce::{segmented_reduce, Reduction};
 pub use runs::{reduce_by_key, run_length_encode, unique};

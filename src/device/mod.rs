@@ -204,6 +204,13 @@ impl Gpu {
         Ok(kernels)
     }
 
+    /// The module of the key-independent entries launched from it alone (load-balancing
+    /// search, interval expand, joins): the u32 / less one, the only unit build.rs compiles
+    /// with `MERGEPATH_INDEX_ENTRIES`.
+    pub(crate) fn index_kernels(&self) -> Result<Arc<Kernels>> {
+        self.kernels::<u32, crate::key::Less>()
+    }
+
     /// Loads a module of your own kernels into this handle's context: a fatbin (what
     /// `mergepath_build::Kernels` compiles in your build script), a cubin or NUL-terminated
     /// PTX. An empty image is [`Error::InvalidArgument`]; one the driver rejects (no code for

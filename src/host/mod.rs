@@ -33,7 +33,7 @@
 pub(crate) mod parallel;
 
 pub use crate::bulk::host::{bulk_insert, bulk_remove};
-pub use crate::join::host::join;
+pub use crate::join::host::{join, join_len};
 use crate::cpu::{set_operation_each, SetSource};
 use crate::key::ordering_by;
 use crate::error::{Error, Result};

@@ -39,3 +39,12 @@ fn ranges<K: Key, C: Comparator<K>>(rows: &[K], other: &[K], comp: C) -> impl It
     });
     bounds.into_iter().map(|(lower, upper)| lower..upper.max(lower))
 }
+
+/// The number of pairs [`join`] outputs, without writing them, as [`crate::join_len`] counts
+/// them (same errors).
+pub fn join_len<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<usize> {
+    check_join(a.len(), b.len())?;
+    let from_a: usize = ranges(a, b, comp).map(|m| if m.is_empty() && kind.keeps_unmatched_a() { 1 } else { m.len() }).sum();
+    let from_b = if kind.keeps_unmatched_b() { ranges(b, a, comp).filter(|m| m.is_empty()).count() } else { 0 };
+    Ok(from_a + from_b)
+}

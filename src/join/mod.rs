@@ -24,10 +24,10 @@ mod slices;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{JoinParams, JOIN_AT_LEAST_ONE, JOIN_ITEMS, JOIN_MATCHES, JOIN_THREADS, JOIN_UNMATCHED};
 use crate::device::launch::grid_ctas;
-use crate::device::temp::TempLayout;
+use crate::device::temp::{Temp, TempLayout};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key, Less};
+use crate::key::{Comparator, Key};
 use crate::search::{launch_search, SearchOutput};
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, LaunchConfig};
 
@@ -181,9 +181,33 @@ impl Side {
     }
 }
 
-/// A checked join: both sides' ranges and scans, the totals read back, then the expansions
-/// into fresh buffers.
-pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, kind: JoinKind) -> Result<JoinPairs> {
+/// The number of pairs [`join`] outputs for these columns and `kind`, without writing them
+/// (Modern GPU's count-only join): the search and the scan of [`join`], then one wait to read
+/// the count. Otherwise as [`join`].
+pub fn join_len<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &impl DevicePtr<K>, b: &impl DevicePtr<K>, kind: JoinKind, _comp: C) -> Result<usize> {
+    let a = gpu.input("a", a, K::DEVICE_ALIGN)?;
+    let b = gpu.input("b", b, K::DEVICE_ALIGN)?;
+    Ok(scan_join::<K, C>(gpu, &a, &b, kind)?.len())
+}
+
+/// A join's sides scanned on the device: each row's range and first output in the temporary
+/// buffer at `base`, and the pairs each side outputs.
+pub(crate) struct ScannedJoin<'a> {
+    _temp: Temp<'a>,
+    base: u64,
+    sides: [Option<Side>; 2],
+    counts: [usize; 2],
+}
+
+impl ScannedJoin<'_> {
+    /// The pairs of both sides.
+    pub(crate) fn len(&self) -> usize {
+        self.counts[0] + self.counts[1]
+    }
+}
+
+/// A checked join's first half: both sides' ranges and scans, the totals read back.
+pub(crate) fn scan_join<'a, K: Key, C: Comparator<K>>(gpu: &'a Gpu, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, kind: JoinKind) -> Result<ScannedJoin<'a>> {
     check_join(a.len, b.len)?;
     let mut layout = TempLayout::default();
     let totals = layout.region(16);
@@ -197,7 +221,7 @@ pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer
     for side in sides.iter().flatten() {
         zero(gpu, base + side.states as u64, side.tiles + 1)?;
     }
-    let kernels = gpu.kernels::<u32, Less>()?;
+    let kernels = gpu.index_kernels()?;
     let inputs = [(a, b), (b, a)];
     for (k, side) in sides.iter().enumerate() {
         let Some(side) = side else { continue };
@@ -219,13 +243,19 @@ pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer
     // enqueued on this stream (zero where a side has no scan).
     unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut counts, base + totals as u64, gpu.stream().cu_stream()) }?;
     gpu.synchronize()?;
-    let counts = counts.map(|c| c as usize);
-    let len = counts[0] + counts[1];
+    Ok(ScannedJoin { _temp: temp, base, sides, counts: counts.map(|c| c as usize) })
+}
+
+/// A checked join: [`scan_join`], then the expansions into fresh buffers.
+pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, kind: JoinKind) -> Result<JoinPairs> {
+    let scanned = scan_join::<K, C>(gpu, a, b, kind)?;
+    let (len, counts, base) = (scanned.len(), scanned.counts, scanned.base);
+    let kernels = gpu.index_kernels()?;
     // SAFETY: the expansions below write every one of the `len` pairs (each side's outputs
     // partition its part); the one padding entry is never read through the views.
     let (out_a, out_b) = unsafe { (gpu.alloc_unwritten::<i64>(len.max(1))?, gpu.alloc_unwritten::<i64>(len.max(1))?) };
     let (a_at, b_at) = (gpu.input("pairs", &out_a, 8)?.ptr, gpu.input("pairs", &out_b, 8)?.ptr);
-    for (k, side) in sides.iter().enumerate() {
+    for (k, side) in scanned.sides.iter().enumerate() {
         let Some(side) = side else { continue };
         if counts[k] == 0 {
             continue;

@@ -1,7 +1,7 @@
 //! Joins as a [`Gpu`] method on host slices: the columns uploaded, the device call, the pairs
 //! downloaded.
 
-use super::{check_join, launch_join, JoinKind};
+use super::{check_join, launch_join, scan_join, JoinKind};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::Result;
@@ -21,5 +21,15 @@ impl Gpu {
             launch_join::<K, C>(self, &CheckedBuffer::raw(a_in.ptr, a.len(), key), &CheckedBuffer::raw(b_in.ptr, b.len(), key), kind)?
         };
         pairs.download(self)
+    }
+
+    /// The number of pairs [`Gpu::join`] outputs, without writing them, as
+    /// [`crate::join_len`] counts them.
+    pub fn join_len<K: Key, C: Comparator<K>>(&self, a: &[K], b: &[K], kind: JoinKind, _comp: C) -> Result<usize> {
+        check_join(a.len(), b.len())?;
+        let (a_d, b_d) = (self.upload_bytes(a)?, self.upload_bytes(b)?);
+        let (a_in, b_in) = (self.input("a", &a_d, 1)?, self.input("b", &b_d, 1)?);
+        let key = size_of::<K>();
+        Ok(scan_join::<K, C>(self, &CheckedBuffer::raw(a_in.ptr, a.len(), key), &CheckedBuffer::raw(b_in.ptr, b.len(), key), kind)?.len())
     }
 }

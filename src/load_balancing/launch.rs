@@ -7,7 +7,6 @@ use crate::device::launch::grid_ctas;
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::key::Less;
 use crate::partition::partition_launch_config;
 use crate::tuning::search_shape;
 use cudarc::driver::LaunchConfig;
@@ -24,8 +23,8 @@ pub(crate) enum LoadBalancingOutput {
 /// of `index_bytes`), writing `output`.
 pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize, starts: &CheckedBuffer<'_>, output: LoadBalancingOutput) -> Result<()> {
     debug_assert!(count > 0 && starts.len > 0, "the caller returns early");
-    // The entries are key-independent: any module has them.
-    let kernels = gpu.kernels::<u32, Less>()?;
+    // The entries are key-independent, in the index entries' module.
+    let kernels = gpu.index_kernels()?;
     // word 0: the search's entry; else the expand's, moving values of `words` words of `word`.
     let (segment_out, rank_out, values, value_out, word, words) = match output {
         LoadBalancingOutput::Search { segments, ranks } => (segments, ranks, 0, 0, 0, 0),

@@ -1,7 +1,9 @@
 // Entry layer: the `extern "C"` kernels of a sorted relational join's count scan and expansion.
-// Key-independent: every module has them (the rows' match ranges come from the module's sorted
-// search). Included by ../instantiate.cuh.
+// Key-independent (the rows' match ranges come from the key's sorted search): launched from the
+// u32 / less module only, the one unit built with MERGEPATH_INDEX_ENTRIES (build.rs). Included
+// by ../instantiate.cuh.
 #pragma once
+#ifdef MERGEPATH_INDEX_ENTRIES
 #include "../kernel/join.cuh"
 
 extern "C" __global__ void __launch_bounds__(mergepath::JOIN_THREADS) mergepath_join_scan(const mergepath::join_params p) {
@@ -11,3 +13,4 @@ extern "C" __global__ void __launch_bounds__(mergepath::JOIN_THREADS) mergepath_
 extern "C" __global__ void __launch_bounds__(mergepath::JOIN_THREADS) mergepath_join_expand(const mergepath::join_params p) {
   mergepath::join_expand_tile<mergepath::JOIN_THREADS, mergepath::JOIN_ITEMS>(p);
 }
+#endif  // MERGEPATH_INDEX_ENTRIES

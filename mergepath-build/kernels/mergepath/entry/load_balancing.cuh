@@ -1,5 +1,8 @@
 // Entry layer: the `extern "C"` load-balancing search kernels, for starts, segments and ranks
-// of 4- or 8-byte indices. Key-independent: every module has them. Included by ../instantiate.cuh.
+// of 4- or 8-byte indices. Key-independent: every module has the partitions (the segmented
+// reductions use their own key's module); the search and interval expand are launched from the
+// u32 / less module only, the one unit built with MERGEPATH_INDEX_ENTRIES (build.rs), so the
+// other modules do not compile them. Included by ../instantiate.cuh.
 #pragma once
 #include "../kernel/load_balancing.cuh"
 #include "words.cuh"
@@ -10,12 +13,18 @@ constexpr mergepath::launch_shape LOAD_BALANCING_4 = mergepath::search_shape(MER
 constexpr mergepath::launch_shape LOAD_BALANCING_8 = mergepath::search_shape(MERGEPATH_ARCH / 10, 8);
 }  // namespace mergepath_instance
 
-#define MERGEPATH_LOAD_BALANCING(BYTES, INDEX)                                                       \
+#define MERGEPATH_LOAD_BALANCING_PARTITIONS(BYTES, INDEX)                                            \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                        \
   mergepath_load_balancing_partitions_##BYTES(const mergepath::load_balancing_params<INDEX> p) {    \
     mergepath::load_balancing_partitions_body(p.starts, p.segments, p.count, p.spacing, p.num_partitions, \
                                               p.partitions);                                         \
-  }                                                                                                  \
+  }
+MERGEPATH_LOAD_BALANCING_PARTITIONS(4, uint32_t)
+MERGEPATH_LOAD_BALANCING_PARTITIONS(8, uint64_t)
+#undef MERGEPATH_LOAD_BALANCING_PARTITIONS
+
+#ifdef MERGEPATH_INDEX_ENTRIES
+#define MERGEPATH_LOAD_BALANCING(BYTES, INDEX)                                                       \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::LOAD_BALANCING_##BYTES.nt)       \
   mergepath_load_balancing_##BYTES(const mergepath::load_balancing_params<INDEX> p) {               \
     using namespace mergepath_instance;                                                              \
@@ -40,3 +49,4 @@ MERGEPATH_LOAD_BALANCING(8, uint64_t)
   }
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_EXPAND)
 #undef MERGEPATH_INTERVAL_EXPAND
+#endif  // MERGEPATH_INDEX_ENTRIES
