@@ -46,7 +46,7 @@ use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
 use crate::threads::{run, span_bounds, Plan};
 use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
-use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, split_lanes, Lanes, Pairs};
+use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, search_each, split_lanes, Lanes, Pairs};
 pub use crate::threads::threads;
 
 /// Runs `f` with the host calls it makes on this thread using `threads` worker threads at most
@@ -184,49 +184,6 @@ pub fn sort_indices<K: Key, I: SortIndex, C: Comparator<K>>(keys: &mut [K], indi
 pub fn argsort<K: Key, I: SortIndex, C: Comparator<K>>(keys: &[K], indices: &mut [I], comp: C) -> Result<()> {
     check_values("indices", keys.len(), indices.len())?;
     sort_indices(&mut keys.to_vec(), indices, comp)
-}
-
-/// The first position at or after `from` where `pred` turns false (`pred` true then false over
-/// `h`): galloping steps from `from`, then a binary search, O(log(distance)). Any `pred` gives
-/// a position in `from..=h.len()`.
-fn gallop<K>(h: &[K], from: usize, pred: impl Fn(&K) -> bool) -> usize {
-    let rest = &h[from..];
-    let mut hi = 1;
-    while hi <= rest.len() && pred(&rest[hi - 1]) {
-        hi *= 2;
-    }
-    let lo = hi / 2;
-    from + lo + rest[lo..hi.min(rest.len())].partition_point(pred)
-}
-
-/// Writes `f(lower, upper)` of each needle to `out` (at least the needles' length): spans of
-/// needles in parallel, each walking the haystack from its start. Only the bounds asked for
-/// are searched (the others are 0).
-#[allow(clippy::too_many_arguments)]
-fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
-    needles: &[K],
-    haystack: &[K],
-    out: &mut [O],
-    lower: bool,
-    upper: bool,
-    comp: C,
-    f: impl Fn(usize, usize) -> O + Sync,
-) {
-    let plan = Plan::current();
-    let bounds = span_bounds(needles.len(), plan.workers(needles.len()));
-    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(&mut out[..needles.len()], &bounds)).map(|(w, o)| (&needles[w[0]..w[1]], o)).collect();
-    run(plan.threads, tasks, |(needles, out): (&[K], &mut [O])| {
-        let (mut lo, mut hi) = (0, 0);
-        for (n, o) in needles.iter().zip(out) {
-            if lower {
-                lo = gallop(haystack, lo, |h| comp.is_less(h, n));
-            }
-            if upper {
-                hi = gallop(haystack, hi.max(lo), |h| !comp.is_less(n, h));
-            }
-            *o = f(lo, hi);
-        }
-    });
 }
 
 /// Writes to `segments[i]` the segment of each of the `count` work items `i`: the last `s` with

@@ -1,7 +1,7 @@
 //! The host backend's machinery: the one sequential merge kernel, and the parallel merge and
 //! stable sort built on it, on the workers of [`crate::threads`].
 
-use crate::key::ordering_by;
+use crate::key::{ordering_by, Comparator, Key};
 use crate::partition::merge_path;
 use crate::threads::{run, span_bounds, Plan};
 use std::mem::MaybeUninit;
@@ -260,4 +260,47 @@ pub(crate) fn par_sort_into<L: Lanes>(plan: Plan, mut items: Vec<L::Item>, out: 
         std::mem::swap(&mut src, &mut dst);
     }
     merge_round(plan.threads, &runs, src, out, span, is_less);
+}
+
+/// The first position at or after `from` where `pred` turns false (`pred` true then false over
+/// `h`): galloping steps from `from`, then a binary search, O(log(distance)). Any `pred` gives
+/// a position in `from..=h.len()`.
+fn gallop<K>(h: &[K], from: usize, pred: impl Fn(&K) -> bool) -> usize {
+    let rest = &h[from..];
+    let mut hi = 1;
+    while hi <= rest.len() && pred(&rest[hi - 1]) {
+        hi *= 2;
+    }
+    let lo = hi / 2;
+    from + lo + rest[lo..hi.min(rest.len())].partition_point(pred)
+}
+
+/// Writes `f(lower, upper)` of each needle to `out` (at least the needles' length): spans of
+/// needles in parallel, each walking the haystack from its start. Only the bounds asked for
+/// are searched (the others are 0).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
+    needles: &[K],
+    haystack: &[K],
+    out: &mut [O],
+    lower: bool,
+    upper: bool,
+    comp: C,
+    f: impl Fn(usize, usize) -> O + Sync,
+) {
+    let plan = Plan::current();
+    let bounds = span_bounds(needles.len(), plan.workers(needles.len()));
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(&mut out[..needles.len()], &bounds)).map(|(w, o)| (&needles[w[0]..w[1]], o)).collect();
+    run(plan.threads, tasks, |(needles, out): (&[K], &mut [O])| {
+        let (mut lo, mut hi) = (0, 0);
+        for (n, o) in needles.iter().zip(out) {
+            if lower {
+                lo = gallop(haystack, lo, |h| comp.is_less(h, n));
+            }
+            if upper {
+                hi = gallop(haystack, hi.max(lo), |h| !comp.is_less(n, h));
+            }
+            *o = f(lo, hi);
+        }
+    });
 }

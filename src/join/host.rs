@@ -2,14 +2,13 @@
 
 use super::{check_join, JoinKind, NO_ROW};
 use crate::error::Result;
-use crate::host::parallel::par_collect;
+use crate::host::parallel::search_each;
 use crate::key::{Comparator, Key};
-use crate::threads::Plan;
 
 /// A join on host slices: the pairs of rows of `a` and `b` (each sorted by `comp`) with equal
 /// keys as two columns, as [`crate::join`] writes them (same order, same unmatched rows, same
-/// errors). Each row's range of equal rows comes from two binary searches, rows in parallel;
-/// the pairs are written in one pass.
+/// errors). Each row's range of equal rows comes from the host sorted search's walk (spans of
+/// rows in parallel); the pairs are written in one pass.
 pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<(Vec<i64>, Vec<i64>)> {
     check_join(a.len(), b.len())?;
     let (mut rows_a, mut rows_b) = (Vec::new(), Vec::new());
@@ -30,14 +29,11 @@ pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C)
     Ok((rows_a, rows_b))
 }
 
-/// Each row's range of equal rows of `other` (empty where the bounds are not a range: unsorted
-/// inputs).
+/// Each row's range of equal rows of `other` (on unsorted inputs some range within `other`).
 fn ranges<K: Key, C: Comparator<K>>(rows: &[K], other: &[K], comp: C) -> impl Iterator<Item = std::ops::Range<usize>> {
-    let bounds = par_collect(Plan::current(), rows.len(), |i| {
-        let row = &rows[i];
-        (other.partition_point(|y| comp.is_less(y, row)), other.partition_point(|y| !comp.is_less(row, y)))
-    });
-    bounds.into_iter().map(|(lower, upper)| lower..upper.max(lower))
+    let mut bounds = vec![(0, 0); rows.len()];
+    search_each(rows, other, &mut bounds, true, true, comp, |lower, upper| (lower, upper));
+    bounds.into_iter().map(|(lower, upper)| lower..upper)
 }
 
 /// The number of pairs [`join`] outputs, without writing them, as [`crate::join_len`] counts
