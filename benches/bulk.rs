@@ -12,15 +12,10 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::time::Duration;
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, Rng};
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, sorted_below};
 
-/// `m` sorted positions below `limit` (the anchor makes the same: SplitMix64 seed 21).
-fn sorted_positions(m: usize, limit: u64) -> Vec<u32> {
-    let mut rng = Rng(21);
-    let mut positions: Vec<u32> = (0..m).map(|_| (rng.next() % limit) as u32).collect();
-    positions.sort_unstable();
-    positions
-}
+/// The positions' seed (the anchor draws the same: SplitMix64 seed 21).
+const POSITIONS_SEED: u64 = 21;
 
 fn bulk(c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
@@ -31,8 +26,8 @@ fn bulk(c: &mut Criterion) {
         let (n, m) = (1usize << log2, 1usize << (log2 - 2));
         let array = gpu.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
         let values = gpu.upload(&vec![u32::MAX; m]).unwrap();
-        let inserts = gpu.upload(&sorted_positions(m, n as u64 + 1)).unwrap();
-        let removes = sorted_positions(m, n as u64);
+        let inserts = gpu.upload(&sorted_below(m, n as u64 + 1, POSITIONS_SEED)).unwrap();
+        let removes = sorted_below(m, n as u64, POSITIONS_SEED);
         let mut distinct = removes.clone();
         distinct.dedup();
         let kept = n - distinct.len();

@@ -13,15 +13,7 @@ use mergepath::{JoinKind, Less};
 use std::time::Duration;
 
 mod support;
-use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, Rng};
-
-/// `n` sorted keys below `n` (the anchor makes the same).
-fn column(n: usize, seed: u64) -> Vec<u32> {
-    let mut rng = Rng(seed);
-    let mut keys: Vec<u32> = (0..n).map(|_| (rng.next() % n as u64) as u32).collect();
-    keys.sort_unstable();
-    keys
-}
+use support::{bench_gpu, event_median_ms, gpu_time, log2_sizes, sorted_below};
 
 fn join(c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
@@ -30,7 +22,7 @@ fn join(c: &mut Criterion) {
     group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     for log2 in log2_sizes() {
         let n = 1usize << log2;
-        let (a, b) = (gpu.upload(&column(n, 31)).unwrap(), gpu.upload(&column(n, 32)).unwrap());
+        let (a, b) = (gpu.upload(&sorted_below(n, n as u64, 31)).unwrap(), gpu.upload(&sorted_below(n, n as u64, 32)).unwrap());
         for kind in [JoinKind::Inner, JoinKind::Full] {
             let pairs = mergepath::join(&gpu, &a, &b, kind, Less).unwrap().len();
             let bytes = 8 * n + 16 * pairs;

@@ -63,6 +63,15 @@ pub fn sorted_halves<K: mergepath::Key + mergepath::cudarc::driver::DeviceRepr +
     (half(n / 2), half(n - n / 2))
 }
 
+/// `n` random u32 values below `limit`, sorted (SplitMix64 from `seed`, as the anchors draw
+/// them).
+pub fn sorted_below(n: usize, limit: u64, seed: u64) -> Vec<u32> {
+    let mut rng = Rng(seed);
+    let mut values: Vec<u32> = (0..n).map(|_| (rng.next() % limit) as u32).collect();
+    values.sort_unstable();
+    values
+}
+
 /// The log2 sizes to run: `MERGEPATH_BENCH_LOG2` (comma-separated) if set, else 20, 24, 26.
 pub fn log2_sizes() -> Vec<u32> {
     match std::env::var("MERGEPATH_BENCH_LOG2") {
