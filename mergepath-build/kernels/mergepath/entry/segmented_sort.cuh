@@ -3,6 +3,7 @@
 // mergepath_comp_t and the `mergepath_instance` shapes.
 #pragma once
 #include "../kernel/segmented_sort.cuh"
+#include "zipped.cuh"  // the codec of keys that zip (ZipCodec)
 
 // Segmented sort over tiles of the merge passes' shape (SORT, or SORT_PAIRS with values, whose
 // (key, segment) items fit shared memory), started every `stride` positions: the tile starts,
