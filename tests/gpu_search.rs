@@ -96,6 +96,45 @@ fn one_pass_runs_crossing_many_tiles() {
     }
 }
 
+/// Unsorted needles or haystacks (random, reversed, sorted the other way) cross the coarse
+/// partitions: every output is still written (the buffers start as `u32::MAX`) and in range.
+#[test]
+fn unsorted_inputs_give_every_index_in_range() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(0x05ee_d0ff);
+    let random = |rng: &mut Rng, n: usize, below: u64| (0..n).map(|_| rng.below(below) as u32).collect::<Vec<u32>>();
+    let ascending = |n: usize| (0..n as u32).map(|i| i * 3).collect::<Vec<u32>>();
+    let descending = |n: usize| (0..n as u32).rev().map(|i| i * 3).collect::<Vec<u32>>();
+    let cases = [
+        (random(&mut rng, 100_000, 1 << 20), ascending(70_000)),
+        (ascending(100_000), random(&mut rng, 70_000, 1 << 20)),
+        (random(&mut rng, 50_000, 1000), random(&mut rng, 300_000, 1000)),
+        (descending(200_000), ascending(200_000)),
+        (ascending(200_000), descending(150_000)),
+        (descending(5_000), ascending(400_000)),
+    ];
+    for (needles, haystack) in &cases {
+        let (n, m) = (needles.len(), haystack.len() as u32);
+        let (dn, dh) = (gpu.upload(needles).unwrap(), gpu.upload(haystack).unwrap());
+        let ctx = format!("needles={n} haystack={m}");
+        let unset = || gpu.upload(&vec![u32::MAX; n]).unwrap();
+        for bound in [Bound::Lower, Bound::Upper] {
+            let mut out = unset();
+            mergepath::sorted_search(gpu, &dn, &dh, bound, &mut out, Less).unwrap();
+            assert!(gpu.download(&out).unwrap().iter().all(|&i| i <= m), "{ctx} {bound:?}");
+        }
+        let (mut lower, mut upper, mut counts) = (unset(), unset(), unset());
+        mergepath::sorted_search_range(gpu, &dn, &dh, &mut lower, &mut upper, Less).unwrap();
+        let in_range = |v: Vec<u32>| v.iter().all(|&i| i <= m);
+        assert!(in_range(gpu.download(&lower).unwrap()) && in_range(gpu.download(&upper).unwrap()), "{ctx} range");
+        mergepath::sorted_search_count(gpu, &dn, &dh, &mut counts, Less).unwrap();
+        assert!(in_range(gpu.download(&counts).unwrap()), "{ctx} counts");
+        let mut found = gpu.upload(&vec![7u8; n]).unwrap();
+        mergepath::sorted_search_contains(gpu, &dn, &dh, &mut found, Less).unwrap();
+        assert!(gpu.download(&found).unwrap().iter().all(|&f| f <= 1), "{ctx} contains");
+    }
+}
+
 #[test]
 fn sorted_search_errors() {
     let Some(gpu) = gpu() else { return };

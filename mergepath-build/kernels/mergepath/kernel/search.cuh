@@ -20,6 +20,24 @@ namespace mergepath {
 // read).
 enum class search_output { bound, range, equal_count, contains };
 
+// On unsorted inputs the coarse partitions can cross, and the clamped tile ranges
+// (merge_range_between) then leave a gap between this tile's needles and the next tile's, which
+// no tile merges. This tile writes those needles its last haystack position (an empty range,
+// no match), so every output is written and in range. On sorted inputs the gap is empty.
+// `next_a` is the next tile's raw partition; the gaps of all tiles are disjoint.
+template <int NT, search_output Output, class O>
+__device__ __forceinline__ void write_skipped_needles(const merge_range& r, int count, int needles_in_tile,
+                                                      int64_t needle_begin, int64_t next_a, bool needles_are_b,
+                                                      int64_t position, O* out, O* upper) {
+  const int64_t diag_end = r.a_begin + r.b_begin + count;
+  const int64_t next_needle_begin = needles_are_b ? diag_end - next_a : next_a;
+  for (int64_t j = needle_begin + needles_in_tile + threadIdx.x; j < next_needle_begin; j += NT) {
+    if constexpr (Output == search_output::bound || Output == search_output::range) out[j] = (O)position;
+    else out[j] = (O)0;
+    if constexpr (Output == search_output::range) upper[j] = (O)position;
+  }
+}
+
 // out[j] (and upper[j] for `range`) = what `Output` says for needles[j], for the needles of
 // output tile blockIdx.x of the virtual merge (partitions as merge_path_partitions_body over A
 // and B as above). Upper is true only for `bound`.
@@ -110,6 +128,8 @@ __device__ __forceinline__ void sorted_search_tile(const K* needles, int64_t nee
       }
     }
   }
+  write_skipped_needles<NT, Output>(r, count, needles_in_tile, needle_begin, partitions[blockIdx.x + 1], Upper,
+                                    haystack_begin + haystack_in_tile, out, upper);
 }
 
 }  // namespace mergepath
