@@ -3,8 +3,7 @@
 //! [`crate::cpu::bulk_remove`]), bit for bit.
 
 use crate::cpu;
-use crate::device::Gpu;
-use crate::testing::properties::{assert_same_bits, on_gpu, op_error, Backend, PropertyResult};
+use crate::testing::properties::{assert_same_bits, item12, item8, on_gpu, op_error, upload_padded, Backend, PropertyResult};
 use std::fmt::Debug;
 
 /// [`crate::bulk_insert`] (on the GPU with `u32` and `u64` positions and the host-slice
@@ -84,24 +83,4 @@ fn bulk_remove_of<V: bytemuck::Pod + Debug + cudarc::driver::DeviceRepr + Send +
         assert_same_bits(&format!("bulk_remove of {}-byte values on {} (variant {variant})", std::mem::size_of::<V>(), backend.name()), out, &want)?;
     }
     Ok(())
-}
-
-/// Item `i` of the properties' inputs as a 12-byte value (carried by position).
-fn item12(i: usize) -> [u32; 3] {
-    [i as u32, (i as u32).wrapping_mul(0x9e37_79b9), !(i as u32)]
-}
-
-/// Item `i` of the properties' inputs as an 8-byte value (carried as a word); an odd
-/// multiplier, so distinct items stay distinct.
-fn item8(i: usize) -> u64 {
-    (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
-/// `items` in a new device buffer of at least one item (the first `items.len()` of it are
-/// `items`), so empty inputs are views of a real allocation.
-fn upload_padded<T: bytemuck::Pod + cudarc::driver::DeviceRepr>(gpu: &Gpu, items: &[T]) -> crate::Result<cudarc::driver::CudaSlice<T>> {
-    match items.is_empty() {
-        true => gpu.upload(&[T::zeroed()]),
-        false => gpu.upload(items),
-    }
 }

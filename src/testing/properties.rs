@@ -90,6 +90,26 @@ fn positions(first: usize, len: usize) -> Vec<u32> {
     (first..first + len).map(|i| i as u32).collect()
 }
 
+/// Item `i` of the properties' inputs as a 12-byte value (carried by position).
+pub(crate) fn item12(i: usize) -> [u32; 3] {
+    [i as u32, (i as u32).wrapping_mul(0x9e37_79b9), !(i as u32)]
+}
+
+/// Item `i` of the properties' inputs as an 8-byte value (carried as a word); an odd
+/// multiplier, so distinct items stay distinct.
+pub(crate) fn item8(i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// `items` in a new device buffer of at least one item (the first `items.len()` of it are
+/// `items`), so empty inputs are views of a real allocation.
+pub(crate) fn upload_padded<T: bytemuck::Pod + cudarc::driver::DeviceRepr>(gpu: &Gpu, items: &[T]) -> crate::Result<cudarc::driver::CudaSlice<T>> {
+    match items.is_empty() {
+        true => gpu.upload(&[T::zeroed()]),
+        false => gpu.upload(items),
+    }
+}
+
 /// Runs `f` on the GPU as one fallible block.
 pub(crate) fn on_gpu<R>(op: &str, backend: Backend<'_>, f: impl FnOnce() -> crate::Result<R>) -> Result<R, TestCaseError> {
     f().map_err(|e| op_error(op, backend, e))

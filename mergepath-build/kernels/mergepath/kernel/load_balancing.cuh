@@ -53,6 +53,33 @@ __device__ __forceinline__ void load_balancing_walk(const I* tile_starts, int a_
   }
 }
 
+// The start of every load-balancing tile (output tile blockIdx.x of the merge, partitions as
+// load_balancing_partitions_body's, one more than the tiles): the tile's range of the merge;
+// tile_starts[h] = starts[r.a_begin + h] for h <= a_n (slot 0 the start of the segment the
+// tile's first item is in, slot h + 1 the tile's boundary h); boundaries_before[k] the tile's
+// boundaries before its item k, from each thread's walk of VT merge outputs from its own split
+// (load_balancing_walk). Both arrays are shared (NV + 1 and NV slots) and ready on return.
+template <int NT, int VT, class I>
+__device__ __forceinline__ merge_range load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
+                                                                 const int64_t* partitions, I* tile_starts,
+                                                                 int* boundaries_before) {
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NT * VT, partitions);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
+  __syncthreads();
+  load_balancing_walk<VT>(
+      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int) {}, [&](int k, int h) { boundaries_before[k] = h; });
+  __syncthreads();
+  return r;
+}
+
+// The tile's boundaries before its item k, clamped: on starts that are not an exclusive scan
+// the threads' splits can leave an item unnoted.
+__device__ __forceinline__ int tile_segment(const int* boundaries_before, int k, int a_n) {
+  return min(max(boundaries_before[k], 0), a_n);
+}
+
 // What a load-balancing tile writes for its items j, each output where it is not null: the
 // segment s, the rank j - starts[s], and (interval expand) segment s's value of `words` words
 // of W, values[s * words ...].
@@ -65,12 +92,9 @@ struct load_balancing_outputs {
   int words;
 };
 
-// Output tile blockIdx.x of the merge (partitions as load_balancing_partitions_body's, one
-// more than the tiles): the outputs `out` names for the tile's items. The tile's boundaries go
-// to shared memory after the start of the segment its first item is in; each thread walks VT
-// merge outputs from its own split (load_balancing_walk), noting for each item the tile's
-// boundaries before it, and the items are written in coalesced order (an expanded value's
-// words by consecutive threads).
+// Output tile blockIdx.x of the merge: the outputs `out` names for the tile's items
+// (load_balancing_tile_items), written in coalesced order (an expanded value's words by
+// consecutive threads).
 // On starts that are not an exclusive scan the segments are unspecified but in [0, segments),
 // the ranks unspecified, and no access is out of bounds.
 template <int NT, int VT, class I, class W>
@@ -79,18 +103,9 @@ __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t seg
   constexpr int NV = NT * VT;
   __shared__ I tile_starts[NV + 1];
   __shared__ int boundaries_before[NV];
-  wait_for_previous_kernel();  // the partitions (see merge.cuh)
-  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  const merge_range r = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, tile_starts, boundaries_before);
   const int a_n = r.a_count(), b_n = r.b_count();
-  // tile_starts[h] = starts[a_begin + h]: slot 0 the segment of the tile's first items, slot
-  // h + 1 the tile's boundary h.
-  for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
-  __syncthreads();
-  load_balancing_walk<VT>(
-      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int) {}, [&](int k, int h) { boundaries_before[k] = h; });
-  __syncthreads();
-  // Clamped: on starts that are not sorted, the threads' splits can leave an item unnoted.
-  const auto before = [&](int k) { return min(max(boundaries_before[k], 0), a_n); };
+  const auto before = [&](int k) { return tile_segment(boundaries_before, k, a_n); };
   if (out.segments || out.ranks) {
     for (int k = (int)threadIdx.x; k < b_n; k += NT) {
       const int64_t j = r.b_begin + k;
