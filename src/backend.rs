@@ -106,6 +106,12 @@ backend_trait! {
     fn load_balancing_search_ranks<I: SortIndex>(count: usize, starts: &[I], segments: &mut [I], ranks: &mut [I]) -> Result<()>;
     /// Each of `count` work items' segment's value (interval expand).
     fn interval_expand<I: SortIndex, V: Value>(count: usize, starts: &[I], values: &[V], out: &mut [V]) -> Result<()>;
+    /// Each interval's values copied from its own place in `input` to its place in the items.
+    fn interval_gather<I: SortIndex, V: Value>(count: usize, starts: &[I], sources: &[I], input: &[V], out: &mut [V]) -> Result<()>;
+    /// Each interval's values copied from its place in the items to its own place in `out`.
+    fn interval_scatter<I: SortIndex, V: Value>(count: usize, starts: &[I], destinations: &[I], input: &[V], out: &mut [V]) -> Result<()>;
+    /// Each interval's values copied from its own place in `input` to its own place in `out`.
+    fn interval_move<I: SortIndex, V: Value>(count: usize, starts: &[I], sources: &[I], destinations: &[I], input: &[V], out: &mut [V]) -> Result<()>;
     /// The array with each value inserted before the item at its position (bulk insert).
     fn bulk_insert<I: SortIndex, V: Value>(array: &[V], positions: &[I], values: &[V], out: &mut [V]) -> Result<()>;
     /// The array without the items at the positions (bulk remove); returns how many are kept.

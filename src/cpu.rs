@@ -2,6 +2,7 @@
 //! oracle of the tests. [`crate::host`] is the fast, parallel CPU backend checked against it.
 
 pub use crate::bulk::cpu::{bulk_insert, bulk_remove};
+pub use crate::interval::cpu::interval_move;
 pub use crate::join::cpu::join;
 use crate::device::contract::{SET_A_ONLY, SET_B_ONLY, SET_MATCHED};
 use crate::key::{Comparator, Key};

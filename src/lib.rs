@@ -3,7 +3,8 @@
 //! GPU Merge Path algorithms on CUDA through [`cudarc`]: stable merge of keys and key/value
 //! pairs, stable mergesort of keys, pairs and indices, vectorized sorted search and multiset
 //! operations (Balanced Path), multiway merge of k sorted inputs, and Modern GPU's
-//! load-balancing family (load-balancing search, interval expand, segmented reduction; unique,
+//! load-balancing family (load-balancing search, interval expand, move, gather and scatter,
+//! segmented reduction; unique,
 //! run-length encoding and reduce-by-key; bulk insert and bulk remove; sorted relational
 //! joins), built on a public two-phase scheduling layer (coarse Merge Path partitions over
 //! global memory, then per-thread partitions in shared memory and an unrolled serial loop in
@@ -47,6 +48,7 @@ pub mod cpu;
 mod error;
 mod device;
 pub mod host;
+pub mod interval;
 pub mod join;
 mod fatbins;
 mod gather;
@@ -85,6 +87,7 @@ pub use key::{RecordField, RecordOrder};
 /// See the [`mergepath_derive`] crate.
 pub use mergepath_derive::Key;
 pub use bulk::{bulk_insert, bulk_remove};
+pub use interval::{interval_gather, interval_move, interval_scatter};
 pub use join::{join, join_len, JoinKind, JoinPairs, NO_ROW};
 pub use load_balancing::{interval_expand, load_balancing_search, load_balancing_search_ranks};
 pub use reduce::{segmented_reduce, Reduction};

@@ -210,6 +210,67 @@ fn load_balancing_search_on_device() {
     assert!(matches!(e, Error::LengthMismatch { what: "values", .. }), "{e}");
 }
 
+/// Interval moves on the device over one long interval among many empty and short ones (u64
+/// indices): gather, scatter and move of 1-, 2-, 8-, 12- and 16-byte values (every word size)
+/// against the oracle, the output's other items untouched; device sources and destinations
+/// past their arrays skipped, never out of bounds; and the errors, nothing written.
+#[test]
+fn interval_moves_on_device() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(37);
+    let (starts, count, offsets) = long_and_empty_segments(&mut rng);
+    // Gather reads each interval from the input's far end backwards; scatter writes them in
+    // reverse order; move does both.
+    let from: Vec<u64> = offsets.windows(2).map(|w| (count - w[1]) as u64).collect();
+    let to = from.clone();
+    check_moves(gpu, &starts, &offsets, &from, &to, |i| i as u8);
+    check_moves(gpu, &starts, &offsets, &from, &to, |i| i as u16);
+    check_moves(gpu, &starts, &offsets, &from, &to, |i| i as u64 * 3);
+    check_moves(gpu, &starts, &offsets, &from, &to, |i| [i as u32, !(i as u32), 5]);
+    check_moves(gpu, &starts, &offsets, &from, &to, |i| [i as u64, !(i as u64)]);
+
+    // Sources and destinations past the arrays: those moves are skipped.
+    let (input, d_starts) = (gpu.upload(&vec![1u32; 100]).unwrap(), gpu.upload(&[0u32, 40]).unwrap());
+    let (far, near) = (gpu.upload(&[u32::MAX - 3, 0]).unwrap(), gpu.upload(&[0u32, 90]).unwrap());
+    let mut out = gpu.upload(&vec![7u32; 100]).unwrap();
+    mergepath::interval_move(gpu, 80, &d_starts, &far, &near, &input, &mut out).unwrap();
+    let got = gpu.download(&out).unwrap();
+    assert!(got[..90].iter().all(|&v| v == 7) && got[90..].iter().all(|&v| v == 1), "only the 10 moves in range");
+
+    let e = mergepath::interval_gather(gpu, 80, &d_starts, &far, &input, &mut out.slice_mut(..79)).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", .. }), "{e}");
+    let e = mergepath::interval_scatter(gpu, 101, &d_starts, &near, &input, &mut out).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "input", .. }), "{e}");
+    let one = gpu.upload(&[0u32]).unwrap();
+    let e = mergepath::interval_move(gpu, 80, &d_starts, &one, &near, &input, &mut out).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { what: "sources", .. }), "{e}");
+    assert_eq!(gpu.download(&out).unwrap(), got, "errors write nothing");
+    let e = gpu.interval_gather(3, &[0u32, 2], &[0u32, 100], &[1u32; 100], &mut [0; 3]).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { argument: "sources", .. }), "host slices check the intervals: {e}");
+}
+
+/// Gather, scatter and move of values `item(i)` on the device against the oracle.
+fn check_moves<V: mergepath::Value + cudarc::driver::DeviceRepr + PartialEq + std::fmt::Debug>(gpu: &Gpu, starts: &[u64], offsets: &[usize], from: &[u64], to: &[u64], item: impl Fn(usize) -> V) {
+    let count = offsets[offsets.len() - 1];
+    let input: Vec<V> = (0..count).map(&item).collect();
+    let untouched = item(usize::MAX);
+    let as_usize = |v: &[u64]| v.iter().map(|&i| i as usize).collect::<Vec<usize>>();
+    let (d_starts, d_from, d_to, d_input) = (gpu.upload(starts).unwrap(), gpu.upload(from).unwrap(), gpu.upload(to).unwrap(), gpu.upload(&input).unwrap());
+    for (reads, writes) in [(true, false), (false, true), (true, true)] {
+        let mut want = vec![untouched; count + 2];
+        cpu::interval_move(&input, offsets, reads.then(|| as_usize(from)).as_deref(), writes.then(|| as_usize(to)).as_deref(), &mut want);
+        let mut out = gpu.upload(&vec![untouched; count + 2]).unwrap();
+        match (reads, writes) {
+            (true, false) => mergepath::interval_gather(gpu, count, &d_starts, &d_from, &d_input, &mut out).unwrap(),
+            (false, true) => mergepath::interval_scatter(gpu, count, &d_starts, &d_to, &d_input, &mut out).unwrap(),
+            _ => mergepath::interval_move(gpu, count, &d_starts, &d_from, &d_to, &d_input, &mut out).unwrap(),
+        }
+        let got = gpu.download(&out).unwrap();
+        let first = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert!(first.is_none(), "{} bytes, reads {reads} writes {writes}: first difference at {first:?}", size_of::<V>());
+    }
+}
+
 /// Segmented reduction on the device: one segment of 3 Mi values among many empty and short
 /// ones (u64 starts), each reduction against the sequential fold, float sums of small integers
 /// (exact in any grouping), no values at all, the output's tail untouched, the errors, and

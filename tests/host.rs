@@ -441,6 +441,38 @@ fn interval_expand_values_of_any_size() {
     assert!(matches!(e, Error::LengthMismatch { what: "values", expected: 2, got: 3 }), "{e}");
 }
 
+/// Interval gather, scatter and move on the host backend: 5-byte values, an empty interval,
+/// the output's other items untouched; and the errors, each leaving the output as it was:
+/// intervals reaching past their array, a scatter's input shorter than the items, bad starts,
+/// one index per interval, a gather's output too short.
+#[test]
+fn interval_moves_and_their_errors() {
+    let input: Vec<[u8; 5]> = (0..8).map(|i| [i; 5]).collect();
+    let (starts, count) = ([0u32, 2, 2], 5);
+    let mut out = [[9u8; 5]; 6];
+    host::interval_gather(count, &starts, &[5u32, 0, 1], &input, &mut out).unwrap();
+    assert_eq!(out.map(|v| v[0]), [5, 6, 1, 2, 3, 9]);
+    let mut out = [[9u8; 5]; 7];
+    host::interval_scatter(count, &starts, &[3u32, 0, 0], &input, &mut out).unwrap();
+    assert_eq!(out.map(|v| v[0]), [2, 3, 4, 0, 1, 9, 9]);
+    let mut out = [[9u8; 5]; 7];
+    host::interval_move(count, &starts, &[6u32, 0, 0], &[5u32, 7, 1], &input, &mut out).unwrap();
+    assert_eq!(out.map(|v| v[0]), [9, 0, 1, 2, 9, 6, 7]);
+
+    let mut out = [[9u8; 5]; 7];
+    let invalid = |e: Error, what: &str| assert!(matches!(e, Error::InvalidArgument { argument, .. } if argument == what), "{what}: {e}");
+    invalid(host::interval_gather(count, &starts, &[7u32, 0, 0], &input, &mut out).unwrap_err(), "sources");
+    invalid(host::interval_scatter(count, &starts, &[6u32, 0, 0], &input, &mut out).unwrap_err(), "destinations");
+    invalid(host::interval_move(count, &starts, &[0u32, 0, 0], &[0u32, 0, 5], &input, &mut out).unwrap_err(), "destinations");
+    invalid(host::interval_scatter(count, &starts, &[0u32, 0, 0], &input[..4], &mut out).unwrap_err(), "input");
+    invalid(host::interval_gather(count, &[0u32, 3, 2], &[0u32, 0, 0], &input, &mut out).unwrap_err(), "starts");
+    let e = host::interval_gather(count, &starts, &[0u32, 0], &input, &mut out).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { what: "sources", expected: 3, got: 2 }), "{e}");
+    let e = host::interval_gather(count, &starts, &[0u32, 0, 0], &input, &mut out[..4]).unwrap_err();
+    assert!(matches!(e, Error::OutputTooSmall { what: "out", needed: 5, got: 4 }), "{e}");
+    assert_eq!(out, [[9u8; 5]; 7], "errors write nothing");
+}
+
 /// Segmented reduction on the host backend: sums, minima and maxima with empty segments, the
 /// errors (nothing written), and a sum of a key that is not a number refused.
 #[test]

@@ -246,6 +246,12 @@ fn interval_expand() {
     });
 }
 
+#[test]
+fn interval_move() {
+    let inputs = (segment_lengths(), proptest::prelude::any::<u64>());
+    check("interval gather, scatter and move u32", inputs, |b, (lengths, seed)| testing::interval_move(b, &lengths, seed));
+}
+
 /// An array's length (mostly short, now and then 20,000) and sorted positions in it, repeats
 /// among them, each at most `n - 1 + end` (`end` 1: insert positions reach the end).
 fn bulk_positions(end: usize) -> impl Strategy<Value = (usize, Vec<usize>)> {

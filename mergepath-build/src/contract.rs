@@ -677,6 +677,24 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "interval_move_params",
+        templates: &["I"],
+        doc: "mergepath_interval_move_{word}_{4,8} (the load-balancing search's tiles over `count` items in `segments` intervals by `starts`, partitions from mergepath_load_balancing_partitions_{4,8}): item j, of rank r in interval s, copied from input[sources[s] + r] (input[j] where sources is null) to output[destinations[s] + r] (output[j] where destinations is null), values of `words` words of `word` bytes, moves outside input_len or output_len values skipped.",
+        fields: &[
+            ("starts", Ptr("const I*")),
+            ("segments", I64),
+            ("count", I64),
+            ("partitions", Ptr("const int64_t*")),
+            ("sources", Ptr("const I*")),
+            ("destinations", Ptr("const I*")),
+            ("input", Ptr(BYTES)),
+            ("input_len", I64),
+            ("output", Ptr(BYTES_OUT)),
+            ("output_len", I64),
+            ("words", I64),
+        ],
+    },
+    Struct {
         name: "join_params",
         templates: &[],
         doc: "mergepath_join_scan (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS rows, `tiles` of them, tiles taking their indices from the ticket tile_states[tiles]; tile_states: tiles + 1 zeroed slots): offsets[i] = the outputs of rows 0..i under `mode`, a row's matches being lower[i]..upper[i] cut at other_rows, and *total their sum; mergepath_join_expand (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS outputs, `outputs` of them, JOIN_ITEMS consecutive ones per thread): output k's pair at out_first + k in out_a and out_b (-1: no row).",
@@ -1066,6 +1084,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("record_segments", "record_segments_params", One),
     key_independent("join_scan", "join_params", One),
     key_independent("join_expand", "join_params", One),
+    key_independent("interval_move", "interval_move_params", WordsByIndices),
 ];
 
 /// The Rust type name of contract struct `name` (`sort_merge_keys_params` →

@@ -33,6 +33,7 @@
 pub(crate) mod parallel;
 
 pub use crate::bulk::host::{bulk_insert, bulk_remove};
+pub use crate::interval::host::{interval_gather, interval_move, interval_scatter};
 pub use crate::join::host::{join, join_len};
 use crate::cpu::{set_operation_each, SetSource};
 use crate::key::ordering_by;

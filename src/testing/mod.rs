@@ -68,6 +68,7 @@ pub use properties::{
     assert_same_bits, backends, gpu, gpu_or_host, interval_expand, load_balancing_search, merge_keys, merge_multiway, merge_pairs, runs, segmented_reduce, set_operations, sort_keys, sort_pairs, sort_segments, sorted_search, Backend, PropertyResult,
 };
 pub use crate::bulk::properties::{bulk_insert, bulk_remove};
+pub use crate::interval::properties::interval_move;
 pub use crate::join::properties::join;
 pub use runner::Check;
 pub use strategies::{keys, keys_of, lengths, segment_offsets, segmented_keys, sorted_inputs, sorted_keys, tile_sizes, two_sorted, Pattern};

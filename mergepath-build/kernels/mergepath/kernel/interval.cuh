@@ -1,0 +1,54 @@
+// Kernel layer: interval move, gather and scatter (Modern GPU's), on the load-balancing
+// search's tiles. The intervals' items, concatenated, are the search's `count` items: interval
+// s holds items starts[s] .. starts[s + 1] (the last up to count), and its item of rank r moves
+// from input[sources[s] + r] to output[destinations[s] + r]. Gather has no destinations (item
+// j goes to output[j]), scatter no sources (item j comes from input[j]).
+#pragma once
+#include "load_balancing.cuh"
+
+namespace mergepath {
+
+// Where a tile's items move, values of `words` words of W: from `input` (input_len values)
+// at sources[s] + r, or at the item's own index j where `sources` is null; to `output`
+// (output_len values) at destinations[s] + r, or at j where `destinations` is null.
+template <class I, class W>
+struct interval_moves {
+  const I* sources;
+  const I* destinations;
+  const W* input;
+  int64_t input_len;
+  W* output;
+  int64_t output_len;
+  int words;
+};
+
+// Output tile blockIdx.x of the load-balancing merge (load_balancing_tile_items): each of the
+// tile's items moved, a value's words by consecutive threads. Device sources, destinations and
+// starts are not checked: a move whose source or destination falls outside its array is
+// skipped, so bad arguments write some values in bounds and never read or write out of them.
+template <int NT, int VT, class I, class W>
+__device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
+                                                   const int64_t* partitions, const interval_moves<I, W>& m) {
+  constexpr int NV = NT * VT;
+  __shared__ I tile_starts[NV + 1];
+  __shared__ int boundaries_before[NV];
+  const merge_range r = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, tile_starts, boundaries_before);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  const auto move = [&](int k, int w) {
+    const int b = tile_segment(boundaries_before, k, a_n);
+    const uint64_t j = (uint64_t)(r.b_begin + k), rank = j - (uint64_t)tile_starts[b];
+    const int64_t s = r.a_begin + b;
+    // Unsigned: a rank or an index past the arrays on bad starts wraps to a large value.
+    const uint64_t from = m.sources ? (uint64_t)m.sources[s] + rank : j;
+    const uint64_t to = m.destinations ? (uint64_t)m.destinations[s] + rank : j;
+    if (from < (uint64_t)m.input_len && to < (uint64_t)m.output_len)
+      m.output[to * m.words + w] = m.input[from * m.words + w];
+  };
+  if (m.words == 1) {  // one word a value: no division per word
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) move(k, 0);
+    return;
+  }
+  for (int t = (int)threadIdx.x; t < b_n * m.words; t += NT) move(t / m.words, t % m.words);
+}
+
+}  // namespace mergepath
