@@ -5,7 +5,8 @@
 //! and the host<->device contract for the library (`$OUT_DIR/contract.rs`; the kernels'
 //! `mergepath/contract.cuh` is written with the tuning header).
 //! The compiler, flags and cache are mergepath-build's; on docs.rs (`DOCS_RS`) nothing is
-//! compiled: the kernels are empty and loading them fails with `Error::KernelsNotBuilt`.
+//! compiled, and checked builds (`KernelCode::Check`) compile the kernels without embedding
+//! them: the kernels are empty and loading them fails with `Error::KernelsNotBuilt`.
 
 use mergepath_build::{
     build_script_nvcc, contract_rust, cuda_archs, headers_dir, instantiation_source, mergepath_tuning, rust_tuning_tables, target_dir, KernelBuild, KernelCode, BUILD_ENV,
@@ -67,6 +68,8 @@ fn build() -> Result<(), String> {
     let target_dir = target_dir(&out_dir);
     let code = KernelCode::for_build_script()?;
     let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &archs, code, &tuning, &out_dir.join("include"), &target_dir, out_dir.join("cu"))?;
+    // A checked build's modules are compiled, not embedded (KernelCode::Check).
+    let embed = |fatbin: &std::path::Path| if code.embedded() { format!("include_bytes!({fatbin:?})") } else { "&[]".to_string() };
     let mut units = Vec::new();
     for key in BUILTIN_KEYS {
         // Keys of at most 4 bytes sort with 4-byte values zipped into u64 words (entry/zipped.cuh).
@@ -79,13 +82,13 @@ fn build() -> Result<(), String> {
             let index_entries = if name == INDEX_ENTRIES_MODULE { "#define MERGEPATH_INDEX_ENTRIES\n" } else { "" };
             let declarations = format!("{declarations}{index_entries}");
             let source = instantiation_source(&format!("key {}, comparator {}", key.rust, comp.name), &declarations, key.cuda, &format!("{}<{}>", comp.cuda_functor, key.cuda));
-            writeln!(rust, "pub(crate) const {}: &[u8] = include_bytes!({:?});", const_name(key.rust, comp.name), build.fatbin_path(&name, &source)).unwrap();
+            writeln!(rust, "pub(crate) const {}: &[u8] = {};", const_name(key.rust, comp.name), embed(&build.fatbin_path(&name, &source))).unwrap();
             units.push((name, source));
         }
     }
     // The zipped pairs' passes: u64 words ordered by their high halves, a sort's entries only.
     let source = instantiation_source("zipped pairs", "#define MERGEPATH_SORT_ENTRIES_ONLY\n", "uint64_t", "mergepath::zipped_key_less");
-    writeln!(rust, "pub(crate) const {ZIPPED_FATBIN}: &[u8] = include_bytes!({:?});", build.fatbin_path("zipped", &source)).unwrap();
+    writeln!(rust, "pub(crate) const {ZIPPED_FATBIN}: &[u8] = {};", embed(&build.fatbin_path("zipped", &source))).unwrap();
     units.push(("zipped".to_string(), source));
     let workers = env::var("NUM_JOBS").ok().and_then(|j| j.parse().ok()).unwrap_or(2);
     let failures = build.compile(&units, workers);
@@ -97,6 +100,7 @@ fn build() -> Result<(), String> {
     let compiled = match code {
         KernelCode::Sass => &archs[..],
         KernelCode::Ptx => &archs[archs.len() - 1..],
+        KernelCode::Check => &[],
     };
     writeln!(rust, "pub(crate) const CUDA_ARCHS: &[u32] = &{compiled:?};").unwrap();
     fs::write(out_dir.join("fatbins.rs"), rust).map_err(|e| e.to_string())

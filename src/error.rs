@@ -16,7 +16,8 @@ pub enum Error {
         /// The size of the failed allocation.
         bytes: usize,
     },
-    /// The crate was built without kernels (on docs.rs).
+    /// The crate was built without kernels: on docs.rs, or a dev build on a machine without a
+    /// GPU, whose kernels are compiled only to check them (`MERGEPATH_KERNEL_CODE`, docs/building.md).
     KernelsNotBuilt,
     /// The kernels hold no code this GPU can run: they were built for other architectures
     /// (`MERGEPATH_CUDA_ARCHS`, else the build machine's GPU, else sm_90).
@@ -127,7 +128,10 @@ impl fmt::Display for Error {
                 _ => write!(f, "CUDA driver error {:?}", e.0),
             },
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
-            Error::KernelsNotBuilt => write!(f, "mergepath was built without CUDA kernels (docs.rs build)"),
+            Error::KernelsNotBuilt => write!(
+                f,
+                "mergepath was built without CUDA kernels (on docs.rs, or a dev build on a machine without a GPU, whose kernels are only checked: MERGEPATH_KERNEL_CODE=sass or MERGEPATH_CUDA_ARCHS embeds them)"
+            ),
             Error::NoKernelsForDevice { compute_capability } => write!(
                 f,
                 "the kernels were built for other GPUs than this one (sm_{compute_capability}): rebuild with MERGEPATH_CUDA_ARCHS={compute_capability} (or a list such as 80,90)"

@@ -334,7 +334,7 @@ fn test_key_impl(name: &Ident, fields: &[KeyField]) -> TokenStream2 {
 }
 
 /// Compiles the kernels for every comparator (in parallel, cached); the fatbin paths, or None
-/// everywhere on docs.rs.
+/// everywhere on docs.rs and in checked builds.
 fn compile(key: &DerivedKey, comparators: &[CudaComparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
     use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild, KernelCode};
     if std::env::var_os("DOCS_RS").is_some() {
@@ -367,7 +367,8 @@ fn compile(key: &DerivedKey, comparators: &[CudaComparator]) -> syn::Result<Vec<
         let c = comparators.iter().find(|c| format!("{name}_{}", c.name) == *unit).expect("a failed unit is a comparator's");
         return Err(fail(c.span, format!("nvcc could not compile the kernels of `{name}` with comparator `{}`:\n{}", c.name, nvcc_errors(out))));
     }
-    Ok(units.iter().map(|(n, s)| Some(build.fatbin_path(n, s))).collect())
+    // A checked build's kernels are compiled, not embedded (KernelCode::Check).
+    Ok(units.iter().map(|(n, s)| code.embedded().then(|| build.fatbin_path(n, s))).collect())
 }
 
 /// nvcc's diagnostics from its output (the command line dropped), with the generated file's

@@ -72,22 +72,33 @@ pub enum KernelCode {
     /// PTX of the newest architecture only: the build skips ptxas, about a third of a module's
     /// build time. The CUDA driver compiles the PTX when a module is first loaded (and keeps the
     /// result in its cache, `~/.nv/ComputeCache`), which takes minutes for a test binary's
-    /// modules: for builds that will not run where they are built.
+    /// modules.
     Ptx,
+    /// Nothing for a GPU: each module is compiled unoptimized (NVVM at `-O0`, PTX, no ptxas)
+    /// only to check that it compiles, about a fifth of a PTX module's time, and nothing is
+    /// embedded, so loading the kernels returns mergepath's `Error::KernelsNotBuilt`: for builds
+    /// whose kernels never run (dev builds on a machine without a GPU, CI's).
+    Check,
 }
 
 impl KernelCode {
-    /// `MERGEPATH_KERNEL_CODE` (`sass` or `ptx`) where it is set, else `Ptx` for a dev build
-    /// (`dev`) on a machine without a GPU and without `MERGEPATH_CUDA_ARCHS` (CI, say: its
-    /// kernels never run), and `Sass` otherwise.
+    /// `MERGEPATH_KERNEL_CODE` (`sass`, `ptx` or `check`) where it is set, else `Check` for a
+    /// dev build (`dev`) on a machine without a GPU and without `MERGEPATH_CUDA_ARCHS` (CI, say:
+    /// its kernels never run), and `Sass` otherwise.
     pub fn for_build(dev: bool) -> Result<Self, String> {
         match env::var("MERGEPATH_KERNEL_CODE").as_deref() {
             Ok("sass") => Ok(KernelCode::Sass),
             Ok("ptx") => Ok(KernelCode::Ptx),
-            Ok(other) => Err(format!("mergepath: MERGEPATH_KERNEL_CODE={other:?}: use `sass` or `ptx`")),
-            Err(_) if dev && build_machine_gpus().is_none() && env::var_os("MERGEPATH_CUDA_ARCHS").is_none() => Ok(KernelCode::Ptx),
+            Ok("check") => Ok(KernelCode::Check),
+            Ok(other) => Err(format!("mergepath: MERGEPATH_KERNEL_CODE={other:?}: use `sass`, `ptx` or `check`")),
+            Err(_) if dev && build_machine_gpus().is_none() && env::var_os("MERGEPATH_CUDA_ARCHS").is_none() => Ok(KernelCode::Check),
             Err(_) => Ok(KernelCode::Sass),
         }
+    }
+
+    /// Whether the fatbins are embedded (all but `Check`'s).
+    pub fn embedded(self) -> bool {
+        self != KernelCode::Check
     }
 
     /// For a build script: [`KernelCode::for_build`], dev meaning a profile that does not inherit
@@ -137,6 +148,7 @@ impl KernelBuild {
             // PTX of the oldest architecture would JIT for every GPU, but the kernels' tuning
             // rows are chosen by the architecture they were compiled for.
             KernelCode::Ptx => flags.push(format!("-gencode=arch=compute_{newest},code=compute_{newest}")),
+            KernelCode::Check => flags.extend([format!("-gencode=arch=compute_{newest},code=compute_{newest}"), "-Xcicc=-O0".to_string()]),
         }
         flags.push(format!("-I{}", kernels_dir.display()));
         flags.push(format!("-I{}", include_dir.display()));

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 /// }
 /// ```
 ///
-/// Dev builds on a machine without a GPU embed PTX only ([`KernelCode`]). Cargo reruns the build
+/// Dev builds on a machine without a GPU embed PTX only ([`KernelCode`]; mergepath's own
+/// kernels are only checked there, not embedded). Cargo reruns the build
 /// script when the source, the tuning table, mergepath's headers or the
 /// environment variables that change the build do; files the source includes from the crate
 /// itself need `cargo:rerun-if-changed` lines of their own.
@@ -97,7 +98,12 @@ impl Kernels {
             return Ok(fatbin);
         }
         let target_dir = target_dir(&out_dir);
-        let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &cuda_archs()?, KernelCode::for_build_script()?, &mergepath_tuning()?, &include_dir, &target_dir, out_dir.join("mergepath-cu"))?;
+        // A crate's own kernels are embedded by its own code: a checked build gives it PTX.
+        let code = match KernelCode::for_build_script()? {
+            KernelCode::Check => KernelCode::Ptx,
+            code => code,
+        };
+        let build = KernelBuild::new(build_script_nvcc(&target_dir)?, &cuda_archs()?, code, &mergepath_tuning()?, &include_dir, &target_dir, out_dir.join("mergepath-cu"))?;
         run_capture(build.command().arg(source).arg("-o").arg(&fatbin)).map_err(|e| format!("nvcc failed on {}:\n{e}", source.display()))?;
         Ok(fatbin)
     }

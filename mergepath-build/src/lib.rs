@@ -7,8 +7,9 @@
 //!   none and `MERGEPATH_DOWNLOAD_CUDA=1` asks for it, the pinned CUDA 13.0 compiler wheels are
 //!   installed once from PyPI into a cache under the target directory; without it, the error
 //!   names what to install.
-//! - Fatbins hold SASS, but dev builds on a machine without a GPU (CI) hold PTX only, which
-//!   skips ptxas ([`KernelCode`]; `MERGEPATH_KERNEL_CODE=sass|ptx` to choose).
+//! - Fatbins hold SASS, but dev builds on a machine without a GPU (CI) only check that
+//!   mergepath's kernels compile, unoptimized, and embed none of them ([`KernelCode`];
+//!   `MERGEPATH_KERNEL_CODE=sass|ptx|check` to choose).
 //! - The SASS targets are `MERGEPATH_CUDA_ARCHS` (e.g. `80,90`), else the build machine's GPUs
 //!   (`nvidia-smi`), else sm_90; PTX of the newest one is always embedded so newer GPUs can JIT
 //!   it ([`cuda_archs`]).
