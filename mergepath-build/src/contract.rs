@@ -56,8 +56,8 @@ pub const CONSTANTS: &[Constant] = &[
         doc: "Splitters of one sample sort distribution pass (2^8 - 1: the classification is an unrolled 8-step binary search). Each splits off an open bucket below it and an equality bucket of the keys equal to it.",
     },
     Constant { name: "SAMPLESORT_BUCKETS", value: 511, doc: "Buckets of one sample sort distribution pass: 2 * SAMPLESORT_SPLITTERS + 1 (even: open, odd: equal to a splitter)." },
-    Constant { name: "JOIN_THREADS", value: 256, doc: "Threads per CTA of the join's scan and expansion kernels." },
-    Constant { name: "JOIN_ITEMS", value: 8, doc: "Rows per thread of the join's scan, outputs per thread of its expansion." },
+    Constant { name: "JOIN_THREADS", value: 256, doc: "Threads per CTA of the join's scan kernel." },
+    Constant { name: "JOIN_ITEMS", value: 8, doc: "Rows per thread of the join's scan." },
     Constant { name: "JOIN_MATCHES", value: 0, doc: "Join count mode: a row's matches (inner and right joins' rows of A)." },
     Constant { name: "JOIN_AT_LEAST_ONE", value: 1, doc: "Join count mode: a row's matches, one where there are none (left and full joins' rows of A)." },
     Constant { name: "JOIN_UNMATCHED", value: 2, doc: "Join count mode: one for a row without matches (right and full joins' rows of B)." },
@@ -697,7 +697,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "join_params",
         templates: &[],
-        doc: "mergepath_join_scan (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS rows, `tiles` of them, tiles taking their indices from the ticket tile_states[tiles]; tile_states: tiles + 1 zeroed slots): offsets[i] = the outputs of rows 0..i under `mode`, a row's matches being lower[i]..upper[i] cut at other_rows, and *total their sum; mergepath_join_expand (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS outputs, `outputs` of them, JOIN_ITEMS consecutive ones per thread): output k's pair at out_first + k in out_a and out_b (-1: no row).",
+        doc: "mergepath_join_scan (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS rows, `tiles` of them, tiles taking their indices from the ticket tile_states[tiles]; tile_states: tiles + 1 zeroed slots): offsets[i] = the outputs of rows 0..i under `mode`, a row's matches being lower[i]..upper[i] cut at other_rows, and *total their sum; mergepath_join_expand (the load-balancing search's tiles for 8-byte indices over the `outputs` outputs in `rows` rows starting at `offsets`, partitions from mergepath_load_balancing_partitions_8): output k's pair at out_first + k in out_a and out_b (-1: no row).",
         fields: &[
             ("lower", Ptr("const uint64_t*")),
             ("upper", Ptr("const uint64_t*")),
@@ -712,6 +712,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("out_first", I64),
             ("out_a", Ptr("int64_t*")),
             ("out_b", Ptr("int64_t*")),
+            ("partitions", Ptr("const int64_t*")),
         ],
     },
     Struct {

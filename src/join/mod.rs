@@ -22,13 +22,15 @@ pub(crate) mod properties;
 mod slices;
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{JoinParams, JOIN_AT_LEAST_ONE, JOIN_ITEMS, JOIN_MATCHES, JOIN_THREADS, JOIN_UNMATCHED};
+use crate::device::contract::{JoinParams, LoadBalancingParams, JOIN_AT_LEAST_ONE, JOIN_ITEMS, JOIN_MATCHES, JOIN_THREADS, JOIN_UNMATCHED};
 use crate::device::launch::grid_ctas;
 use crate::device::temp::{Temp, TempLayout};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
+use crate::load_balancing::launch_load_balancing_partitions;
 use crate::search::{launch_search, SearchOutput};
+use crate::tuning::search_shape;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, LaunchConfig};
 
 /// The row index that stands for "no row" in a join's output: the other side of an unmatched
@@ -177,6 +179,7 @@ impl Side {
             out_first: 0,
             out_a: 0,
             out_b: 0,
+            partitions: 0,
         }
     }
 }
@@ -260,14 +263,34 @@ pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer
         if counts[k] == 0 {
             continue;
         }
-        let params = JoinParams { outputs: counts[k] as i64, out_first: (k * counts[0]) as i64, out_a: a_at, out_b: b_at, ..side.params(base, 0) };
-        let ctas = grid_ctas(counts[k].div_ceil(JOIN_TILE), "join expansion grid")?;
-        let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (JOIN_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `JoinParams` is `mergepath_join_expand`'s parameter struct; the side's
-        // ranges and offsets from its scan, one CTA of JOIN_THREADS per tile of JOIN_TILE
-        // outputs below `outputs`, written at out_first + k < len in the two fresh buffers of
-        // `len` entries; pairs of B rows stay below `other_rows` (cut in the kernel).
-        unsafe { gpu.launch(&kernels.join_expand()?, cfg, &params) }?;
+        // The outputs spread over the rows by a load-balancing search of the offsets.
+        let tile = search_shape(kernels.arch, 8);
+        let tiles = (side.rows - 1 + counts[k]).div_ceil(tile.tile());
+        let mut parts = gpu.temp((tiles + 1) * 8)?;
+        let (partitions, _guard) = parts.device_ptr_mut();
+        let params = JoinParams { outputs: counts[k] as i64, out_first: (k * counts[0]) as i64, out_a: a_at, out_b: b_at, partitions, ..side.params(base, 0) };
+        let search = LoadBalancingParams {
+            starts: params.offsets,
+            segments: params.rows,
+            count: params.outputs,
+            spacing: tile.tile() as i64,
+            num_partitions: (tiles + 1) as i64,
+            partitions,
+            segment_out: 0,
+            rank_out: 0,
+            values: 0,
+            value_out: 0,
+            words: 0,
+        };
+        launch_load_balancing_partitions(gpu, &kernels, 8, &search)?;
+        let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "join expansion grid")?, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `JoinParams` is `mergepath_join_expand`'s parameter struct; its tile is the
+        // search shape of 8-byte indices (the partitions' spacing above, enqueued before it),
+        // one CTA per tile of the merge of the side's `rows >= 1` offsets (from its scan,
+        // non-decreasing from 0, summing to `outputs`) with its outputs, each written at
+        // out_first + k < len in the two fresh buffers of `len` entries; pairs of B rows stay
+        // below `other_rows` (cut in the kernel).
+        unsafe { gpu.launch_dependent(&kernels.join_expand()?, cfg, &params, kernels.arch) }?;
     }
     Ok(JoinPairs { a: out_a, b: out_b, len })
 }

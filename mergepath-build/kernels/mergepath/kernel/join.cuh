@@ -2,10 +2,11 @@
 // (`lower[i]..upper[i]`: the rows of the other input equal to row i, from the sorted search).
 // join_scan_tile: each row's output count (its matches; at least one for a left join; one for
 // a row without matches, for the unmatched rows appended by right and full joins) scanned
-// into `offsets` in one pass (decoupled look-back). join_expand_body: each output's row, found
-// by a search of the offsets, and its pair.
+// into `offsets` in one pass (decoupled look-back). join_expand_tile: each output's row, by a
+// load-balancing search of the outputs over the offsets, and its pair.
 #pragma once
 #include "../cta/scan.cuh"
+#include "load_balancing.cuh"
 
 namespace mergepath {
 
@@ -52,46 +53,26 @@ __device__ __forceinline__ void join_scan_tile(const join_params& p) {
   if (tile == p.tiles - 1 && threadIdx.x == 0) *p.total = offset + tile_sum;
 }
 
-// The last row whose offset is at most k, searching rows [from, p.rows) (offsets[from] <= k).
-__device__ __forceinline__ int64_t join_row_of(const join_params& p, int64_t from, int64_t k) {
-  int64_t begin = from + 1, end = p.rows;
-  while (begin < end) {
-    const int64_t mid = begin + (end - begin) / 2;
-    if (p.offsets[mid] <= k) begin = mid + 1;
-    else end = mid;
-  }
-  return begin - 1;
-}
-
-// One tile of NT * VT outputs of `p.outputs`, VT consecutive ones per thread, written at
-// p.out_first + k through shared memory (coalesced stores): output k belongs to the row whose
-// offsets hold it. The rows of A (JOIN_MATCHES, JOIN_AT_LEAST_ONE) give (row, lower + rank),
-// or (row, -1) past the row's matches; unmatched rows of B (JOIN_UNMATCHED) give (-1, row).
-// The next row is one step on for rows with outputs, a search past a run of rows without.
+// One tile of the load-balancing merge of the rows' first outputs (`offsets`, the segment
+// starts) with the side's outputs (load_balancing_tile_items, partitions from
+// load_balancing_partitions_body over the offsets): output k belongs to the row s whose
+// outputs hold it, of rank k - offsets[s]. Rows of A (JOIN_MATCHES, JOIN_AT_LEAST_ONE) give
+// (row, lower + rank), or (row, -1) past the row's matches; unmatched rows of B
+// (JOIN_UNMATCHED) give (-1, row). Written at p.out_first + k by consecutive threads.
 template <int NT, int VT>
 __device__ __forceinline__ void join_expand_tile(const join_params& p) {
-  __shared__ int64_t tile_a[NT * VT], tile_b[NT * VT];
-  const int64_t tile_first = (int64_t)blockIdx.x * (NT * VT);
-  const int first = VT * (int)threadIdx.x;
-  const int64_t k0 = tile_first + first;
-  if (k0 < p.outputs) {
-    int64_t row = join_row_of(p, 0, k0);
-    for (int i = 0; i < VT && k0 + i < p.outputs; ++i) {
-      const int64_t k = k0 + i;
-      if (row + 1 < p.rows && p.offsets[row + 1] <= k) {
-        row = (row + 2 >= p.rows || p.offsets[row + 2] > k) ? row + 1 : join_row_of(p, row + 1, k);
-      }
-      const int64_t rank = k - p.offsets[row];
-      const bool matched = p.mode != JOIN_UNMATCHED && rank < join_row_matches(p, row);
-      tile_a[first + i] = p.mode == JOIN_UNMATCHED ? -1 : row;
-      tile_b[first + i] = p.mode == JOIN_UNMATCHED ? row : matched ? (int64_t)p.lower[row] + rank : -1;
-    }
-  }
-  __syncthreads();
-  const int64_t in_tile = min((int64_t)(NT * VT), p.outputs - tile_first);
-  for (int i = (int)threadIdx.x; i < in_tile; i += NT) {
-    p.out_a[p.out_first + tile_first + i] = tile_a[i];
-    p.out_b[p.out_first + tile_first + i] = tile_b[i];
+  constexpr int NV = NT * VT;
+  __shared__ uint64_t tile_starts[NV + 1];
+  __shared__ int boundaries_before[NV];
+  const uint64_t* offsets = reinterpret_cast<const uint64_t*>(p.offsets);
+  const merge_range r = load_balancing_tile_items<NT, VT>(offsets, p.rows, p.outputs, p.partitions, tile_starts, boundaries_before);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  for (int k = (int)threadIdx.x; k < b_n; k += NT) {
+    const int b = tile_segment(boundaries_before, k, a_n);
+    const int64_t row = r.a_begin + b, output = r.b_begin + k, rank = output - (int64_t)tile_starts[b];
+    const bool matched = p.mode != JOIN_UNMATCHED && rank < join_row_matches(p, row);
+    p.out_a[p.out_first + output] = p.mode == JOIN_UNMATCHED ? -1 : row;
+    p.out_b[p.out_first + output] = p.mode == JOIN_UNMATCHED ? row : matched ? (int64_t)p.lower[row] + rank : -1;
   }
 }
 
