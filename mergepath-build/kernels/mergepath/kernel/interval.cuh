@@ -23,7 +23,7 @@ struct interval_moves {
 };
 
 // Output tile blockIdx.x of the load-balancing merge (load_balancing_tile_items): each of the
-// tile's items moved, a value's words by consecutive threads. Device sources, destinations and
+// tile's items moved, a value's words by consecutive threads, several in flight a thread. Device sources, destinations and
 // starts are not checked: a move whose source or destination falls outside its array is
 // skipped, so bad arguments write some values in bounds and never read or write out of them.
 template <int NT, int VT, class I, class W>
@@ -34,21 +34,19 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
   __shared__ int boundaries_before[NV];
   const merge_range r = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, tile_starts, boundaries_before);
   const int a_n = r.a_count(), b_n = r.b_count();
-  const auto move = [&](int k, int w) {
+  const int words = m.words;
+  cta_move_words<NT, LOAD_BALANCING_MOVES>(b_n * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
+    const int k = words == 1 ? u : u / words, w = u - k * words;  // one word a value: no division
     const int b = tile_segment(boundaries_before, k, a_n);
     const uint64_t j = (uint64_t)(r.b_begin + k), rank = j - (uint64_t)tile_starts[b];
     const int64_t s = r.a_begin + b;
     // Unsigned: a rank or an index past the arrays on bad starts wraps to a large value.
-    const uint64_t from = m.sources ? (uint64_t)m.sources[s] + rank : j;
-    const uint64_t to = m.destinations ? (uint64_t)m.destinations[s] + rank : j;
-    if (from < (uint64_t)m.input_len && to < (uint64_t)m.output_len)
-      m.output[to * m.words + w] = m.input[from * m.words + w];
-  };
-  if (m.words == 1) {  // one word a value: no division per word
-    for (int k = (int)threadIdx.x; k < b_n; k += NT) move(k, 0);
-    return;
-  }
-  for (int t = (int)threadIdx.x; t < b_n * m.words; t += NT) move(t / m.words, t % m.words);
+    const uint64_t source = m.sources ? (uint64_t)m.sources[s] + rank : j;
+    const uint64_t destination = m.destinations ? (uint64_t)m.destinations[s] + rank : j;
+    from = source * words + w;
+    to = destination * words + w;
+    return source < (uint64_t)m.input_len && destination < (uint64_t)m.output_len;
+  });
 }
 
 }  // namespace mergepath

@@ -7,6 +7,7 @@
 // boundaries merged before it. Tiles of NT * VT merge outputs bound every CTA's work whatever
 // the segments' lengths: a run of empty segments costs its boundaries, a long segment its items.
 #pragma once
+#include "../cta/move.cuh"
 #include "merge.cuh"
 
 namespace mergepath {
@@ -80,6 +81,9 @@ __device__ __forceinline__ int tile_segment(const int* boundaries_before, int k,
   return min(max(boundaries_before[k], 0), a_n);
 }
 
+// The words a thread of a load-balancing tile has in flight when it moves values.
+constexpr int LOAD_BALANCING_MOVES = 8;
+
 // What a load-balancing tile writes for its items j, each output where it is not null: the
 // segment s, the rank j - starts[s], and (interval expand) segment s's value of `words` words
 // of W, values[s * words ...].
@@ -116,14 +120,12 @@ __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t seg
   }
   if (out.expanded) {
     const int words = out.words;
-    if (words == 1) {  // one word a value: no division per word
-      for (int k = (int)threadIdx.x; k < b_n; k += NT) out.expanded[r.b_begin + k] = out.values[r.a_begin + before(k)];
-      return;
-    }
-    for (int t = (int)threadIdx.x; t < b_n * words; t += NT) {
-      const int k = t / words, w = t - k * words;
-      out.expanded[(r.b_begin + k) * words + w] = out.values[(r.a_begin + before(k)) * words + w];
-    }
+    cta_move_words<NT, LOAD_BALANCING_MOVES>(b_n * words, out.values, out.expanded, [&](int u, uint64_t& from, uint64_t& to) {
+      const int k = words == 1 ? u : u / words, w = u - k * words;  // one word a value: no division
+      from = (uint64_t)(r.a_begin + before(k)) * words + w;
+      to = (uint64_t)(r.b_begin + k) * words + w;
+      return true;
+    });
   }
 }
 
