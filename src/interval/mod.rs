@@ -42,12 +42,12 @@ mod slices;
 
 use crate::checks::{check_load_balancing, check_output, check_starts, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{IntervalMoveParams, LoadBalancingParams};
+use crate::device::contract::IntervalMoveParams;
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
-use crate::load_balancing::launch_load_balancing_partitions;
+use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
 use crate::tuning::search_shape;
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
@@ -199,23 +199,11 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     // The widest word that divides the values and both arrays' addresses.
     let word = [16, 8, 4, 2, 1].into_iter().find(|&w| value_bytes.is_multiple_of(w) && (input.ptr | out.ptr).is_multiple_of(w as u64)).unwrap_or(1);
     let tile = search_shape(kernels.arch, index_bytes);
-    let tiles = (starts.len - 1 + count).div_ceil(tile.tile());
+    let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;
     let (partitions, _guard) = temp.device_ptr_mut();
-    let search = LoadBalancingParams {
-        starts: starts.ptr,
-        segments: starts.len as i64,
-        count: count as i64,
-        spacing: tile.tile() as i64,
-        num_partitions: (tiles + 1) as i64,
-        partitions,
-        segment_out: 0,
-        rank_out: 0,
-        values: 0,
-        value_out: 0,
-        words: 0,
-    };
+    let search = load_balancing_params(starts.ptr, starts.len, count, tile.tile(), partitions);
     launch_load_balancing_partitions(gpu, &kernels, index_bytes, &search)?;
     let params = IntervalMoveParams {
         starts: starts.ptr,

@@ -5,8 +5,9 @@
 //! Three passes, none of them a binary search per row: the vectorized sorted search gives each
 //! row of A its range of equal rows of B (`lower..upper`, one merge-path pass over both
 //! columns); a single-pass scan (decoupled look-back) turns the ranges' lengths into each row's
-//! first output; and an expansion gives each output its row (a search of the scanned offsets
-//! per thread, then one step per output) and its pair. Right and full joins append the rows of
+//! first output; and an expansion gives each output its row and its pair, on the
+//! load-balancing search's tiles (the outputs merged with the scanned offsets, so a row of many
+//! matches is spread over the GPU like any other). Right and full joins append the rows of
 //! B without a match, found the same way with the columns' roles swapped. The one wait on the
 //! GPU reads the result's length, to allocate it.
 //!
@@ -22,13 +23,13 @@ pub(crate) mod properties;
 mod slices;
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{JoinParams, LoadBalancingParams, JOIN_AT_LEAST_ONE, JOIN_ITEMS, JOIN_MATCHES, JOIN_THREADS, JOIN_UNMATCHED};
+use crate::device::contract::{JoinParams, JOIN_AT_LEAST_ONE, JOIN_ITEMS, JOIN_MATCHES, JOIN_THREADS, JOIN_UNMATCHED};
 use crate::device::launch::grid_ctas;
 use crate::device::temp::{Temp, TempLayout};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
-use crate::load_balancing::launch_load_balancing_partitions;
+use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
 use crate::search::{launch_search, SearchOutput};
 use crate::tuning::search_shape;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, LaunchConfig};
@@ -265,23 +266,11 @@ pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer
         }
         // The outputs spread over the rows by a load-balancing search of the offsets.
         let tile = search_shape(kernels.arch, 8);
-        let tiles = (side.rows - 1 + counts[k]).div_ceil(tile.tile());
+        let tiles = load_balancing_tile_count(side.rows, counts[k], tile.tile());
         let mut parts = gpu.temp((tiles + 1) * 8)?;
         let (partitions, _guard) = parts.device_ptr_mut();
         let params = JoinParams { outputs: counts[k] as i64, out_first: (k * counts[0]) as i64, out_a: a_at, out_b: b_at, partitions, ..side.params(base, 0) };
-        let search = LoadBalancingParams {
-            starts: params.offsets,
-            segments: params.rows,
-            count: params.outputs,
-            spacing: tile.tile() as i64,
-            num_partitions: (tiles + 1) as i64,
-            partitions,
-            segment_out: 0,
-            rank_out: 0,
-            values: 0,
-            value_out: 0,
-            words: 0,
-        };
+        let search = load_balancing_params(params.offsets, side.rows, counts[k], tile.tile(), partitions);
         launch_load_balancing_partitions(gpu, &kernels, 8, &search)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "join expansion grid")?, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `JoinParams` is `mergepath_join_expand`'s parameter struct; its tile is the

@@ -36,24 +36,11 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
         }
     };
     let tile = search_shape(kernels.arch, index_bytes);
-    let tiles = (starts.len - 1 + count).div_ceil(tile.tile());
+    let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "load-balancing grid")?;
-    let parts = tiles + 1;
-    let mut temp = gpu.temp(parts * 8)?;
+    let mut temp = gpu.temp((tiles + 1) * 8)?;
     let (partitions, _guard) = temp.device_ptr_mut();
-    let params = LoadBalancingParams {
-        starts: starts.ptr,
-        segments: starts.len as i64,
-        count: count as i64,
-        spacing: tile.tile() as i64,
-        num_partitions: parts as i64,
-        partitions,
-        segment_out,
-        rank_out,
-        values,
-        value_out,
-        words: words as i64,
-    };
+    let params = LoadBalancingParams { segment_out, rank_out, values, value_out, words: words as i64, ..load_balancing_params(starts.ptr, starts.len, count, tile.tile(), partitions) };
     launch_load_balancing_partitions(gpu, &kernels, index_bytes, &params)?;
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
     let func = if word == 0 { kernels.load_balancing(index_bytes)? } else { kernels.interval_expand(word, index_bytes)? };
@@ -64,6 +51,31 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
     // caller), the ranks' only where not null; for the expand, `values` holds one value of
     // `words` words per start and `value_out` `count` of them, both aligned to the word.
     unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
+}
+
+/// The tiles of `spacing` outputs of a load-balancing merge: the `segments - 1` boundaries
+/// (`segments >= 1`) with the `count` items.
+pub(crate) fn load_balancing_tile_count(segments: usize, count: usize, spacing: usize) -> usize {
+    (segments - 1 + count).div_ceil(spacing)
+}
+
+/// The parameters of a load-balancing merge of `count` items over the `segments >= 1` starts at
+/// the device address `starts`, cut every `spacing` outputs at `partitions` (one more than its
+/// [`load_balancing_tile_count`], i64), without outputs: a launch adds its own.
+pub(crate) fn load_balancing_params(starts: u64, segments: usize, count: usize, spacing: usize, partitions: u64) -> LoadBalancingParams {
+    LoadBalancingParams {
+        starts,
+        segments: segments as i64,
+        count: count as i64,
+        spacing: spacing as i64,
+        num_partitions: (load_balancing_tile_count(segments, count, spacing) + 1) as i64,
+        partitions,
+        segment_out: 0,
+        rank_out: 0,
+        values: 0,
+        value_out: 0,
+        words: 0,
+    }
 }
 
 /// Enqueues the partitions of a load-balancing merge (`params.num_partitions` of them, one every

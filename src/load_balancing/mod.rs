@@ -41,7 +41,7 @@ mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
 
-pub(crate) use launch::{launch_load_balancing, launch_load_balancing_partitions, LoadBalancingOutput};
+pub(crate) use launch::{launch_load_balancing, launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count, LoadBalancingOutput};
 use crate::checks::{check_load_balancing, check_values};
 use crate::device::Gpu;
 use crate::error::Result;

@@ -2,14 +2,14 @@
 //! reduction's tile, the tiles, then the spine.
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{LoadBalancingParams, SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
+use crate::device::contract::{SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
 use crate::device::kernels::{Entry, Kernels};
 use crate::device::launch::grid_ctas;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
-use crate::load_balancing::launch_load_balancing_partitions;
+use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
 use crate::tuning::reduce_shape;
 use crate::types::Reduction;
 use cudarc::driver::LaunchConfig;
@@ -35,26 +35,14 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let shape = reduce_shape(kernels.arch, std::mem::size_of::<K>());
     let tile = shape.tile();
-    let tiles = (segments - 1 + count).div_ceil(tile);
+    let tiles = load_balancing_tile_count(segments, count, tile);
     let mut layout = TempLayout::default();
     let partial_bytes = tiles * REDUCE_PARTIAL_BYTES;
     let (partitions_at, heads_at, tails_at) = (layout.region((tiles + 1) * 8), layout.region(partial_bytes), layout.region(partial_bytes));
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let partitions = base + partitions_at as u64;
-    let partition_params = LoadBalancingParams {
-        starts: starts.ptr,
-        segments: segments as i64,
-        count: count as i64,
-        spacing: tile as i64,
-        num_partitions: tiles as i64 + 1,
-        partitions,
-        segment_out: 0,
-        rank_out: 0,
-        values: 0,
-        value_out: 0,
-        words: 0,
-    };
+    let partition_params = load_balancing_params(starts.ptr, segments, count, tile, partitions);
     launch_load_balancing_partitions(gpu, &kernels, index_bytes, &partition_params)?;
     let mut empty_words = [0u64; 2];
     bytemuck::bytes_of_mut(&mut empty_words)[..std::mem::size_of::<K>()].copy_from_slice(bytemuck::bytes_of(&empty));
