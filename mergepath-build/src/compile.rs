@@ -235,3 +235,23 @@ fn collect_files(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) -> std::io::Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_list_names_every_entry_header_once_the_sort_ones_outside_the_guard() {
+        let dir = headers_dir().join("mergepath/entry");
+        let header = entries_header(&dir).unwrap();
+        let (sort, rest) = header.split_once("#ifndef MERGEPATH_SORT_ENTRIES_ONLY\n").unwrap();
+        assert!(rest.ends_with("#endif\n"), "{header}");
+        let included = |text: &str| text.lines().filter_map(|l| l.strip_prefix("#include <mergepath/entry/")?.strip_suffix('>').map(String::from)).collect::<Vec<_>>();
+        assert_eq!(included(sort), SORT_ENTRY_HEADERS.map(String::from));
+        let mut all: Vec<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".cuh")).collect();
+        all.sort();
+        let mut listed = [included(sort), included(rest)].concat();
+        listed.sort();
+        assert_eq!(listed, all, "every header once");
+    }
+}
