@@ -24,8 +24,9 @@
 //! - by [`interval_move`], from `input[sources[s] + r]` to `out[destinations[s] + r]`.
 //!
 //! Items of `out` no interval writes are left as they are; where destination intervals
-//! overlap, each item written more than once holds one of the values written to it. Values
-//! of any size. The host backend ([`crate::host::interval_gather`], ...) and host slices
+//! overlap, the items written more than once are unspecified on the GPU (a value moves as
+//! several words, so it can mix the words of two values written there; on the host backend the
+//! later interval's). Values of any size. The host backend ([`crate::host::interval_gather`], ...) and host slices
 //! ([`crate::Gpu::interval_gather`], ...) take the same arguments and check every interval
 //! against its arrays ([`Error::InvalidArgument`](crate::Error::InvalidArgument)); the device
 //! calls do not, as that would wait for the GPU: a move whose source or destination is outside
