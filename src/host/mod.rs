@@ -47,7 +47,7 @@ use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
 use crate::threads::{run, span_bounds, Plan};
 use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
-use parallel::{par_collect, par_merge, par_sort, par_sort_into, par_write, search_each, split_lanes, Lanes, Pairs};
+use parallel::{load_balance, par_collect, par_merge, par_sort, par_sort_into, par_write, search_each, split_lanes, Lanes, Pairs};
 pub use crate::threads::threads;
 
 /// Runs `f` with the host calls it makes on this thread using `threads` worker threads at most
@@ -292,30 +292,6 @@ pub fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(keys: &
 /// The position of each run's first key: key 0 and every key unequal to the one before it.
 fn run_starts<K: Key, C: Comparator<K>>(keys: &[K], comp: C) -> Vec<usize> {
     (0..keys.len()).filter(|&i| i == 0 || comp.is_less(&keys[i - 1], &keys[i]) || comp.is_less(&keys[i], &keys[i - 1])).collect()
-}
-
-/// Writes `item(segment, rank)` to `out[i]` for each item `i` in `0..out.len()` on the host
-/// threads: each span finds its first item's segment by a binary search over the starts
-/// (checked: at least one, sorted), then walks them.
-fn load_balance<T: Copy + Send + Sync>(starts: &[impl SortIndex], out: &mut [T], item: impl Fn(usize, u64) -> T + Sync) {
-    let count = out.len();
-    if count == 0 {
-        return;
-    }
-    let plan = Plan::current();
-    let bounds = span_bounds(count, plan.workers(count));
-    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(out, &bounds)).map(|(w, o)| (w[0], o)).collect();
-    let start = |s: usize| starts[s].value();
-    run(plan.threads, tasks, |(first, out): (usize, &mut [T])| {
-        let mut s = starts[1..].partition_point(|&b| b.value() <= first as u64);
-        for (k, o) in out.iter_mut().enumerate() {
-            let i = (first + k) as u64;
-            while s + 1 < starts.len() && start(s + 1) <= i {
-                s += 1;
-            }
-            *o = item(s, i - start(s));
-        }
-    });
 }
 
 /// Writes to `out[j]` the `bound` of `needles[j]` in `haystack` (both sorted by `comp`), for

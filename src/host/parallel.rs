@@ -4,6 +4,7 @@
 use crate::key::{ordering_by, Comparator, Key};
 use crate::partition::merge_path;
 use crate::threads::{run, span_bounds, Plan};
+use crate::types::SortIndex;
 use std::mem::MaybeUninit;
 
 /// A vector of `f(0), ..., f(n - 1)`, filled by the workers in parallel.
@@ -301,6 +302,30 @@ pub(crate) fn search_each<K: Key, O: Copy + Send + Sync, C: Comparator<K>>(
                 hi = gallop(haystack, hi.max(lo), |h| !comp.is_less(n, h));
             }
             *o = f(lo, hi);
+        }
+    });
+}
+
+/// Writes `item(segment, rank)` to `out[i]` for each item `i` in `0..out.len()` on the host
+/// threads: each span finds its first item's segment by a binary search over the starts
+/// (checked: at least one, sorted), then walks them.
+pub(crate) fn load_balance<T: Copy + Send + Sync>(starts: &[impl SortIndex], out: &mut [T], item: impl Fn(usize, u64) -> T + Sync) {
+    let count = out.len();
+    if count == 0 {
+        return;
+    }
+    let plan = Plan::current();
+    let bounds = span_bounds(count, plan.workers(count));
+    let tasks: Vec<_> = bounds.windows(2).zip(split_lanes(out, &bounds)).map(|(w, o)| (w[0], o)).collect();
+    let start = |s: usize| starts[s].value();
+    run(plan.threads, tasks, |(first, out): (usize, &mut [T])| {
+        let mut s = starts[1..].partition_point(|&b| b.value() <= first as u64);
+        for (k, o) in out.iter_mut().enumerate() {
+            let i = (first + k) as u64;
+            while s + 1 < starts.len() && start(s + 1) <= i {
+                s += 1;
+            }
+            *o = item(s, i - start(s));
         }
     });
 }

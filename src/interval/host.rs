@@ -2,6 +2,7 @@
 
 use super::HostIntervals;
 use crate::error::Result;
+use crate::host::parallel::load_balance;
 use crate::key::Value;
 use crate::types::SortIndex;
 
@@ -10,7 +11,10 @@ use crate::types::SortIndex;
 /// 0 or an interval reaching past `input` are [`crate::Error::InvalidArgument`]. The rest of
 /// `out` is left as it is.
 pub fn interval_gather<I: SortIndex, V: Value>(count: usize, starts: &[I], sources: &[I], input: &[V], out: &mut [V]) -> Result<()> {
-    move_intervals(HostIntervals { count, starts, sources: Some(sources), destinations: None }, input, out)
+    HostIntervals { count, starts, sources: Some(sources), destinations: None }.check(input.len(), out.len())?;
+    // The items are the output's first `count`: spans of them on the host threads.
+    load_balance(starts, &mut out[..count], |s, rank| input[sources[s].value() as usize + rank as usize]);
+    Ok(())
 }
 
 /// Interval scatter on the host: `out[destinations[s] + r] = input[starts[s] + r]`; checked as
@@ -25,8 +29,8 @@ pub fn interval_move<I: SortIndex, V: Value>(count: usize, starts: &[I], sources
     move_intervals(HostIntervals { count, starts, sources: Some(sources), destinations: Some(destinations) }, input, out)
 }
 
-/// Checks the move and copies each interval, in order (a later interval's values win where
-/// destinations overlap).
+/// Checks the move and copies each interval, in order on the calling thread (a later
+/// interval's values win where destinations overlap).
 fn move_intervals<I: SortIndex, V: Value>(m: HostIntervals<'_, I>, input: &[V], out: &mut [V]) -> Result<()> {
     m.check(input.len(), out.len())?;
     for (s, length) in m.lengths().enumerate() {
