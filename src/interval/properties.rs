@@ -4,6 +4,7 @@
 use crate::cpu;
 use crate::device::Gpu;
 use crate::key::Value;
+use crate::testing::strategies::SplitMix;
 use crate::testing::properties::{assert_same_bits, item12, item8, on_gpu, op_error, upload_padded, Backend, PropertyResult};
 use crate::types::SortIndex;
 use cudarc::driver::DeviceRepr;
@@ -32,12 +33,8 @@ struct Layout {
 
 impl Layout {
     fn new(lengths: &[usize], seed: u64) -> Layout {
-        let mut state = seed;
-        let mut draw = move |below: usize| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let z = (state ^ (state >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            ((z ^ (z >> 29)) % below.max(1) as u64) as usize
-        };
+        let mut rng = SplitMix(seed);
+        let mut draw = |below: usize| rng.below(below);
         let offsets: Vec<usize> = std::iter::once(0).chain(lengths.iter().scan(0, |end, &l| {
             *end += l;
             Some(*end)

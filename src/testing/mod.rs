@@ -59,7 +59,7 @@ pub(crate) mod keys;
 mod partitions;
 pub(crate) mod properties;
 mod runner;
-mod strategies;
+pub(crate) mod strategies;
 
 pub use comparator::{check_comparator, comparator_keys, MAX_COMPARATOR_KEYS};
 pub use keys::{pod_key, TestKey};

@@ -138,8 +138,9 @@ impl Pattern {
     }
 }
 
-/// SplitMix64: the patterns' random choices, from the generated seed.
-struct SplitMix(u64);
+/// SplitMix64: the patterns' random choices, from the generated seed (and the properties' own
+/// draws from theirs).
+pub(crate) struct SplitMix(pub(crate) u64);
 impl SplitMix {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -148,7 +149,7 @@ impl SplitMix {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
     fn unit(&mut self) -> f64 {

@@ -23,9 +23,10 @@ struct interval_moves {
 };
 
 // Output tile blockIdx.x of the load-balancing merge (load_balancing_tile_items): each of the
-// tile's items moved, a value's words by consecutive threads, several in flight a thread. Device sources, destinations and
-// starts are not checked: a move whose source or destination falls outside its array is
-// skipped, so bad arguments write some values in bounds and never read or write out of them.
+// tile's items moved, a value's words by consecutive threads, several in flight a thread.
+// Device sources, destinations and starts are not checked: a move whose source or destination
+// falls outside its array is skipped, so bad arguments write some values in bounds and never
+// read or write out of them.
 template <int NT, int VT, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
