@@ -69,9 +69,29 @@ pub(crate) fn grid_ctas(ctas: usize, what: &'static str) -> Result<u32> {
     u32::try_from(ctas).ok().filter(|&c| c <= i32::MAX as u32).ok_or(Error::TooLarge { what })
 }
 
+/// The widest word (16, 8, 4, 2 or 1 bytes) that divides items of `item_bytes` and every
+/// address OR-ed into `addresses`: the word the key-independent kernels move such items as.
+pub(crate) fn widest_word(item_bytes: usize, addresses: u64) -> usize {
+    [16, 8, 4, 2, 1].into_iter().find(|&w| item_bytes.is_multiple_of(w) && addresses.is_multiple_of(w as u64)).unwrap_or(1)
+}
+
 /// The launch shape of the merges' fallback kernels for unsorted inputs (`kernel/unsorted.cuh`):
 /// a fixed grid, each CTA returning at once where no tile reported.
 pub(crate) fn merge_fallback_config() -> LaunchConfig {
     use super::contract::{MERGE_FALLBACK_CTAS, MERGE_FALLBACK_THREADS};
     LaunchConfig { grid_dim: (MERGE_FALLBACK_CTAS as u32, 1, 1), block_dim: (MERGE_FALLBACK_THREADS as u32, 1, 1), shared_mem_bytes: 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::widest_word;
+
+    #[test]
+    fn the_widest_word_divides_the_items_and_every_address() {
+        assert_eq!(widest_word(16, 0x1000), 16);
+        assert_eq!(widest_word(12, 0x1000), 4);
+        assert_eq!(widest_word(16, 0x1008), 8);
+        assert_eq!(widest_word(8, 0x1002 | 0x2000), 2);
+        assert_eq!(widest_word(5, 0), 1);
+    }
 }

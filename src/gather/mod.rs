@@ -10,6 +10,7 @@
 
 use crate::device::contract::{GatherParams, IotaParams, ScatterParams};
 use crate::device::kernels::Kernels;
+use crate::device::launch::widest_word;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -120,8 +121,7 @@ pub(crate) fn launch_gather(gpu: &Gpu, kernels: &Kernels, a: (u64, usize), b: Op
         return Ok(());
     }
     let b_ptr = b.map_or(0, |b| b.0);
-    // The widest word that divides the items and every address.
-    let word = [16, 8, 4, 2, 1].into_iter().find(|&w| item_bytes.is_multiple_of(w) && (a.0 | b_ptr | out).is_multiple_of(w as u64)).unwrap_or(1);
+    let word = widest_word(item_bytes, a.0 | b_ptr | out);
     let words = item_bytes / word;
     let total = count.checked_mul(words).and_then(|t| i64::try_from(t).ok()).ok_or(Error::TooLarge { what: "gather length" })?;
     let ctas = (total as usize).div_ceil(256).min(1 << 20) as u32;

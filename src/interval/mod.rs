@@ -44,7 +44,7 @@ mod slices;
 use crate::checks::{check_load_balancing, check_output, check_starts, check_values};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::IntervalMoveParams;
-use crate::device::launch::grid_ctas;
+use crate::device::launch::{grid_ctas, widest_word};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
@@ -197,8 +197,7 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     }
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
-    // The widest word that divides the values and both arrays' addresses.
-    let word = [16, 8, 4, 2, 1].into_iter().find(|&w| value_bytes.is_multiple_of(w) && (input.ptr | out.ptr).is_multiple_of(w as u64)).unwrap_or(1);
+    let word = widest_word(value_bytes, input.ptr | out.ptr);
     let tile = search_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;

@@ -3,7 +3,7 @@
 
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::LoadBalancingParams;
-use crate::device::launch::grid_ctas;
+use crate::device::launch::{grid_ctas, widest_word};
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
@@ -30,8 +30,7 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
         LoadBalancingOutput::Search { segments, ranks } => (segments, ranks, 0, 0, 0, 0),
         LoadBalancingOutput::Expand { value_bytes: 0, .. } => return Ok(()),
         LoadBalancingOutput::Expand { values, out, value_bytes } => {
-            // The widest word that divides the values and their addresses.
-            let word = [16, 8, 4, 2, 1].into_iter().find(|&w| value_bytes.is_multiple_of(w) && (values | out).is_multiple_of(w as u64)).unwrap_or(1);
+            let word = widest_word(value_bytes, values | out);
             (0, 0, values, out, word, value_bytes / word)
         }
     };
