@@ -84,6 +84,10 @@ backend_trait! {
     fn merge_keys<K: Key, C: Comparator<K>>(a: &[K], b: &[K], out: &mut [K], comp: C) -> Result<()>;
     /// Merges key/value pairs, each value following its key.
     fn merge_pairs<K: Key, V: Value, C: Comparator<K>>(a_keys: &[K], a_values: &[V], b_keys: &[K], b_values: &[V], out_keys: &mut [K], out_values: &mut [V], comp: C) -> Result<()>;
+    /// Merges any number of sorted inputs into `out[..total]`, stably (a lower input's first on ties).
+    fn merge_multiway_keys<K: Key, C: Comparator<K>>(inputs: &[&[K]], out: &mut [K], comp: C) -> Result<()>;
+    /// Merges any number of sorted key/value inputs, each value following its key.
+    fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>>(keys: &[&[K]], values: &[&[V]], out_keys: &mut [K], out_values: &mut [V], comp: C) -> Result<()>;
     /// For each sorted needle, its lower or upper bound in the sorted haystack.
     fn sorted_search<K: Key, I: SortIndex, C: Comparator<K>>(needles: &[K], haystack: &[K], bound: Bound, out: &mut [I], comp: C) -> Result<()>;
     /// Both bounds of each needle.

@@ -30,6 +30,20 @@ pub(crate) fn check_merge_pairs(a: (usize, usize), b: (usize, usize), out_keys: 
     Ok(total)
 }
 
+/// The checks of a multiway merge of pairs: as many value inputs as key inputs, each its keys'
+/// length, and both outputs the total's length (returned); `keys` and `values` are the inputs'
+/// lengths.
+pub(crate) fn check_multiway_pairs(keys: &[usize], values: &[usize], out_keys: usize, out_values: usize) -> Result<usize> {
+    check_values("values (inputs)", keys.len(), values.len())?;
+    for (&k, &v) in keys.iter().zip(values) {
+        check_values("values", k, v)?;
+    }
+    let total = keys.iter().sum();
+    check_output("out_keys", out_keys, total)?;
+    check_output("out_values", out_values, total)?;
+    Ok(total)
+}
+
 /// The checks of a two-input operation on pairs (a set operation, a merge): each value slice
 /// (`a_values`, `b_values`) its keys' length; `a` and `b` are (keys, values) lengths.
 pub(crate) fn check_pair_inputs(a: (usize, usize), b: (usize, usize)) -> Result<()> {

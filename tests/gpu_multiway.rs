@@ -2,7 +2,8 @@
 //! counts on either side of a power of four) with empty ones and equal keys across inputs (stability by input order through
 //! positions as values), several key types and a derived key, runs in extreme patterns,
 //! 4/8/16-byte values, the partitions against their CPU mirror, unsorted inputs keeping their
-//! items, API validation.
+//! items, API validation; the host-slice merges beside each device one, and under a device cap
+//! far below their data (many batches).
 
 mod common;
 #[path = "common/hit.rs"]
@@ -66,6 +67,47 @@ fn check_merge<K: mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, inpu
     let (want_k, want_v) = cpu::merge_multiway_pairs(&refs, &value_refs, comp);
     assert_same(&gpu.download(&ok).unwrap(), &want_k, &format!("{ctx}: pair keys"));
     assert_eq!(gpu.download(&ov).unwrap(), want_v, "{ctx}: values (positions)");
+    check_host_slices(gpu, &refs, &value_refs, comp, ctx);
+}
+
+/// The host-slice multiway merges of `refs` (with `values`) against the oracle; the output's
+/// tail past the total left as it was.
+fn check_host_slices<K: mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, refs: &[&[K]], values: &[&[u32]], comp: C, ctx: &str) {
+    let total: usize = refs.iter().map(|s| s.len()).sum();
+    let zero = <K as bytemuck::Zeroable>::zeroed();
+    let mut out = vec![zero; total + 2];
+    gpu.merge_multiway_keys(refs, &mut out, comp).unwrap();
+    assert_same(&out[..total], &cpu::merge_multiway_keys(refs, comp), &format!("{ctx}: host-slice keys"));
+    assert_same(&out[total..], &[zero; 2], &format!("{ctx}: host slices past the end"));
+    let (mut ok, mut ov) = (vec![zero; total], vec![0u32; total]);
+    gpu.merge_multiway_pairs(refs, values, &mut ok, &mut ov, comp).unwrap();
+    let (want_k, want_v) = cpu::merge_multiway_pairs(refs, values, comp);
+    assert_same(&ok, &want_k, &format!("{ctx}: host-slice pair keys"));
+    assert_eq!(ov, want_v, "{ctx}: host-slice values (positions)");
+}
+
+/// A host-slice multiway merge under a device cap far below its data: many batches, each
+/// merging its slice of every input; values of 4 and of 12 bytes (the latter by position).
+#[test]
+fn host_slice_multiway_merges_in_batches() {
+    let Some(_) = gpu() else { return };
+    let capped = Gpu::new(0).unwrap().with_memory_limit(24 << 20);
+    let mut rng = Rng(77);
+    for (k, total) in [(3, 12 << 20), (64, 10 << 20), (1500, 1 << 22)] {
+        let inputs = inputs_of(k, total, &mut rng, Less, |r| r.below(1 << 20) as u32);
+        let refs: Vec<&[u32]> = inputs.iter().map(|v| v.as_slice()).collect();
+        let mut first = 0u32;
+        let values: Vec<Vec<u32>> = refs.iter().map(|s| { first += s.len() as u32; (first - s.len() as u32..first).collect() }).collect();
+        let value_refs: Vec<&[u32]> = values.iter().map(|v| v.as_slice()).collect();
+        check_host_slices(&capped, &refs, &value_refs, Less, &format!("capped k={k} n={total}"));
+        let wide: Vec<Vec<[u32; 3]>> = values.iter().map(|v| v.iter().map(|&p| [p, !p, p ^ 0x5555]).collect()).collect();
+        let wide_refs: Vec<&[[u32; 3]]> = wide.iter().map(|v| v.as_slice()).collect();
+        let (mut ok, mut ov) = (vec![0u32; total], vec![[0u32; 3]; total]);
+        capped.merge_multiway_pairs(&refs, &wide_refs, &mut ok, &mut ov, Less).unwrap();
+        let (want_k, want_v) = cpu::merge_multiway_pairs(&refs, &value_refs, Less);
+        assert_eq!(ok, want_k, "capped k={k}: keys with 12-byte values");
+        assert!(ov.iter().zip(&want_v).all(|(v, &p)| *v == [p, !p, p ^ 0x5555]), "capped k={k}: 12-byte values");
+    }
 }
 
 fn check_ways<K: TestKey + mergepath::testing::TestKey, C: Comparator<K>>(gpu: &Gpu, comp: C, distinct: u64, seed: u64) {
@@ -244,4 +286,11 @@ fn multiway_api_validation() {
     let empty = gpu.upload::<u32>(&[]).unwrap();
     mergepath::merge_multiway_keys(gpu, &[&empty, &empty], &mut out, Less).unwrap();
     assert_eq!(gpu.download(&out).unwrap(), [0; 4], "left alone");
+    // The host-slice calls: the same errors, the outputs left as they were.
+    let mut host_out = [7u32; 3];
+    assert_eq!(gpu.merge_multiway_keys(&[&[1u32, 2, 3][..], &[2]], &mut host_out, Less), Err(Error::OutputTooSmall { what: "out", needed: 4, got: 3 }));
+    let (mut host_k, mut host_v) = ([7u32; 4], [7u32; 4]);
+    assert!(matches!(gpu.merge_multiway_pairs(&[&[1u32, 2, 3][..], &[2]], &[&[0u32; 3][..]], &mut host_k, &mut host_v, Less), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(gpu.merge_multiway_pairs(&[&[1u32, 2, 3][..], &[2]], &[&[0u32; 3][..], &[0; 3]], &mut host_k, &mut host_v, Less), Err(Error::LengthMismatch { .. })));
+    assert_eq!((host_out, host_k, host_v), ([7; 3], [7; 4], [7; 4]), "host outputs left alone");
 }

@@ -46,7 +46,7 @@ use crate::search::check_search;
 use crate::types::{Bound, SetOperation, SortIndex};
 use crate::segmented::validate_segment_offsets;
 use crate::threads::{run, span_bounds, Plan};
-use crate::checks::{check_indices, check_load_balancing, check_starts, check_merge_pairs, check_output, check_pair_inputs, check_values};
+use crate::checks::{check_indices, check_load_balancing, check_merge_pairs, check_multiway_pairs, check_output, check_pair_inputs, check_starts, check_values};
 use parallel::{load_balance, par_collect, par_merge, par_sort, par_sort_into, par_write, search_each, split_lanes, Lanes, Pairs};
 pub use crate::threads::threads;
 
@@ -555,13 +555,8 @@ pub fn merge_multiway_pairs<K: Key, V: Copy + Send + Sync, C: Comparator<K>>(
     out_values: &mut [V],
     comp: C,
 ) -> Result<()> {
-    check_values("values (inputs)", keys.len(), values.len())?;
-    for (k, v) in keys.iter().zip(values) {
-        check_values("values", k.len(), v.len())?;
-    }
-    let total: usize = keys.iter().map(|s| s.len()).sum();
-    check_output("out_keys", out_keys.len(), total)?;
-    check_output("out_values", out_values.len(), total)?;
+    let (key_lengths, value_lengths): (Vec<usize>, Vec<usize>) = (keys.iter().map(|s| s.len()).collect(), values.iter().map(|s| s.len()).collect());
+    let total = check_multiway_pairs(&key_lengths, &value_lengths, out_keys.len(), out_values.len())?;
     let plan = Plan::current();
     let items: Vec<Vec<(K, V)>> = keys.iter().zip(values).map(|(k, v)| k.iter().copied().zip(v.iter().copied()).collect()).collect();
     let inputs: Vec<&[(K, V)]> = items.iter().map(|v| v.as_slice()).collect();

@@ -34,7 +34,8 @@ use crate::gather::{copy_one_after_another, ValueSources};
 use crate::key::{value_word, Comparator, Greater, Key, Less, RecordOrder, Value};
 use crate::sort::move_records;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
-pub(crate) use launch::{launch_multiway, multiway_temp_bytes};
+use launch::launch_multiway;
+pub(crate) use launch::multiway_temp_bytes;
 pub(crate) use passes::launch_passes;
 
 /// Merges `inputs` (each sorted by `comp`; any number, empty ones allowed) into
@@ -97,6 +98,16 @@ fn merge<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values
     match &C::RECORD {
         Some(order) => merge_records::<K>(gpu, order, keys, values, out, out_values),
         None => launch_merge::<K>(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
+    }
+}
+
+/// The merge of validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`)
+/// in one pass of the multiway kernels, whose temporary memory is the splits only
+/// ([`multiway_temp_bytes`]), or for records [`merge_records`]: a batch of a host-slice merge.
+pub(crate) fn merge_in_one_pass<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+    match &C::RECORD {
+        Some(order) => merge_records::<K>(gpu, order, keys, values, out, out_values),
+        None => launch_multiway::<K>(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
     }
 }
 

@@ -5,11 +5,9 @@
 //!    device budget ([`ExternalPlan`]); each is sorted on the GPU by the in-core pipeline
 //!    ([`sort_in_core`]) from the caller's slices into host buffers of the sort's own, so the
 //!    caller's data stays as it is until the merge.
-//! 2. **Merge**: the output is cut into batches; the k-way split of the runs at every batch
-//!    boundary is computed on the host ([`multiway_split`], host threads), each batch's slice
-//!    of every run is uploaded, merged on the GPU by the multiway merge, and downloaded into
-//!    the caller's slices, up to three batches in flight so uploads, merges and downloads
-//!    overlap.
+//! 2. **Merge**: the runs merged into the caller's slices by the host-slice multiway merge
+//!    ([`merge_runs`]: batch by batch, up to three batches in flight so uploads, merges and
+//!    downloads overlap).
 //!
 //! Errors: a run buffer that cannot be allocated is [`Error::HostOutOfMemory`] and a budget
 //! too small for a run [`Error::TooLargeForDevice`], before anything is copied. An error during
@@ -17,30 +15,25 @@
 //! copies the sorted runs back into them before returning, so they hold the same items (in the
 //! runs' order) and never a mix of batches and stale data.
 
-use crate::partition::clamp_multiway_splits;
-use super::plan::{bytes_mut, in_core_bytes_now, ExternalPlan, Lanes, Slots};
+use super::multiway::{batch_merge_temp, merge_runs, HostRuns};
+use super::plan::{in_core_bytes_now, ExternalPlan};
 use crate::tuning::{BATCH_BYTES, MERGE_SLOTS};
-use super::batches::{run_batches, Batches};
-use crate::device::kernels::Kernels;
 use super::positions::try_with_capacity;
 use super::progress::Progress;
 use super::sort::{sort_in_core, Carried, HostItems};
-use crate::device::buffers::CheckedBuffer;
 use crate::device::timeline;
-use crate::device::transfer::{work_bytes, Pipeline, Stream};
+use crate::device::transfer::work_bytes;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::threads::{run, span_bounds, threads};
 use crate::key::{Comparator, Key};
-use crate::multiway::{launch_multiway, multiway_temp_bytes};
-use crate::partition::multiway_split;
 use std::mem::MaybeUninit;
 
 /// The plan of an external sort of `n` keys of `key_bytes` (values of `word` bytes) on a
 /// device of `arch` in `budget` bytes of device memory, or [`Error::TooLargeForDevice`].
 pub(super) fn external_plan(arch: u32, n: usize, key_bytes: usize, word: usize, budget: usize) -> Result<ExternalPlan> {
     let in_core = |items: usize| in_core_bytes_now(items, key_bytes, word);
-    let merge_temp = |items: usize, ways: usize| multiway_temp_bytes(arch, key_bytes, word > 0, items, ways);
+    let merge_temp = |items: usize, ways: usize| batch_merge_temp(arch, key_bytes, word, items, ways);
     ExternalPlan::new(n, key_bytes, word, budget, work_bytes(BATCH_BYTES), MERGE_SLOTS, in_core, merge_temp).map_err(|needed| Error::TooLargeForDevice { needed, available: budget })
 }
 
@@ -131,7 +124,10 @@ pub(super) fn sort_external<K: Key, C: Comparator<K>>(
         Carried::None => None,
         Carried::Values(v, _) | Carried::Indices(v, _) => Some(v),
     };
-    let result = merge_runs::<K, C>(gpu, &plan, sorted_keys, sorted_values, word, keys, out_values, comp, &mut progress);
+    let run_keys: Vec<&[K]> = (0..plan.runs).map(|r| &sorted_keys[plan.run_range(r)]).collect();
+    let run_values: Vec<&[u8]> = (0..plan.runs).map(|r| &sorted_values[plan.run_range(r).start * word..plan.run_range(r).end * word]).collect();
+    let runs = HostRuns { keys: run_keys, values: run_values, word };
+    let result = merge_runs::<K, C>(gpu, plan.merge, &runs, keys, out_values, comp, &mut progress);
     if result.is_err() {
         timeline::host_span("restore", || {
             keys.copy_from_slice(sorted_keys);
@@ -214,146 +210,4 @@ unsafe fn assume_init<T>(v: &[MaybeUninit<T>]) -> &[T] {
     // SAFETY: by the caller's contract the items are initialised; `MaybeUninit<T>` has `T`'s
     // layout.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), v.len()) }
-}
-
-/// Merges the sorted runs of `plan` (`keys` and `values` of `word` bytes, in host memory) into
-/// `out_keys` and `out_values`, batch by batch.
-#[allow(clippy::too_many_arguments)]
-fn merge_runs<K: Key, C: Comparator<K>>(
-    gpu: &Gpu,
-    plan: &ExternalPlan,
-    keys: &[K],
-    values: &[u8],
-    word: usize,
-    out_keys: &mut [K],
-    out_values: Option<&mut [u8]>,
-    comp: C,
-    progress: &mut Progress<'_>,
-) -> Result<()> {
-    let kernels = gpu.kernels::<K, C>()?;
-    let runs: Vec<&[K]> = (0..plan.runs).map(|r| &keys[plan.run_range(r)]).collect();
-    let (ranks, rows) = batch_splits(plan, &runs, comp);
-    let kb = std::mem::size_of::<K>();
-    // The plan fitted the slots to the budget: no second query of free memory.
-    let mut temp = gpu.temp(Slots::bytes(plan.slots, plan.batch, kb, word))?;
-    let (base, _guard) = temp.device_ptr_mut();
-    let slots = Slots::at(base, plan.batch, kb, word);
-    let mut batches = RunBatches { gpu, kernels: &kernels, plan, slots, runs, values, word, ranks, rows, out_keys: bytes_mut(out_keys), out_values, progress };
-    let mut pipe = Pipeline::new(gpu)?;
-    run_batches(&mut pipe, plan.slots, plan.batches(), &mut batches)?;
-    pipe.finish()
-}
-
-/// The batches of an external sort's merge: each batch's slice of every run uploaded into a
-/// slot's input lanes, merged there by the multiway merge into its output lanes, and
-/// downloaded into the batch's place in the caller's slices.
-struct RunBatches<'a, 'p, K: Key> {
-    gpu: &'a Gpu,
-    kernels: &'a Kernels,
-    plan: &'a ExternalPlan,
-    slots: Slots,
-    runs: Vec<&'a [K]>,
-    values: &'a [u8],
-    word: usize,
-    /// Each batch boundary's output rank and the runs' splits there ([`batch_splits`]).
-    ranks: Vec<usize>,
-    rows: Vec<Vec<usize>>,
-    out_keys: &'a mut [u8],
-    out_values: Option<&'a mut [u8]>,
-    progress: &'a mut Progress<'p>,
-}
-
-impl<K: Key> RunBatches<'_, '_, K> {
-    fn item_bytes(&self) -> usize {
-        std::mem::size_of::<K>() + self.word
-    }
-}
-
-impl<K: Key> Batches for RunBatches<'_, '_, K> {
-    type Uploaded = (Vec<CheckedBuffer<'static>>, Vec<CheckedBuffer<'static>>);
-
-    fn upload(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<Self::Uploaded> {
-        let input = self.slots.input(s);
-        // SAFETY: run_batches enqueues this after the slot's previous merge has read its input
-        // lanes; the runs stay borrowed until the pipeline finishes.
-        let uploaded = unsafe { upload_batch(pipe, &input, self.plan, &self.runs, self.values, self.word, (&self.rows[b], &self.rows[b + 1])) }?;
-        self.progress.advance((self.ranks[b + 1] - self.ranks[b]) * self.item_bytes());
-        Ok(uploaded)
-    }
-
-    fn merge(&mut self, pipe: &mut Pipeline<'_>, s: usize, (pieces, piece_values): Self::Uploaded) -> Result<()> {
-        let output = self.slots.output(s);
-        let values = (self.word > 0).then_some((&piece_values[..], self.word));
-        pipe.span(Stream::Kernels, "merge batch", || launch_multiway::<K>(self.gpu, self.kernels, &pieces, values, output.keys, (self.word > 0).then_some(output.values)))
-    }
-
-    fn download(&mut self, pipe: &mut Pipeline<'_>, b: usize, s: usize) -> Result<()> {
-        let (output, kb, word) = (self.slots.output(s), std::mem::size_of::<K>(), self.word);
-        let out_range = self.ranks[b]..self.ranks[b + 1];
-        // SAFETY: the batch's output items written from the slot's output lanes (after its
-        // merge: run_batches orders them) into the caller's slices, which stay borrowed until
-        // the pipeline finishes.
-        unsafe {
-            pipe.download_slice(&mut self.out_keys[out_range.start * kb..out_range.end * kb], output.keys)?;
-            if let Some(v) = self.out_values.as_deref_mut() {
-                pipe.download_slice(&mut v[out_range.start * word..out_range.end * word], output.values)?;
-            }
-        }
-        self.progress.advance(out_range.len() * self.item_bytes());
-        Ok(())
-    }
-}
-
-/// The output rank of every batch boundary (`batches + 1` of them) and the runs' split there,
-/// found on the host threads (binary searches over the runs) and clamped so each batch takes
-/// exactly its length.
-fn batch_splits<K: Key, C: Comparator<K>>(plan: &ExternalPlan, runs: &[&[K]], comp: C) -> (Vec<usize>, Vec<Vec<usize>>) {
-    let lengths: Vec<usize> = runs.iter().map(|r| r.len()).collect();
-    let ranks: Vec<usize> = (0..=plan.batches()).map(|b| (b * plan.batch).min(plan.n)).collect();
-    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); ranks.len()];
-    timeline::host_span("multiway splits", || {
-        let tasks: Vec<(usize, &mut Vec<usize>)> = ranks.iter().copied().zip(rows.iter_mut()).collect();
-        run(threads(), tasks, |(rank, row)| *row = multiway_split(runs, rank, |x, y| comp.is_less(x, y)));
-        clamp_multiway_splits(&mut rows, &ranks, &lengths);
-    });
-    (ranks, rows)
-}
-
-/// Enqueues the upload of each run's slice of a batch (between the splits `rows`), one after
-/// another in the `input` lanes; returns the slices' key and value buffers there.
-///
-/// # Safety
-/// No other work reads or writes the `input` lanes until the pipeline finishes, and the runs
-/// and `values` stay as they are until then.
-#[allow(clippy::type_complexity)]
-unsafe fn upload_batch<K: Key>(
-    pipe: &mut Pipeline<'_>,
-    input: &Lanes,
-    plan: &ExternalPlan,
-    runs: &[&[K]],
-    values: &[u8],
-    word: usize,
-    rows: (&[usize], &[usize]),
-) -> Result<(Vec<CheckedBuffer<'static>>, Vec<CheckedBuffer<'static>>)> {
-    let mut pieces = Vec::with_capacity(runs.len());
-    let mut piece_values = Vec::with_capacity(runs.len());
-    let mut at = 0;
-    for (r, run) in runs.iter().enumerate() {
-        let (from, to) = (rows.0[r], rows.1[r]);
-        let start = plan.run_range(r).start;
-        // SAFETY: the run's items `from..to` (inside the run: clamped splits) copied into the
-        // lanes at `at` (the batch's pieces add up to its length, at most the lanes' `batch`
-        // items); the runs stay as they are, and the lanes unused by other work, until the
-        // pipeline finishes (this function's contract).
-        unsafe {
-            pipe.upload_slice(input.keys(at..at + to - from).ptr, &run[from..to])?;
-            if word > 0 {
-                pipe.upload_slice(input.values(at..at + to - from).ptr, &values[(start + from) * word..(start + to) * word])?;
-            }
-        }
-        pieces.push(input.keys(at..at + to - from));
-        piece_values.push(input.values(at..at + to - from));
-        at += to - from;
-    }
-    Ok((pieces, piece_values))
 }

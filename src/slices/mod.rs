@@ -33,6 +33,10 @@
 //!   Merge Path on the host; each range's inputs are uploaded, merged and downloaded on their
 //!   own, three ranges in flight, so uploads and downloads run at once and the inputs may be
 //!   larger than the device.
+//! - **Multiway merges** ([`Gpu::merge_multiway_keys`], [`Gpu::merge_multiway_pairs`]) cut the
+//!   output into batches, split every input at each batch boundary on the host threads, and
+//!   upload, merge (one pass of the multiway kernels) and download each batch, a few in flight:
+//!   the external sort's merge, on the caller's inputs.
 //! - **Searches, multiset operations and segmented sorts** upload their inputs, run the device
 //!   algorithm and download the result (all on the device at once).
 //!
@@ -43,6 +47,7 @@
 mod batches;
 mod external;
 mod merge;
+mod multiway;
 mod plan;
 mod positions;
 mod progress;

@@ -127,8 +127,7 @@ pub(super) fn in_core_bytes_now(n: usize, key_bytes: usize, word: usize) -> usiz
 }
 
 /// How an external sort runs: `runs` runs of `run` items (the last one shorter), each sorted
-/// in core and written to host memory, then merged in batches of `batch` items, `slots`
-/// batches on the device at once.
+/// in core and written to host memory, then merged in batches ([`MergeBatches`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ExternalPlan {
     /// Items in all.
@@ -137,20 +136,16 @@ pub(super) struct ExternalPlan {
     pub run: usize,
     /// Runs.
     pub runs: usize,
-    /// Items per merge batch.
-    pub batch: usize,
-    /// Merge batches on the device at once.
-    pub slots: usize,
+    /// How the runs' merge is cut.
+    pub merge: MergeBatches,
 }
 
 impl ExternalPlan {
     /// The plan for `n` items of `key_bytes` keys and `word`-byte values in `budget` bytes of
     /// device memory: runs as large as an in-core sort fits (`in_core(items)`, its device
-    /// bytes), of equal lengths; merge batches of at most `batch_bytes`, as many as fit with
-    /// `merge_temp(items, runs)` (a batch merge's temporaries) in up to `max_slots` slots.
-    /// `Err(bytes)`, the budget the smallest plan would need, where no run fits, more than
-    /// [`MAX_RUNS`] runs would be needed or no batch fits; one run where the whole sort fits in
-    /// core.
+    /// bytes), of equal lengths, merged as [`MergeBatches::new`] cuts them. `Err(bytes)`, the
+    /// budget the smallest plan would need, where no run fits, more than [`MAX_RUNS`] runs
+    /// would be needed or no batch fits; one run where the whole sort fits in core.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         n: usize,
@@ -162,20 +157,6 @@ impl ExternalPlan {
         in_core: impl Fn(usize) -> usize,
         merge_temp: impl Fn(usize, usize) -> usize,
     ) -> Result<Self, usize> {
-        // The largest count `fits` (monotone: true up to some count) takes, 0 if none.
-        let largest_fitting = |fits: &dyn Fn(usize) -> bool, most: usize| {
-            // lo fits (0 stands for none), hi does not.
-            let (mut lo, mut hi) = (0usize, most + 1);
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if fits(mid) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
         let largest_run = largest_fitting(&|r| in_core(r) <= budget, n);
         let fewest_runs_need = in_core(n.div_ceil(MAX_RUNS));
         if largest_run == 0 || n.div_ceil(largest_run) > MAX_RUNS {
@@ -184,24 +165,65 @@ impl ExternalPlan {
         let runs = n.div_ceil(largest_run);
         // Equal runs (no longer than the largest).
         let run = n.div_ceil(runs);
-        let batch_items = items_per(batch_bytes, key_bytes + word).min(n);
-        for slots in (1..=max_slots).rev() {
-            let slot_fits = |b: usize| slots * (2 * Lanes::bytes(b, key_bytes, word) + merge_temp(b, runs) + table_bytes(runs)) <= budget;
-            let batch = largest_fitting(&slot_fits, batch_items);
-            // Fewer slots only when a batch would be shorter than half the largest.
-            if batch > 0 && (2 * batch >= batch_items || slots == 1) {
-                return Ok(ExternalPlan { n, run, runs, batch, slots });
-            }
-        }
-        Err(2 * Lanes::bytes(1, key_bytes, word) + merge_temp(1, runs) + table_bytes(runs))
+        let merge = MergeBatches::new(n, runs, key_bytes, word, budget, batch_bytes, max_slots, merge_temp)?;
+        Ok(ExternalPlan { n, run, runs, merge })
     }
 
     /// The items of run `r`.
     pub fn run_range(&self, r: usize) -> Range<usize> {
         (r * self.run).min(self.n)..((r + 1) * self.run).min(self.n)
     }
+}
 
-    /// Merge batches.
+/// The largest count up to `most` that `fits` (monotone: true up to some count) takes, 0 if
+/// none.
+fn largest_fitting(fits: &dyn Fn(usize) -> bool, most: usize) -> usize {
+    // lo fits (0 stands for none), hi does not.
+    let (mut lo, mut hi) = (0usize, most + 1);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// How a merge of sorted runs in host memory is cut: batches of `batch` items of the output,
+/// `slots` of them on the device at once (each batch's slice of every run uploaded, merged and
+/// downloaded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MergeBatches {
+    /// Items in all.
+    pub n: usize,
+    /// Items per batch.
+    pub batch: usize,
+    /// Batches on the device at once.
+    pub slots: usize,
+}
+
+impl MergeBatches {
+    /// The batches of a merge of `ways` runs of `n` items in all (keys of `key_bytes`, values
+    /// of `word` bytes) in `budget` bytes of device memory: batches of at most `batch_bytes`,
+    /// as many as fit with `merge_temp(items, ways)` (a batch merge's temporaries) in up to
+    /// `max_slots` slots; `Err(bytes)`, what a batch of one item would need, where none fits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(n: usize, ways: usize, key_bytes: usize, word: usize, budget: usize, batch_bytes: usize, max_slots: usize, merge_temp: impl Fn(usize, usize) -> usize) -> Result<Self, usize> {
+        let batch_items = items_per(batch_bytes, key_bytes + word).min(n);
+        let slot_bytes = |b: usize| 2 * Lanes::bytes(b, key_bytes, word) + merge_temp(b, ways) + table_bytes(ways);
+        for slots in (1..=max_slots).rev() {
+            let batch = largest_fitting(&|b| slots * slot_bytes(b) <= budget, batch_items);
+            // Fewer slots only when a batch would be shorter than half the largest.
+            if batch > 0 && (2 * batch >= batch_items || slots == 1) {
+                return Ok(MergeBatches { n, batch, slots });
+            }
+        }
+        Err(slot_bytes(1))
+    }
+
+    /// Batches.
     pub fn batches(&self) -> usize {
         self.n.div_ceil(self.batch)
     }
@@ -466,10 +488,11 @@ mod tests {
                         next = range.end;
                     }
                     prop_assert_eq!(next, n);
-                    prop_assert!(plan.batch >= 1 && plan.batch <= items_per(batch_bytes, key_bytes + word).min(n));
-                    prop_assert!(plan.slots >= 1 && plan.slots <= MERGE_SLOTS);
-                    prop_assert!(plan.slots * (2 * lane_bytes(plan.batch) + merge_temp(plan.batch, plan.runs) + table_bytes(plan.runs)) <= budget);
-                    prop_assert_eq!(plan.batches(), n.div_ceil(plan.batch));
+                    let merge = plan.merge;
+                    prop_assert!(merge.batch >= 1 && merge.batch <= items_per(batch_bytes, key_bytes + word).min(n));
+                    prop_assert!(merge.slots >= 1 && merge.slots <= MERGE_SLOTS);
+                    prop_assert!(merge.slots * (2 * lane_bytes(merge.batch) + merge_temp(merge.batch, plan.runs) + table_bytes(plan.runs)) <= budget);
+                    prop_assert_eq!(merge.batches(), n.div_ceil(merge.batch));
                 }
                 Err(needed) => prop_assert!(needed > budget, "needs {} of {}", needed, budget),
             }

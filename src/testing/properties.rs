@@ -533,7 +533,9 @@ pub fn sort_segments<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &
 
 /// [`crate::merge_multiway_keys`] and [`crate::merge_multiway_pairs`] (positions as values) of
 /// `inputs` (each sorted by `comp`) equal the stable merge: of equal keys, those of a lower
-/// input first.
+/// input first. On the GPU the device calls and the host-slice methods (with positions as
+/// `u32` words and as 12-byte values, which travel by position), on the host the host
+/// backend's.
 pub fn merge_multiway<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, inputs: &[Vec<K>], comp: C) -> PropertyResult {
     let keys: Vec<&[K]> = inputs.iter().map(|v| v.as_slice()).collect();
     let mut first = 0;
@@ -547,29 +549,45 @@ pub fn merge_multiway<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, inputs
     let value_refs: Vec<&[u32]> = values.iter().map(|v| v.as_slice()).collect();
     let want = cpu::merge_multiway_keys(&keys, comp);
     let (want_k, want_v) = cpu::merge_multiway_pairs(&keys, &value_refs, comp);
-    let n = want.len();
-    let (got, got_k, got_v) = match backend {
-        Backend::Host => {
-            let err = |e| op_error("merge_multiway", backend, e);
-            let mut out = vec![K::zeroed(); n];
-            crate::host::merge_multiway_keys(&keys, &mut out, comp).map_err(err)?;
-            let (mut k, mut v) = (vec![K::zeroed(); n], vec![0u32; n]);
-            crate::host::merge_multiway_pairs(&keys, &value_refs, &mut k, &mut v, comp).map_err(err)?;
-            (out, k, v)
-        }
-        Backend::Gpu(gpu) => on_gpu("merge_multiway", backend, || {
-            let dk = keys.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
-            let dv = value_refs.iter().map(|v| gpu.upload(v)).collect::<crate::Result<Vec<_>>>()?;
-            let (kr, vr): (Vec<_>, Vec<_>) = (dk.iter().collect(), dv.iter().collect());
-            let mut out = gpu.upload(&vec![K::zeroed(); n])?;
-            crate::merge_multiway_keys(gpu, &kr, &mut out, comp)?;
-            let (mut ok, mut ov) = (gpu.upload(&vec![K::zeroed(); n])?, gpu.upload(&vec![0u32; n])?);
-            crate::merge_multiway_pairs(gpu, &kr, &vr, &mut ok, &mut ov, comp)?;
-            Ok((gpu.download(&out)?, gpu.download(&ok)?, gpu.download(&ov)?))
-        })?,
-    };
+    let wide: Vec<Vec<[u32; 3]>> = values.iter().map(|v| v.iter().map(|&p| item12(p as usize)).collect()).collect();
+    let wide_refs: Vec<&[[u32; 3]]> = wide.iter().map(|v| v.as_slice()).collect();
+    let want_wide: Vec<[u32; 3]> = want_v.iter().map(|&p| item12(p as usize)).collect();
     let b = backend.name();
-    assert_same_bits(&format!("merge_multiway_keys on {b} ({} inputs)", inputs.len()), &got, &want)?;
-    assert_same_bits(&format!("merge_multiway_pairs on {b}: keys"), &got_k, &want_k)?;
-    assert_same_bits(&format!("merge_multiway_pairs on {b}: values (positions)"), &got_v, &want_v)
+    let check = |variant: &str, (got, got_k, got_v): (Vec<K>, Vec<K>, Vec<u32>)| -> PropertyResult {
+        assert_same_bits(&format!("merge_multiway_keys on {b}, {variant} ({} inputs)", inputs.len()), &got, &want)?;
+        assert_same_bits(&format!("merge_multiway_pairs on {b}, {variant}: keys"), &got_k, &want_k)?;
+        assert_same_bits(&format!("merge_multiway_pairs on {b}, {variant}: values (positions)"), &got_v, &want_v)
+    };
+    let err = |e| op_error("merge_multiway", backend, e);
+    match backend {
+        Backend::Host => check("host slices", multiway_on_slices(&crate::Host, &keys, &value_refs, comp).map_err(err)?),
+        Backend::Gpu(gpu) => {
+            check("device buffers", on_gpu("merge_multiway", backend, || {
+                let dk = keys.iter().map(|k| gpu.upload(k)).collect::<crate::Result<Vec<_>>>()?;
+                let dv = value_refs.iter().map(|v| gpu.upload(v)).collect::<crate::Result<Vec<_>>>()?;
+                let (kr, vr): (Vec<_>, Vec<_>) = (dk.iter().collect(), dv.iter().collect());
+                let mut out = gpu.upload(&vec![K::zeroed(); want.len()])?;
+                crate::merge_multiway_keys(gpu, &kr, &mut out, comp)?;
+                let (mut ok, mut ov) = (gpu.upload(&vec![K::zeroed(); want.len()])?, gpu.upload(&vec![0u32; want.len()])?);
+                crate::merge_multiway_pairs(gpu, &kr, &vr, &mut ok, &mut ov, comp)?;
+                Ok((gpu.download(&out)?, gpu.download(&ok)?, gpu.download(&ov)?))
+            })?)?;
+            check("host slices", multiway_on_slices(gpu, &keys, &value_refs, comp).map_err(err)?)?;
+            let (mut ok, mut ov) = (vec![K::zeroed(); want.len()], vec![[0u32; 3]; want.len()]);
+            crate::Backend::merge_multiway_pairs(gpu, &keys, &wide_refs, &mut ok, &mut ov, comp).map_err(err)?;
+            assert_same_bits(&format!("merge_multiway_pairs on {b}, host slices: keys (12-byte values)"), &ok, &want_k)?;
+            assert_same_bits(&format!("merge_multiway_pairs on {b}, host slices: 12-byte values"), &ov, &want_wide)
+        }
+    }
+}
+
+/// The host-slice multiway merges of `keys` (and `values`) through `backend`: the keys alone,
+/// then the pairs' keys and values.
+fn multiway_on_slices<K: TestKey, C: Comparator<K>, B: crate::Backend>(backend: &B, keys: &[&[K]], values: &[&[u32]], comp: C) -> crate::Result<(Vec<K>, Vec<K>, Vec<u32>)> {
+    let n = keys.iter().map(|k| k.len()).sum();
+    let mut out = vec![K::zeroed(); n];
+    backend.merge_multiway_keys(keys, &mut out, comp)?;
+    let (mut k, mut v) = (vec![K::zeroed(); n], vec![0u32; n]);
+    backend.merge_multiway_pairs(keys, values, &mut k, &mut v, comp)?;
+    Ok((out, k, v))
 }
