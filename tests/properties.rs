@@ -200,6 +200,7 @@ fn sort_segments() {
 #[test]
 fn merge_path_partitions() {
     for_key_types!(partitions_of);
+    for_record_types!(partitions_of);
 }
 
 #[test]
@@ -211,6 +212,7 @@ fn merge_multiway() {
 #[test]
 fn multiway_partitions() {
     for_key_types!(multiway_partitions_of);
+    for_record_types!(multiway_partitions_of);
 }
 
 /// The built-in comparators and the derived ones are strict weak orders, their CUDA functors

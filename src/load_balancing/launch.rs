@@ -7,7 +7,7 @@ use crate::device::launch::{grid_ctas, widest_word};
 use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::partition::partition_launch_config;
+use crate::partition::launch::partition_launch_config;
 use crate::tuning::search_shape;
 use cudarc::driver::LaunchConfig;
 

@@ -1,7 +1,7 @@
 //! The load-balancing search's tiles on the CPU: the partitions, each tile's threads and their
 //! serial walks, as the kernel will run them.
 
-use crate::partition::merge_path_tie;
+use crate::partition::plan::merge_path_tie;
 use crate::types::Tie;
 
 /// The segment and rank of every item (`offsets` as in the module's semantics), computed tile

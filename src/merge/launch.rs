@@ -7,7 +7,8 @@ use crate::device::launch::{grid_ctas, merge_fallback_config};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
-use crate::partition::{launch_partitions, partition_count};
+use crate::partition::launch::launch_partitions;
+use crate::partition::plan::partition_count;
 use crate::tuning::{ladder_shape, merge_shape};
 use cudarc::driver::LaunchConfig;
 

@@ -1,7 +1,7 @@
 //! A CPU model of the two-phase merge (coarse partitions, per-thread partitions, the serial
 //! loop, as the kernels cut the work), for the tests.
 
-use crate::partition::{visit_merge_tiles_cpu, Source, TileShape};
+use crate::partition::tiles::{visit_merge_tiles_cpu, Source, TileShape};
 
 /// The whole two-phase merge on the CPU: coarse partitions every `nt * vt`, then in each tile
 /// one search per thread at diagonal `vt * t` and the serial loop ([`visit_merge_tiles_cpu`]).

@@ -9,7 +9,8 @@ use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
-use crate::partition::{launch_multiway_partitions, multiway_partitions_temp_bytes, partition_count, MultiwayTable};
+use crate::partition::launch::{launch_multiway_partitions, multiway_partitions_temp_bytes, MultiwayTable};
+use crate::partition::plan::partition_count;
 use crate::tuning::{sort_pairs_shape, sort_shape};
 use cudarc::driver::LaunchConfig;
 

@@ -31,8 +31,9 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::device::temp::TempLayout;
 use crate::gather::{copy_one_after_another, ValueSources};
-use crate::key::{value_word, Comparator, Greater, Key, Less, RecordOrder, Value};
+use crate::key::{value_word, Comparator, Key, RecordOrder, Value};
 use crate::sort::move_records;
+use crate::sort::records::order_key_kernels;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use launch::launch_multiway;
 pub(crate) use launch::multiway_temp_bytes;
@@ -137,8 +138,7 @@ fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'
             positions.push(CheckedBuffer::raw(o.positions + (at * o.word) as u64, input.len, o.word));
             at += input.len;
         }
-        let kernels = if o.descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
-        launch_merge::<u64>(gpu, &kernels, &order_keys, Some((&positions, o.word)), o.keys_out, Some(o.positions_out))?;
+        launch_merge::<u64>(gpu, &*order_key_kernels(gpu, o.descending)?, &order_keys, Some((&positions, o.word)), o.keys_out, Some(o.positions_out))?;
         Ok((total, o.positions_out))
     })
 }

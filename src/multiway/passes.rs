@@ -14,7 +14,7 @@ use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
-use crate::partition::partition_launch_config;
+use crate::partition::launch::partition_launch_config;
 use crate::tuning::{four_way_boundary_lanes, four_way_tile_split_lanes, sort_pairs_shape, sort_shape};
 use crate::device::kernels::Entry;
 use cudarc::driver::{CudaSlice, LaunchConfig};

@@ -16,16 +16,19 @@
 //! The CPU functions here mirror the device searches exactly; the tests check the device
 //! results and the tiling math against them.
 
-mod launch;
-mod multiway;
-mod plan;
-mod tiles;
+pub(crate) mod launch;
+pub(crate) mod multiway;
+pub(crate) mod plan;
+pub(crate) mod tiles;
 
+use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
+use crate::sort::order_keys::with_order_keys;
+use crate::sort::records::order_key_kernels;
 use launch::launch_partitions_tie;
-pub(crate) use launch::{launch_multiway_partitions, launch_partitions, multiway_partitions_temp_bytes, partition_launch_config, MultiwayTable};
+use launch::{launch_multiway_partitions, MultiwayTable};
 pub(crate) use multiway::clamp_multiway_splits;
 pub use multiway::{multiway_boundaries_cpu, multiway_partitions_cpu, multiway_split};
 pub use plan::{balanced_path, co_rank, merge_path, merge_path_partitions_cpu, merge_path_tie, partition_count};
@@ -40,7 +43,9 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 /// part[p+1]]`.
 ///
 /// `a` and `b` must be sorted by `comp`. Returns without waiting for the GPU. Allocates the
-/// result; [`merge_path_partitions_into`] writes into a buffer of yours.
+/// result; [`merge_path_partitions_into`] writes into a buffer of yours. Records (derived keys
+/// over 16 bytes, which have no kernels of their own) are partitioned by their order keys,
+/// computed first in temporary device memory (docs/keys.md).
 pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,
@@ -95,12 +100,19 @@ pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
 ) -> Result<()> {
     let _ = comp;
     let count = checked_partition_count(a.len() + b.len(), spacing)?;
-    let kernels = gpu.kernels::<K, C>()?;
     let align = K::DEVICE_ALIGN;
     let a = gpu.input("a", a, align)?;
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("partitions", out, 8, count, &[&a, &b])?;
-    launch_partitions_tie(gpu, &kernels, &a, &b, spacing, tie, out.ptr, count)
+    let Some(order) = &C::RECORD else {
+        return launch_partitions_tie(gpu, &*gpu.kernels::<K, C>()?, &a, &b, spacing, tie, out.ptr, count);
+    };
+    // Records have no kernels of their own: their order keys order and tie as they do, so the
+    // keys' merge path is theirs.
+    with_order_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, descending| {
+        let (ka, kb) = (CheckedBuffer::raw(keys, a.len, 8), CheckedBuffer::raw(keys + (a.len * 8) as u64, b.len, 8));
+        launch_partitions_tie(gpu, &*order_key_kernels(gpu, descending)?, &ka, &kb, spacing, tie, out.ptr, count)
+    })
 }
 
 /// Computes multiway Merge Path partitions of `inputs` (each sorted by `comp`) on the GPU: row
@@ -130,9 +142,25 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
     }
     let rows = count.checked_mul(inputs.len()).ok_or(Error::TooLarge { what: "multiway partitions" })?;
     let mut out = gpu.alloc_zeros::<i64>(rows)?;
-    let kernels = gpu.kernels::<K, C>()?;
     let out_ptr = gpu.output("splits", &mut out, 8, rows, &[])?.ptr;
-    launch_multiway_partitions(gpu, &kernels, &table, spacing, out_ptr, count)?;
+    let Some(order) = &C::RECORD else {
+        launch_multiway_partitions(gpu, &*gpu.kernels::<K, C>()?, &table, spacing, out_ptr, count)?;
+        return Ok(out);
+    };
+    // As a record's merge path: the splits of its order keys.
+    let sources: Vec<(u64, usize)> = checked.iter().map(|c| (c.ptr, c.len)).collect();
+    with_order_keys::<K, _>(gpu, order, &sources, false, |keys, descending| {
+        let key_inputs: Vec<CheckedBuffer<'_>> = checked
+            .iter()
+            .scan(keys, |at, c| {
+                let input = CheckedBuffer::raw(*at, c.len, 8);
+                *at += (c.len * 8) as u64;
+                Some(input)
+            })
+            .collect();
+        let table = MultiwayTable::upload::<u64>(gpu, &key_inputs)?;
+        launch_multiway_partitions(gpu, &*order_key_kernels(gpu, descending)?, &table, spacing, out_ptr, count)
+    })?;
     Ok(out)
 }
 

@@ -8,7 +8,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Greater, Key, Less};
 use crate::sort::with_order_keys;
-use crate::partition::launch_partitions;
+use crate::partition::launch::launch_partitions;
 use crate::types::Bound;
 use crate::device::kernels::Entry;
 use cudarc::driver::LaunchConfig;

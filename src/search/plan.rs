@@ -3,7 +3,7 @@
 
 use crate::device::launch::grid_ctas;
 use crate::error::{Error, Result};
-use crate::partition::partition_count;
+use crate::partition::plan::partition_count;
 use crate::tuning::{search_shape, LaunchShape};
 use crate::types::{Bound, SortIndex};
 

@@ -7,7 +7,7 @@ use crate::device::contract::{SetCountParams, SetKeysParams, SetPairsParams, Set
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::Key;
-use crate::partition::partition_launch_config;
+use crate::partition::launch::partition_launch_config;
 use crate::types::SetOperation;
 use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig};
 

@@ -5,7 +5,7 @@ use crate::device::contract::SetSplit;
 use crate::device::launch::grid_ctas;
 use crate::device::temp::TempLayout;
 use crate::error::Result;
-use crate::partition::partition_count;
+use crate::partition::plan::partition_count;
 use crate::tuning::{sets_shape, LaunchShape};
 
 /// The launch of a multiset operation on `total` items of A and B (at least one).

@@ -8,7 +8,7 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::gather::ValueSources;
-use crate::key::{Greater, Key, Less, RecordOrder};
+use crate::key::{Key, RecordOrder};
 use crate::sort::{move_records, with_order_keys, OrderedPositions};
 use crate::types::SetOperation;
 use cudarc::driver::CudaSlice;
@@ -44,6 +44,6 @@ pub(super) fn set_op_records<K: Key>(gpu: &Gpu, order: &RecordOrder, op: SetOper
 /// [`launch_set_op`] on `u64` order keys, by the `u64` kernels of `Greater` (`descending`) or
 /// `Less`.
 fn launch_by_order(gpu: &Gpu, descending: bool, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
-    let kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
+    let kernels = crate::sort::records::order_key_kernels(gpu, descending)?;
     launch_set_op::<u64>(gpu, &kernels, op, a, b, output)
 }

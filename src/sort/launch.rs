@@ -11,8 +11,8 @@ use crate::device::launch::grid_ctas;
 use super::records::sort_records;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
-use crate::key::{Comparator, Greater, Key, Less};
-use crate::partition::partition_launch_config;
+use crate::key::{Comparator, Key};
+use crate::partition::launch::partition_launch_config;
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape, LaunchShape};
 use cudarc::driver::LaunchConfig;
 
@@ -45,7 +45,7 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         // The order is a packed u64's (and both buffers are aligned for u64: the output holds
         // the passes between, and the keys move as 8-byte words): the u64 sort, with the first
         // pass packing and the last unpacking.
-        let u64_kernels = if descending { gpu.kernels::<u64, Greater>()? } else { gpu.kernels::<u64, Less>()? };
+        let u64_kernels = super::records::order_key_kernels(gpu, descending)?;
         return enqueue_sort(gpu, &u64_kernels, Ends::Packed(&kernels), keys_in, keys_out, None, n, 8);
     }
     enqueue_sort(gpu, &kernels, Ends::Plain, keys_in, keys_out, values, n, std::mem::size_of::<K>())

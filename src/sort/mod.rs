@@ -43,9 +43,9 @@
 mod launch;
 #[cfg(any(test, feature = "models"))]
 mod model;
-mod order_keys;
+pub(crate) mod order_keys;
 mod plan;
-mod records;
+pub(crate) mod records;
 
 use crate::checks::{check_indices, check_values};
 use crate::device::buffers::CheckedBuffer;

@@ -2,7 +2,7 @@
 //! kernels compute them), for the tests.
 
 use super::plan::{mergesort4_frame, mergesort4_pair_boundaries, mergesort_frame};
-use crate::partition::merge_path;
+use crate::partition::plan::merge_path;
 use std::ops::Range;
 
 /// The input ranges (A run slice, B run slice) each output tile of a merge pass merges, as the

@@ -20,12 +20,19 @@ use std::sync::Arc;
 
 /// The kernels a record's sort runs: the packed order's `u64` ones.
 pub(crate) fn record_kernels(gpu: &Gpu, order: &RecordOrder) -> Result<Arc<Kernels>> {
-    if order.descending {
+    order_key_kernels(gpu, order.descending)
+}
+
+/// The `u64` kernels that order records' order keys: of `Greater` where `descending`, else of
+/// `Less`.
+pub(crate) fn order_key_kernels(gpu: &Gpu, descending: bool) -> Result<Arc<Kernels>> {
+    if descending {
         gpu.kernels::<u64, Greater>()
     } else {
         gpu.kernels::<u64, Less>()
     }
 }
+
 
 /// Enqueues the sort of `n >= 1` records of `K` by `order` from `keys_in` into `keys_out` (the
 /// same address for a sort in place), values (input, output, word) following:
