@@ -360,3 +360,45 @@ fn runs_on_device() {
     let none = gpu.alloc_zeros::<u32>(0).unwrap();
     assert_eq!(mergepath::unique(gpu, &none, &mut out, Less).unwrap(), 0);
 }
+
+/// Counts past 2^32 with `u64` indices: interval expand of 2^32 + 2^20 byte values over
+/// segments whose boundaries straddle 2^32 (one longer than 2^32 items, empty ones beside
+/// it), then the segmented maximum and minimum of the expanded bytes, which must give each
+/// segment's value back (and `empty` for the empty ones), and the interval gather of the
+/// items around 2^32.
+#[test]
+fn load_balancing_family_past_2_pow_32() {
+    use mergepath::Reduction::{Max, Min};
+    let Some(gpu) = gpu() else { return };
+    let count = (1usize << 32) + (1 << 20);
+    let lengths = [1000usize, (1 << 32) - 1500, 0, 700, 0, 1 << 19, count - (1 << 32) - (1 << 19) - 200];
+    assert_eq!(lengths.iter().sum::<usize>(), count);
+    let starts: Vec<u64> = lengths.iter().scan(0u64, |at, &l| Some(std::mem::replace(at, *at + l as u64))).collect();
+    let values: Vec<u8> = (0..lengths.len()).map(|s| 10 + s as u8).collect();
+    let (d_starts, d_values) = (gpu.upload(&starts).unwrap(), gpu.upload(&values).unwrap());
+    let mut expanded = gpu.alloc_zeros::<u8>(count).unwrap();
+    mergepath::interval_expand(gpu, count, &d_starts, &d_values, &mut expanded).unwrap();
+    let got = gpu.download(&expanded).unwrap();
+    let mut at = 0;
+    for (s, &l) in lengths.iter().enumerate() {
+        assert!(got[at..at + l].iter().all(|&v| v == values[s]), "segment {s} (items {at}..{})", at + l);
+        at += l;
+    }
+    drop(got);
+    for (reduction, empty) in [(Max, 0u8), (Min, 255u8)] {
+        let mut out = gpu.alloc_zeros::<u8>(lengths.len()).unwrap();
+        mergepath::segmented_reduce(gpu, &d_starts, &expanded, &mut out, reduction, empty, Less).unwrap();
+        let want: Vec<u8> = lengths.iter().zip(&values).map(|(&l, &v)| if l == 0 { empty } else { v }).collect();
+        assert_eq!(gpu.download(&out).unwrap(), want, "{reduction:?} of the expanded values");
+    }
+    // The 2^20 items from 2^32 - 2^19 gathered in two intervals, one ending at 2^32.
+    let around = 1usize << 20;
+    let (gather_starts, sources) = (gpu.upload(&[0u64, (around / 2) as u64]).unwrap(), gpu.upload(&[(1u64 << 32) - (around / 2) as u64, 1 << 32]).unwrap());
+    let mut gathered = gpu.alloc_zeros::<u8>(around).unwrap();
+    mergepath::interval_gather(gpu, around, &gather_starts, &sources, &expanded, &mut gathered).unwrap();
+    let want: Vec<u8> = (0..around).map(|i| {
+        let item = (1u64 << 32) - (around / 2) as u64 + i as u64;
+        values[starts.iter().rposition(|&s| s <= item).unwrap()]
+    }).collect();
+    assert_eq!(gpu.download(&gathered).unwrap(), want, "gather around 2^32");
+}

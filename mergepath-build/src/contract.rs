@@ -695,6 +695,24 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
+        name: "bulk_insert_params",
+        templates: &["I"],
+        doc: "mergepath_bulk_insert_partitions_{4,8} (one thread per partition: the merge of the `inserts` positions with the array's positions 0..count, ties to the positions, tiles of `spacing` outputs) and mergepath_bulk_insert_{word}_{4,8} (one CTA per tile, of the load-balancing search's shape for the positions' width): out[o] for the tile's merge outputs, values[h] for position h and array[k] for the array's item k, values of `words` words of `word` bytes; a tile whose partitions or threads' shares are not exact (unsorted positions) writes nothing and reports to `guard`, for mergepath_merge_fallback after it.",
+        fields: &[
+            ("positions", Ptr("const I*")),
+            ("inserts", I64),
+            ("count", I64),
+            ("spacing", I64),
+            ("num_partitions", I64),
+            ("partitions", Ptr("int64_t*")),
+            ("array", Ptr(BYTES)),
+            ("values", Ptr(BYTES)),
+            ("out", Ptr(BYTES_OUT)),
+            ("words", I64),
+            ("guard", Ptr(GUARD)),
+        ],
+    },
+    Struct {
         name: "join_params",
         templates: &[],
         doc: "mergepath_join_scan (one CTA of JOIN_THREADS per tile of JOIN_THREADS * JOIN_ITEMS rows, `tiles` of them, tiles taking their indices from the ticket tile_states[tiles]; tile_states: tiles + 1 zeroed slots): offsets[i] = the outputs of rows 0..i under `mode`, a row's matches being lower[i]..upper[i] cut at other_rows, and *total their sum; mergepath_join_expand (the load-balancing search's tiles for 8-byte indices over the `outputs` outputs in `rows` rows starting at `offsets`, partitions from mergepath_load_balancing_partitions_8): output k's pair at out_first + k in out_a and out_b (-1: no row).",
@@ -1086,6 +1104,8 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("join_scan", "join_params", One),
     key_independent("join_expand", "join_params", One),
     key_independent("interval_move", "interval_move_params", WordsByIndices),
+    key_independent("bulk_insert_partitions", "bulk_insert_params", Indices),
+    key_independent("bulk_insert", "bulk_insert_params", WordsByIndices),
 ];
 
 /// The Rust type name of contract struct `name` (`sort_merge_keys_params` →

@@ -5,8 +5,11 @@
 //! - **Insert** is the merge of the positions (A, each inserted value following its position)
 //!   with the array's own positions `0, 1, ..., n - 1` (B, the array's items following them),
 //!   A first on ties: `values[j]` lands just before `array[positions[j]]`, and inserts at one
-//!   position keep their order. One merge pass; the positions' counting sequence is written
-//!   once into temporary memory.
+//!   position keep their order. One pass on the load-balancing search's tiles
+//!   (`kernel/bulk.cuh`): each tile merges its positions with its share of the counting
+//!   sequence (never stored) and copies each output from the array or the values, so every
+//!   item is read and written once. Unsorted device positions make the merges' fallback write
+//!   the values, then the array.
 //! - **Remove** is the set difference of the array's positions and the given ones, then one
 //!   gather of the kept items: positions may repeat (an item goes once).
 //!
@@ -23,15 +26,18 @@ mod slices;
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
+use crate::device::contract::{BulkInsertParams, MergeFallbackParams};
+use crate::device::launch::{grid_ctas, merge_fallback_config, widest_word};
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::gather::{launch_gather, launch_iota};
 use crate::key::{value_align, Comparator, Key, Less, Value};
-use crate::merge::launch_merge_pairs;
+use crate::partition::launch::partition_launch_config;
+use crate::tuning::search_shape;
 use crate::sets::{launch_set_operation, Output};
 use crate::types::{SetOperation, SortIndex};
-use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Inserts `values[j]` before `array[positions[j]]` for every `j`, writing the `array.len() +
 /// positions.len()` items to `out` (longer is fine, the rest is left as it is;
@@ -144,29 +150,54 @@ where
     with(&CheckedBuffer::raw(base + counting_at as u64, n, word), base + extra_at as u64)
 }
 
-/// Enqueues a checked insert: the merge of the positions (values following) with the
-/// counting sequence (the array's items following), A first on ties, into `out`.
+/// Enqueues a checked insert: the partitions of the positions' merge with the array's
+/// positions, the bulk insert tiles, then the merges' fallback (kernel/unsorted.cuh), which
+/// writes the values, then the array, where a tile found its share inexact.
 pub(crate) fn launch_insert<I: SortIndex, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, values: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<()> {
-    match std::mem::size_of::<I>() {
-        4 => insert_by::<u32, V>(gpu, array, positions, values, out),
-        _ => insert_by::<u64, V>(gpu, array, positions, values, out),
-    }
-}
-
-/// [`launch_insert`] with positions of `K`.
-fn insert_by<K: Key, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, values: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<()>
-where
-    Less: Comparator<K>,
-{
-    let total = array.len + positions.len;
-    if total == 0 {
+    let (n, inserts, value_bytes) = (array.len, positions.len, std::mem::size_of::<V>());
+    if n + inserts == 0 || value_bytes == 0 {
         return Ok(());
     }
-    let word = std::mem::size_of::<K>();
-    with_counting::<K, _>(gpu, array.len, total * word, |counting, merged| {
-        let merged = CheckedBuffer::raw(merged, total, word);
-        launch_merge_pairs::<K, V, Less>(gpu, [positions, counting, &merged], [values, array, out], Less)
-    })
+    let index_bytes = std::mem::size_of::<I>();
+    let kernels = gpu.index_kernels()?;
+    let word = widest_word(value_bytes, array.ptr | values.ptr | out.ptr);
+    let shape = search_shape(kernels.arch, index_bytes);
+    let tiles = (n + inserts).div_ceil(shape.tile());
+    let grid = grid_ctas(tiles, "bulk insert grid")?;
+    let mut temp = gpu.temp((tiles + 1) * 8)?;
+    let (partitions, _temp_guard) = temp.device_ptr_mut();
+    // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
+    let (guard, _guard_lock) = gpu.merge_guard()?;
+    let params = BulkInsertParams {
+        positions: positions.ptr,
+        inserts: inserts as i64,
+        count: n as i64,
+        spacing: shape.tile() as i64,
+        num_partitions: (tiles + 1) as i64,
+        partitions,
+        array: array.ptr,
+        values: values.ptr,
+        out: out.ptr,
+        words: (value_bytes / word) as i64,
+        guard,
+    };
+    // SAFETY: `BulkInsertParams` is `mergepath_bulk_insert_partitions_{4,8}`'s parameter struct;
+    // one thread per partition (tiles + 1 of them, the temp's room), each a search of the
+    // `inserts` positions (of the index's width) against the counting sequence.
+    unsafe { gpu.launch(&kernels.bulk_insert_partitions(index_bytes)?, partition_launch_config(tiles + 1)?, &params) }?;
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: as above for `mergepath_bulk_insert_{word}_{4,8}`, whose tile is the search shape
+    // of the index width (the partitions' spacing), one CTA per tile of the n + inserts
+    // outputs, which `out` holds (check_insert); the array holds n values and `values` one per
+    // position, all aligned to the word, which divides the value; the tiles read only inside
+    // their partitions' clamped ranges.
+    unsafe { gpu.launch_dependent(&kernels.bulk_insert(word, index_bytes)?, cfg, &params, kernels.arch) }?;
+    let a_count = inserts as i64;
+    let fallback = MergeFallbackParams { guard, a: 0, a_vals: values.ptr, a_count, b: 0, b_vals: array.ptr, b_count: n as i64, key_bytes: 0, value_bytes: value_bytes as i64, out: 0, out_vals: out.ptr };
+    // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; no keys
+    // (key_bytes 0), the values and the array as its two inputs' values (their counts above),
+    // `out` holding both; it waits for the tiles and writes only where one reported.
+    unsafe { gpu.launch_dependent(&kernels.merge_fallback()?, merge_fallback_config(), &fallback, kernels.arch) }
 }
 
 /// A checked remove: the kept positions (the set difference of the counting sequence and

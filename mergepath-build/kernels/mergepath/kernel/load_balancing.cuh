@@ -31,20 +31,22 @@ __device__ __forceinline__ void load_balancing_partitions_body(const I* starts, 
 }
 
 // A thread's VT outputs of a tile's merge of its a_n boundaries (tile_starts[1 ..]) with its
-// b_n items, from the thread's own split (at VT * threadIdx.x) in order: on_boundary(h) for
-// boundary h, on_item(k, h) for item k with h boundaries before it.
+// b_n items, from the thread's own split (at VT * threadIdx.x) in order: on_boundary(h, k) for
+// boundary h with k items before it, on_item(k, h) for item k with h boundaries before it.
+// Returns the boundaries before the thread's first output and after its last (x, y).
 template <int VT, class I, class OnBoundary, class OnItem>
-__device__ __forceinline__ void load_balancing_walk(const I* tile_starts, int a_n, item_positions<I> items, int b_n,
+__device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_n, item_positions<I> items, int b_n,
                                                     OnBoundary on_boundary, OnItem on_item) {
   const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
   int h = merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, less_t<I>());
+  const int first = h;
   int k = diag - h;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     if (h + k < a_n + b_n) {
       // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
       if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
-        on_boundary(h);
+        on_boundary(h, k);
         ++h;
       } else {
         on_item(k, h);
@@ -52,6 +54,7 @@ __device__ __forceinline__ void load_balancing_walk(const I* tile_starts, int a_
       }
     }
   }
+  return make_int2(first, h);
 }
 
 // The start of every load-balancing tile (output tile blockIdx.x of the merge, partitions as
@@ -70,7 +73,7 @@ __device__ __forceinline__ merge_range load_balancing_tile_items(const I* starts
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
   __syncthreads();
   load_balancing_walk<VT>(
-      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int) {}, [&](int k, int h) { boundaries_before[k] = h; });
+      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
   __syncthreads();
   return r;
 }

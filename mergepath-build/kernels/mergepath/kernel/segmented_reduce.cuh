@@ -66,7 +66,7 @@ __device__ __forceinline__ void segmented_reduce_tile(const I* starts, int64_t s
   int first = -1;
   load_balancing_walk<VT>(
       tile_starts, a_n, item_positions<I>{r.b_begin}, b_n,
-      [&](int h) {
+      [&](int h, int) {
         if (first < 0) {
           first = h;
           head = tail;
