@@ -695,19 +695,20 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
-        name: "bulk_insert_params",
+        name: "bulk_params",
         templates: &["I"],
-        doc: "mergepath_bulk_insert_partitions_{4,8} (one thread per partition: the merge of the `inserts` positions with the array's positions 0..count, ties to the positions, tiles of `spacing` outputs) and mergepath_bulk_insert_{word}_{4,8} (one CTA per tile, of the load-balancing search's shape for the positions' width): out[o] for the tile's merge outputs, values[h] for position h and array[k] for the array's item k, values of `words` words of `word` bytes; a tile whose partitions or threads' shares are not exact (unsorted positions) writes nothing and reports to `guard`, for mergepath_merge_fallback after it.",
+        doc: "mergepath_bulk_partitions_{4,8} (one thread per partition: the merge of the `count` positions with the array's positions 0..n, ties to the positions, tiles of `spacing` outputs); mergepath_bulk_insert_{word}_{4,8} and mergepath_bulk_remove_{word}_{4,8} (one CTA per tile, of the load-balancing search's shape for the positions' width): insert writes out[o] for the tile's merge outputs, values[h] for position h and array[k] for the array's item k; remove (distinct positions, `values` unused) writes the tile's kept items of the array to their places in out, none at or past out_len; values of `words` words of `word` bytes. A tile whose partitions, threads' shares or (remove) split and slots are not exact (unsorted positions) writes nothing and reports to `guard`, for mergepath_merge_fallback after it.",
         fields: &[
             ("positions", Ptr("const I*")),
-            ("inserts", I64),
             ("count", I64),
+            ("n", I64),
             ("spacing", I64),
             ("num_partitions", I64),
             ("partitions", Ptr("int64_t*")),
             ("array", Ptr(BYTES)),
             ("values", Ptr(BYTES)),
             ("out", Ptr(BYTES_OUT)),
+            ("out_len", I64),
             ("words", I64),
             ("guard", Ptr(GUARD)),
         ],
@@ -1104,8 +1105,9 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("join_scan", "join_params", One),
     key_independent("join_expand", "join_params", One),
     key_independent("interval_move", "interval_move_params", WordsByIndices),
-    key_independent("bulk_insert_partitions", "bulk_insert_params", Indices),
-    key_independent("bulk_insert", "bulk_insert_params", WordsByIndices),
+    key_independent("bulk_partitions", "bulk_params", Indices),
+    key_independent("bulk_insert", "bulk_params", WordsByIndices),
+    key_independent("bulk_remove", "bulk_params", WordsByIndices),
 ];
 
 /// The Rust type name of contract struct `name` (`sort_merge_keys_params` →

@@ -10,8 +10,10 @@
 //!   sequence (never stored) and copies each output from the array or the values, so every
 //!   item is read and written once. Unsorted device positions make the merges' fallback write
 //!   the values, then the array.
-//! - **Remove** is the set difference of the array's positions and the given ones, then one
-//!   gather of the kept items: positions may repeat (an item goes once).
+//! - **Remove** finds the distinct positions (the runs of equal positions' first ones) and how
+//!   many are inside the array (a lower bound), then merges them with the array's positions on
+//!   the same tiles: an item whose position precedes it goes, the others are copied to their
+//!   place. Positions may repeat (an item goes once).
 //!
 //! This folder holds the whole algorithm: the device calls and their checks here, the host
 //! backend ([`host`]), the host-slice [`Gpu`] methods (`slices.rs`) and the sequential oracle
@@ -26,17 +28,16 @@ mod slices;
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{BulkInsertParams, MergeFallbackParams};
+use crate::device::contract::{BulkParams, MergeFallbackParams};
 use crate::device::launch::{grid_ctas, merge_fallback_config, widest_word};
-use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gather::{launch_gather, launch_iota};
 use crate::key::{value_align, Comparator, Key, Less, Value};
 use crate::partition::launch::partition_launch_config;
 use crate::tuning::search_shape;
-use crate::sets::{launch_set_operation, Output};
-use crate::types::{SetOperation, SortIndex};
+use crate::runs::{runs_on, RunOutputs};
+use crate::search::{launch_search, SearchOutput};
+use crate::types::{Bound, SortIndex};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Inserts `values[j]` before `array[positions[j]]` for every `j`, writing the `array.len() +
@@ -87,8 +88,8 @@ pub fn bulk_insert<I: SortIndex, V: Value>(
 /// not overlap the inputs. Values of any size; positions `u32` (arrays of fewer than 2^32
 /// items, [`Error::TooLarge`] past that) or `u64`.
 ///
-/// Waits for the GPU: the kept items' count, found on the device, sizes the gather that
-/// writes them.
+/// Waits for the GPU: the distinct positions' count and how many of them are inside the
+/// array, found on the device, size the output before anything is written.
 ///
 /// Device positions are not checked: positions past the array's end remove nothing, and
 /// unsorted ones give an unspecified selection of the array's items (or
@@ -133,75 +134,19 @@ pub(crate) fn check_positions<I: SortIndex>(positions: &[I], n: usize, at_end: b
     }
 }
 
-/// The positions' counting sequence `0..n` (`K` words) in temporary memory, for `with`.
-fn with_counting<K: Key, R>(gpu: &Gpu, n: usize, extra_bytes: usize, with: impl FnOnce(&CheckedBuffer<'_>, u64) -> Result<R>) -> Result<R>
-where
-    Less: Comparator<K>,
-{
-    let word = std::mem::size_of::<K>();
-    let mut layout = TempLayout::default();
-    let (counting_at, extra_at) = (layout.region(n * word), layout.region(extra_bytes));
-    let mut temp = gpu.temp(layout.bytes())?;
-    let (base, _guard) = temp.device_ptr_mut();
-    let kernels = gpu.kernels::<K, Less>()?;
-    if n > 0 {
-        launch_iota(gpu, &kernels, base + counting_at as u64, n, 0, word)?;
-    }
-    with(&CheckedBuffer::raw(base + counting_at as u64, n, word), base + extra_at as u64)
-}
-
-/// Enqueues a checked insert: the partitions of the positions' merge with the array's
-/// positions, the bulk insert tiles, then the merges' fallback (kernel/unsorted.cuh), which
-/// writes the values, then the array, where a tile found its share inexact.
+/// Enqueues a checked insert: the bulk tiles over the merge of the positions with the array's
+/// positions, where unsorted positions make the fallback write the values, then the array.
 pub(crate) fn launch_insert<I: SortIndex, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, values: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<()> {
-    let (n, inserts, value_bytes) = (array.len, positions.len, std::mem::size_of::<V>());
-    if n + inserts == 0 || value_bytes == 0 {
+    if array.len + positions.len == 0 {
         return Ok(());
     }
-    let index_bytes = std::mem::size_of::<I>();
-    let kernels = gpu.index_kernels()?;
-    let word = widest_word(value_bytes, array.ptr | values.ptr | out.ptr);
-    let shape = search_shape(kernels.arch, index_bytes);
-    let tiles = (n + inserts).div_ceil(shape.tile());
-    let grid = grid_ctas(tiles, "bulk insert grid")?;
-    let mut temp = gpu.temp((tiles + 1) * 8)?;
-    let (partitions, _temp_guard) = temp.device_ptr_mut();
-    // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
-    let (guard, _guard_lock) = gpu.merge_guard()?;
-    let params = BulkInsertParams {
-        positions: positions.ptr,
-        inserts: inserts as i64,
-        count: n as i64,
-        spacing: shape.tile() as i64,
-        num_partitions: (tiles + 1) as i64,
-        partitions,
-        array: array.ptr,
-        values: values.ptr,
-        out: out.ptr,
-        words: (value_bytes / word) as i64,
-        guard,
-    };
-    // SAFETY: `BulkInsertParams` is `mergepath_bulk_insert_partitions_{4,8}`'s parameter struct;
-    // one thread per partition (tiles + 1 of them, the temp's room), each a search of the
-    // `inserts` positions (of the index's width) against the counting sequence.
-    unsafe { gpu.launch(&kernels.bulk_insert_partitions(index_bytes)?, partition_launch_config(tiles + 1)?, &params) }?;
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: as above for `mergepath_bulk_insert_{word}_{4,8}`, whose tile is the search shape
-    // of the index width (the partitions' spacing), one CTA per tile of the n + inserts
-    // outputs, which `out` holds (check_insert); the array holds n values and `values` one per
-    // position, all aligned to the word, which divides the value; the tiles read only inside
-    // their partitions' clamped ranges.
-    unsafe { gpu.launch_dependent(&kernels.bulk_insert(word, index_bytes)?, cfg, &params, kernels.arch) }?;
-    let a_count = inserts as i64;
-    let fallback = MergeFallbackParams { guard, a: 0, a_vals: values.ptr, a_count, b: 0, b_vals: array.ptr, b_count: n as i64, key_bytes: 0, value_bytes: value_bytes as i64, out: 0, out_vals: out.ptr };
-    // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; no keys
-    // (key_bytes 0), the values and the array as its two inputs' values (their counts above),
-    // `out` holding both; it waits for the tiles and writes only where one reported.
-    unsafe { gpu.launch_dependent(&kernels.merge_fallback()?, merge_fallback_config(), &fallback, kernels.arch) }
+    let fallback = [(values.ptr, positions.len), (array.ptr, array.len)];
+    launch_bulk(gpu, BulkTile::Insert, (std::mem::size_of::<I>(), std::mem::size_of::<V>()), positions, array, values.ptr, out, fallback)
 }
 
-/// A checked remove: the kept positions (the set difference of the counting sequence and
-/// `positions`), their count read back, then one gather of the kept items into `out`.
+/// A checked remove: the distinct positions, how many are inside the array (both read back),
+/// then the bulk tiles, where unsorted positions make the fallback write the array's first
+/// kept items.
 pub(crate) fn launch_remove<I: SortIndex, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>) -> Result<usize> {
     match std::mem::size_of::<I>() {
         4 => remove_by::<u32, V>(gpu, array, positions, out),
@@ -214,17 +159,91 @@ fn remove_by<K: Key, V: Value>(gpu: &Gpu, array: &CheckedBuffer<'_>, positions: 
 where
     Less: Comparator<K>,
 {
-    let n = array.len;
+    let (n, word) = (array.len, std::mem::size_of::<K>());
     if n == 0 {
         return Ok(0);
     }
+    let mut temp = gpu.temp(positions.len * word)?;
+    let (distinct_ptr, _guard) = temp.device_ptr_mut();
+    let distinct_count = match positions.len {
+        0 => 0,
+        len => runs_on::<K, Less>(gpu, positions, RunOutputs { keys: ("positions", distinct_ptr, len), lengths: None, values: None })?,
+    };
+    let distinct = CheckedBuffer::raw(distinct_ptr, distinct_count, word);
+    let kept = n - positions_below::<K>(gpu, &distinct, n)?.min(n);
+    check_output("out", out.len, kept)?;
+    if kept > 0 {
+        launch_bulk(gpu, BulkTile::Remove, (word, std::mem::size_of::<V>()), &distinct, array, 0, out, [(array.ptr, kept), (0, 0)])?;
+    }
+    Ok(kept)
+}
+
+/// How many of the sorted `positions` (of `K`) are below `n`: their lower bound of `n`, found
+/// on the device and read back.
+fn positions_below<K: Key>(gpu: &Gpu, positions: &CheckedBuffer<'_>, n: usize) -> Result<usize>
+where
+    Less: Comparator<K>,
+{
+    if positions.len == 0 {
+        return Ok(0);
+    }
     let word = std::mem::size_of::<K>();
-    with_counting::<K, _>(gpu, n, n * word, |counting, kept| {
-        let kept_buf = CheckedBuffer::raw(kept, n, word);
-        let kept_count = launch_set_operation::<K, Less>(gpu, SetOperation::Difference, counting, positions, Output::Keys(&kept_buf))?.read(gpu)?;
-        check_output("out", out.len, kept_count)?;
-        let kernels = gpu.kernels::<K, Less>()?;
-        launch_gather(gpu, &kernels, (array.ptr, n), None, (kept, word), out.ptr, kept_count, std::mem::size_of::<V>())?;
-        Ok(kept_count)
-    })
+    let needle = gpu.upload(&(n as u64).to_le_bytes()[..word])?;
+    let mut bound = gpu.alloc_zeros::<u64>(1)?;
+    {
+        let needles = gpu.input("needle", &needle, 1)?;
+        let out = gpu.output("bound", &mut bound, 8, 1, &[&needles])?;
+        launch_search::<K, Less>(gpu, &CheckedBuffer::raw(needles.ptr, 1, word), positions, SearchOutput::Bound(Bound::Lower, 8), &[out.ptr])?;
+    }
+    Ok(gpu.download(&bound)?[0] as usize)
+}
+
+/// The tiles a bulk launch runs.
+#[derive(Clone, Copy)]
+enum BulkTile {
+    Insert,
+    Remove,
+}
+
+/// Enqueues `tile`'s kernels over the merge of `positions` (of `index_bytes`) with the array's
+/// positions, values of `value_bytes` (`values`: insert's, 0 for a remove): the partitions, the tiles, then the
+/// merges' fallback (kernel/unsorted.cuh) over `fallback`'s two inputs (values and counts),
+/// which writes them one after the other into `out` only where a tile found its share inexact.
+#[allow(clippy::too_many_arguments)]
+fn launch_bulk(gpu: &Gpu, tile: BulkTile, (index_bytes, value_bytes): (usize, usize), positions: &CheckedBuffer<'_>, array: &CheckedBuffer<'_>, values: u64, out: &CheckedBuffer<'_>, fallback: [(u64, usize); 2]) -> Result<()> {
+    let (n, count) = (array.len, positions.len);
+    let kernels = gpu.index_kernels()?;
+    let word = widest_word(value_bytes, array.ptr | values | out.ptr);
+    let shape = search_shape(kernels.arch, index_bytes);
+    let tiles = (n + count).div_ceil(shape.tile());
+    let grid = grid_ctas(tiles, "bulk grid")?;
+    let mut temp = gpu.temp((tiles + 1) * 8)?;
+    let (partitions, _temp_guard) = temp.device_ptr_mut();
+    // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
+    let (guard, _guard_lock) = gpu.merge_guard()?;
+    let words = (value_bytes / word) as i64;
+    let params = BulkParams { positions: positions.ptr, count: count as i64, n: n as i64, spacing: shape.tile() as i64, num_partitions: (tiles + 1) as i64, partitions, array: array.ptr, values, out: out.ptr, out_len: out.len as i64, words, guard };
+    // SAFETY: `BulkParams` is `mergepath_bulk_partitions_{4,8}`'s parameter struct; one thread
+    // per partition (tiles + 1 of them, the temp's room), each a search of the `count`
+    // positions (of the index's width) against the counting sequence.
+    unsafe { gpu.launch(&kernels.bulk_partitions(index_bytes)?, partition_launch_config(tiles + 1)?, &params) }?;
+    let entry = match tile {
+        BulkTile::Insert => kernels.bulk_insert(word, index_bytes)?,
+        BulkTile::Remove => kernels.bulk_remove(word, index_bytes)?,
+    };
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: as above for `mergepath_bulk_{insert,remove}_{word}_{4,8}`, whose tile is the
+    // search shape of the index width (the partitions' spacing), one CTA per tile of the
+    // n + count merge outputs; the array holds n values and (insert) `values` one per
+    // position, all aligned to the word, which divides the value; an insert's `out` holds
+    // n + count values (check_insert), a remove writes none at or past out_len; the tiles
+    // read only inside their partitions' clamped ranges.
+    unsafe { gpu.launch_dependent(&entry, cfg, &params, kernels.arch) }?;
+    let [(a_vals, a_count), (b_vals, b_count)] = fallback;
+    let (a_count, b_count, value_bytes) = (a_count as i64, b_count as i64, value_bytes as i64);
+    let fallback = MergeFallbackParams { guard, a: 0, a_vals, a_count, b: 0, b_vals, b_count, key_bytes: 0, value_bytes, out: 0, out_vals: out.ptr };
+    // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; no keys
+    // (key_bytes 0), `fallback`'s values as its two inputs (their counts, at most the arrays'),
+    // which `out` holds together; it waits for the tiles and writes only where one reported.
+    unsafe { gpu.launch_dependent(&kernels.merge_fallback()?, merge_fallback_config(), &fallback, kernels.arch) }
 }
