@@ -343,11 +343,7 @@ impl Gpu {
         out_values: &mut [V],
         comp: C,
     ) -> Result<()> {
-        let total = out_keys.len();
-        // Below P's range: the caller picks P by the total.
-        let position = |i: usize| P::try_from(i).unwrap_or_else(|_| P::zeroed());
-        let inputs: Vec<P> = positions::try_collect(total, position)?;
-        let mut order: Vec<P> = positions::try_collect(total, |_| P::zeroed())?;
+        let (inputs, mut order) = positions::counting_and_order::<P>(out_keys.len())?;
         let (pa, pb) = inputs.split_at(a_keys.len());
         let values = (bytemuck::cast_slice(pa), bytemuck::cast_slice(pb), bytes_mut(&mut order), std::mem::size_of::<P>());
         merge_host::<K, C>(self, a_keys, b_keys, out_keys, Some(values), comp)?;

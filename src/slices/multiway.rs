@@ -65,10 +65,7 @@ impl Gpu {
         comp: C,
     ) -> Result<()> {
         let total = out_keys.len();
-        // Below P's range: the caller picks P by the total.
-        let position = |i: usize| P::try_from(i).unwrap_or_else(|_| P::zeroed());
-        let inputs: Vec<P> = positions::try_collect(total, position)?;
-        let mut order: Vec<P> = positions::try_collect(total, |_| P::zeroed())?;
+        let (inputs, mut order) = positions::counting_and_order::<P>(total)?;
         let mut all_values = positions::try_with_capacity(total)?;
         values.iter().for_each(|v| all_values.extend_from_slice(v));
         let (mut at, mut input_positions) = (0, Vec::with_capacity(keys.len()));

@@ -19,6 +19,13 @@ pub(super) fn try_collect<T>(len: usize, item: impl Fn(usize) -> T) -> Result<Ve
     Ok(v)
 }
 
+/// The positions `0..total` as `P` (the caller picks a `P` that holds them) and a zeroed
+/// buffer as long for the order a sort or merge leaves them in, or [`Error::HostOutOfMemory`].
+pub(super) fn counting_and_order<P: bytemuck::Zeroable + TryFrom<usize>>(total: usize) -> Result<(Vec<P>, Vec<P>)> {
+    let counting = try_collect(total, |i| P::try_from(i).unwrap_or_else(|_| P::zeroed()))?;
+    Ok((counting, try_collect(total, |_| P::zeroed())?))
+}
+
 /// A host copy of `values`, or [`Error::HostOutOfMemory`].
 pub(super) fn try_copy<V: Copy>(values: &[V]) -> Result<Vec<V>> {
     let mut v = try_with_capacity(values.len())?;

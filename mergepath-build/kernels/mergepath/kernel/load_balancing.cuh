@@ -7,6 +7,7 @@
 // boundaries merged before it. Tiles of NT * VT merge outputs bound every CTA's work whatever
 // the segments' lengths: a run of empty segments costs its boundaries, a long segment its items.
 #pragma once
+#include <type_traits>
 #include "../cta/move.cuh"
 #include "merge.cuh"
 
@@ -32,8 +33,9 @@ __device__ __forceinline__ void load_balancing_partitions_body(const I* starts, 
 
 // A thread's VT outputs of a tile's merge of its a_n boundaries (tile_starts[1 ..]) with its
 // b_n items, from the thread's own split (at VT * threadIdx.x) in order: on_boundary(h, k) for
-// boundary h with k items before it, on_item(k, h) for item k with h boundaries before it.
-// Returns the boundaries before the thread's first output and after its last (x, y).
+// boundary h with k items before it (or on_boundary(h), where the callback takes one index),
+// on_item(k, h) for item k with h boundaries before it. Returns the boundaries before the
+// thread's first output and after its last (x, y).
 template <int VT, class I, class OnBoundary, class OnItem>
 __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_n, item_positions<I> items, int b_n,
                                                     OnBoundary on_boundary, OnItem on_item) {
@@ -46,7 +48,8 @@ __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_
     if (h + k < a_n + b_n) {
       // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
       if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
-        on_boundary(h, k);
+        if constexpr (std::is_invocable_v<OnBoundary, int, int>) on_boundary(h, k);
+        else on_boundary(h);
         ++h;
       } else {
         on_item(k, h);
