@@ -217,12 +217,16 @@ fn launch_bulk(gpu: &Gpu, tile: BulkTile, (index_bytes, value_bytes): (usize, us
     let shape = search_shape(kernels.arch, index_bytes);
     let tiles = (n + count).div_ceil(shape.tile());
     let grid = grid_ctas(tiles, "bulk grid")?;
+    let words = value_bytes / word;
+    // The tiles count a tile's words in 32 bits.
+    if shape.tile().saturating_mul(words) > i32::MAX as usize {
+        return Err(Error::TooLarge { what: "bulk insert or remove: values too large for a tile (2^31 words)" });
+    }
     let mut temp = gpu.temp((tiles + 1) * 8)?;
     let (partitions, _temp_guard) = temp.device_ptr_mut();
     // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
     let (guard, _guard_lock) = gpu.merge_guard()?;
-    let words = (value_bytes / word) as i64;
-    let params = BulkParams { positions: positions.ptr, count: count as i64, n: n as i64, spacing: shape.tile() as i64, num_partitions: (tiles + 1) as i64, partitions, array: array.ptr, values, out: out.ptr, out_len: out.len as i64, words, guard };
+    let params = BulkParams { positions: positions.ptr, count: count as i64, n: n as i64, spacing: shape.tile() as i64, num_partitions: (tiles + 1) as i64, partitions, array: array.ptr, values, out: out.ptr, out_len: out.len as i64, words: words as i64, guard };
     // SAFETY: `BulkParams` is `mergepath_bulk_partitions_{4,8}`'s parameter struct; one thread
     // per partition (tiles + 1 of them, the temp's room), each a search of the `count`
     // positions (of the index's width) against the counting sequence.
