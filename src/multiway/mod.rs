@@ -93,22 +93,27 @@ pub fn merge_multiway_pairs<K: Key, V: Value, C: Comparator<K>, S: DevicePtr<K>,
     merge::<K, C>(gpu, &k, Some((&v, word)), ok.ptr, Some(ov.ptr))
 }
 
+/// A launch of the multiway merge of validated keys (and values of a word's bytes) by a
+/// module's kernels: [`launch_merge`] or [`launch_multiway`].
+type MergeLaunch = fn(&Gpu, &Kernels, &[CheckedBuffer<'_>], Option<(&[CheckedBuffer<'_>], usize)>, u64, Option<u64>) -> Result<()>;
+
 /// The merge of validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`):
 /// [`launch_merge`], or for records wider than the key tiles [`merge_records`].
 fn merge<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
-    match &C::RECORD {
-        Some(order) => merge_records::<K>(gpu, order, keys, values, out, out_values),
-        None => launch_merge::<K>(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
-    }
+    merge_by::<K, C>(gpu, launch_merge::<K>, keys, values, out, out_values)
 }
 
-/// The merge of validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`)
-/// in one pass of the multiway kernels, whose temporary memory is the splits only
-/// ([`multiway_temp_bytes`]), or for records [`merge_records`]: a batch of a host-slice merge.
+/// [`merge`] in one pass of the multiway kernels, whose temporary memory is the splits only
+/// ([`multiway_temp_bytes`]): a batch of a host-slice merge.
 pub(crate) fn merge_in_one_pass<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+    merge_by::<K, C>(gpu, launch_multiway::<K>, keys, values, out, out_values)
+}
+
+/// The merge of `keys` by `launch` with the key's kernels, or for records [`merge_records`].
+fn merge_by<K: Key, C: Comparator<K>>(gpu: &Gpu, launch: MergeLaunch, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
     match &C::RECORD {
         Some(order) => merge_records::<K>(gpu, order, keys, values, out, out_values),
-        None => launch_multiway::<K>(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
+        None => launch(gpu, &*gpu.kernels::<K, C>()?, keys, values, out, out_values),
     }
 }
 

@@ -124,9 +124,12 @@ pub(super) fn sort_external<K: Key, C: Comparator<K>>(
         Carried::None => None,
         Carried::Values(v, _) | Carried::Indices(v, _) => Some(v),
     };
-    let run_keys: Vec<&[K]> = (0..plan.runs).map(|r| &sorted_keys[plan.run_range(r)]).collect();
-    let run_values: Vec<&[u8]> = (0..plan.runs).map(|r| &sorted_values[plan.run_range(r).start * word..plan.run_range(r).end * word]).collect();
-    let runs = HostRuns { keys: run_keys, values: run_values, word };
+    let ranges: Vec<_> = (0..plan.runs).map(|r| plan.run_range(r)).collect();
+    let runs = HostRuns {
+        keys: ranges.iter().map(|r| &sorted_keys[r.clone()]).collect(),
+        values: ranges.iter().map(|r| &sorted_values[r.start * word..r.end * word]).collect(),
+        word,
+    };
     let result = merge_runs::<K, C>(gpu, plan.merge, &runs, keys, out_values, comp, &mut progress);
     if result.is_err() {
         timeline::host_span("restore", || {
