@@ -138,6 +138,45 @@ fn sharded_floats_and_derived_keys_on_one_shared_gpu() {
     check_pairs(&group, &derived, ByX, "derived key, custom comparator on one field");
 }
 
+/// Records (wider than the kernels' key tiles): one whose order packs into one `u64` word, one
+/// of three words (compared across ranks by the records themselves, not by per-shard ranks).
+/// Fields outside the orders show stability.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id")]
+struct Row {
+    score: f32,
+    id: u32,
+    seq: u64,
+    payload: [u32; 4],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "tag, b, a desc")]
+struct Wide {
+    a: u64,
+    b: i64,
+    tag: u16,
+    seq: [u8; 6],
+}
+
+#[test]
+fn sharded_records_on_one_shared_gpu() {
+    let mut rng = Rng(0x5eed_0006);
+    for ranks in [2, 3] {
+        let Some(group) = shared_group(ranks) else { return };
+        for lens in layouts(ranks, 30_011) {
+            let rows = make_shards(&lens, &mut rng, |r| Row { score: r.below(8) as f32, id: r.below(4) as u32, seq: r.next(), payload: [r.next() as u32; 4] });
+            check_keys(&group, &rows, Greater, "record of one word, descending");
+            check_pairs(&group, &rows, Less, "record of one word, pairs");
+            let wide = make_shards(&lens, &mut rng, |r| Wide { a: r.below(5), b: r.below(3) as i64 - 1, tag: r.below(3) as u16, seq: [r.next() as u8; 6] });
+            check_keys(&group, &wide, Less, "record of three words");
+            check_pairs(&group, &wide, Greater, "record of three words, pairs, descending");
+        }
+    }
+}
+
 #[test]
 fn sharded_pairs_on_one_shared_gpu() {
     let mut rng = Rng(0x5eed_0003);

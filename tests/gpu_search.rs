@@ -320,6 +320,59 @@ fn segmented_reduce_on_device() {
     assert!(matches!(e, Error::InvalidArgument { argument: "starts", .. }), "host slices check the starts: {e}");
 }
 
+/// A record (24 bytes: wider than the kernels' key tiles) whose order leaves `seq` out, so
+/// which of equal records a fold keeps shows.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
+#[repr(C)]
+#[key(order = "score desc, id")]
+struct Scored {
+    score: f32,
+    id: u32,
+    seq: u64,
+    tag: u64,
+}
+
+/// Segmented minima and maxima of records on the device and on host slices, in both orders:
+/// few distinct orders (ties everywhere, the first of equals kept), one long segment among
+/// empty ones, against the host backend's fold; no values at all; a sum refused.
+#[test]
+fn segmented_reduce_of_records() {
+    use mergepath::Reduction::{Max, Min, Sum};
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng(43);
+    let (starts, count, _) = long_and_empty_segments(&mut rng);
+    let values: Vec<Scored> = (0..count as u64).map(|seq| Scored { score: rng.below(3) as f32, id: rng.below(4) as u32, seq, tag: rng.next() }).collect();
+    let empty = Scored { score: -1.0, id: 9, seq: u64::MAX, tag: 0 };
+    let (on_device, device_values) = (gpu.upload(&starts).unwrap(), gpu.upload(&values).unwrap());
+    let segments = starts.len();
+    for reduction in [Min, Max] {
+        for descending in [false, true] {
+            let (mut want, mut host_slices) = (vec![empty; segments], vec![empty; segments]);
+            let mut out = gpu.upload(&vec![empty; segments + 1]).unwrap();
+            if descending {
+                mergepath::host::segmented_reduce(&starts, &values, &mut want, reduction, empty, Greater).unwrap();
+                mergepath::segmented_reduce(gpu, &on_device, &device_values, &mut out, reduction, empty, Greater).unwrap();
+                gpu.segmented_reduce(&starts, &values, &mut host_slices, reduction, empty, Greater).unwrap();
+            } else {
+                mergepath::host::segmented_reduce(&starts, &values, &mut want, reduction, empty, Less).unwrap();
+                mergepath::segmented_reduce(gpu, &on_device, &device_values, &mut out, reduction, empty, Less).unwrap();
+                gpu.segmented_reduce(&starts, &values, &mut host_slices, reduction, empty, Less).unwrap();
+            }
+            let got = gpu.download(&out).unwrap();
+            assert!(got[..segments] == want[..], "{reduction:?}, descending {descending}");
+            assert_eq!(got[segments], empty, "past the segments untouched");
+            assert!(host_slices == want, "{reduction:?} on host slices, descending {descending}");
+        }
+    }
+    let none = gpu.alloc_zeros::<Scored>(0).unwrap();
+    let all_zero = gpu.alloc_zeros::<u32>(5).unwrap();
+    let mut out = gpu.alloc_zeros::<Scored>(5).unwrap();
+    mergepath::segmented_reduce(gpu, &all_zero, &none, &mut out, Min, empty, Less).unwrap();
+    assert!(gpu.download(&out).unwrap().iter().all(|&v| v == empty), "no values: every segment empty");
+    let e = mergepath::segmented_reduce(gpu, &all_zero, &none, &mut out, Sum, empty, Less).unwrap_err();
+    assert!(matches!(e, Error::NotSupported { .. }), "{e}");
+}
+
 /// Runs of equal keys on the device: 2^22 keys in runs of 1 to 3,000 (runs crossing
 /// many tiles), unique, lengths (u32 and u64) and sums against the sequential runs, the output
 /// room checked before anything is written, and no keys.

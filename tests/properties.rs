@@ -296,6 +296,9 @@ fn segmented_reduce() {
     check("segmented_reduce u16 Max greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<u16, _>(b, &lengths, seed, Max, Greater));
     check("segmented_reduce f64 Min", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<f64, _>(b, &lengths, seed, Min, Less));
     check("segmented_reduce Hit Max ByX", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Hit, _>(b, &lengths, seed, Max, ByX));
+    check("segmented_reduce Row Min greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Min, Greater));
+    check("segmented_reduce Row Max greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Max, Greater));
+    check("segmented_reduce Wide Max", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Wide, _>(b, &lengths, seed, Max, Less));
 }
 
 #[test]

@@ -10,7 +10,6 @@ use crate::device::temp::Temp;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_word, Comparator, Key, Value};
-use crate::multiway::launch_passes;
 use crate::slices::{sort_host_to_device, Lanes};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, DevicePtrMut, DeviceRepr};
@@ -79,7 +78,10 @@ impl GpuRank {
     /// together (a distributed multiway selection over the sorted shards, a few small gathers
     /// per round), send each rank its slices in one grouped send/receive and merge what they
     /// received (four-way passes of the multiway merge, ceil(log4 size) of them). Device memory: the shard,
-    /// its sorted copy and three times the part. Returns once the part is written. A
+    /// its sorted copy and three times the part (records wider than the key tiles: also their
+    /// order keys and positions, and a copy of what was received). Records' splitter bounds
+    /// are sorted searches over the whole shard, a pass over it per round of the selection.
+    /// Returns once the part is written. A
     /// comparator that is not a strict weak order gives parts of unspecified order and sizes.
     /// Where a rank fails before the exchange, every rank returns an error
     /// ([`Error::RankFailed`] on the others).
@@ -255,10 +257,9 @@ fn merge_received<K: Key, C: Comparator<K>>(gpu: &Gpu, part: Lanes, out: Lanes, 
     let Some(total) = runs.iter().map(|r| r.end).max() else { return Ok(()) };
     let keys: Vec<_> = runs.iter().map(|r| part.keys(r.clone())).collect();
     let values: Vec<_> = runs.iter().map(|r| part.values(r.clone())).collect();
-    let kernels = gpu.kernels::<K, C>()?;
     let word = part.word;
     let out_values = (word > 0).then(|| out.values(0..total).ptr);
-    launch_passes::<K>(gpu, &kernels, &keys, (word > 0).then_some((&values[..], word)), out.keys(0..total).ptr, out_values)
+    crate::multiway::merge::<K, C>(gpu, &keys, (word > 0).then_some((&values[..], word)), out.keys(0..total).ptr, out_values)
 }
 
 /// A rank's sorted shard on its GPU, as the splitter selection reads it: keys by index through

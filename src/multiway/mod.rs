@@ -37,7 +37,6 @@ use crate::sort::records::order_key_kernels;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use launch::launch_multiway;
 pub(crate) use launch::multiway_temp_bytes;
-pub(crate) use passes::launch_passes;
 
 /// Merges `inputs` (each sorted by `comp`; any number, empty ones allowed) into
 /// `out[..total]`, stably: of equal keys, those of a lower input first, each input's in its
@@ -99,7 +98,7 @@ type MergeLaunch = fn(&Gpu, &Kernels, &[CheckedBuffer<'_>], Option<(&[CheckedBuf
 
 /// The merge of validated `keys` (and `values` of `word` bytes) into `out` (and `out_values`):
 /// [`launch_merge`], or for records wider than the key tiles [`merge_records`].
-fn merge<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
+pub(crate) fn merge<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
     merge_by::<K, C>(gpu, launch_merge::<K>, keys, values, out, out_values)
 }
 

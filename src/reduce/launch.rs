@@ -8,11 +8,14 @@ use crate::device::launch::grid_ctas;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key};
+use crate::gather::{launch_gather, launch_iota, launch_scatter, position_bytes};
+use crate::key::{Comparator, Key, Less, RecordOrder};
+use crate::sort::launch_sort_by_words;
+use crate::sort::records::order_key_kernels;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
 use crate::tuning::reduce_shape;
 use crate::types::Reduction;
-use cudarc::driver::LaunchConfig;
+use cudarc::driver::{DevicePtr, LaunchConfig};
 
 /// Enqueues the reduction of the `count` values at `values` in the segments of the validated
 /// `starts` (indices of `index_bytes`) into `out` (one key per segment), `empty` for segments
@@ -31,6 +34,9 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     let segments = starts.len;
     if segments == 0 {
         return Ok(()); // and no values (checked)
+    }
+    if let Some(order) = &C::RECORD {
+        return reduce_records::<K>(gpu, order, index_bytes, starts, values, count, out, reduction, empty);
     }
     let kernels = gpu.kernels::<K, C>()?;
     let shape = reduce_shape(kernels.arch, std::mem::size_of::<K>());
@@ -75,6 +81,46 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     // REDUCE_SPINE_THREADS reading the `tiles + 1` partitions and the tiles' partials written
     // before it in stream order, and writing `out`.
     unsafe { gpu.launch(&spine, cfg, &params) }
+}
+
+/// Enqueues [`launch_segmented_reduce`] of records (wider than the key tiles, ordered by
+/// `order`; `Min` or `Max`, as [`super::check_reduction`] allows): the values sorted stably
+/// into a copy with their positions, by `order` for `Min` and by its reverse for `Max`; each
+/// value's place in that order scattered to its position; the `u64` segmented minimum of the
+/// places, `count` for empty segments (a segment's first least value, or first greatest: the
+/// fold's choice); then the records gathered from the sorted copy by those places, `empty` at
+/// place `count`.
+#[allow(clippy::too_many_arguments)]
+fn reduce_records<K: Key>(
+    gpu: &Gpu,
+    order: &RecordOrder,
+    index_bytes: usize,
+    starts: &CheckedBuffer<'_>,
+    values: u64,
+    count: usize,
+    out: u64,
+    reduction: Reduction,
+    empty: K,
+) -> Result<()> {
+    let (segments, record_bytes, word) = (starts.len, std::mem::size_of::<K>(), position_bytes(count));
+    let order = RecordOrder { descending: order.descending != (reduction == Reduction::Max), ..*order };
+    let kernels = order_key_kernels(gpu, false)?;
+    let mut layout = TempLayout::default();
+    let (sorted_at, positions_at) = (layout.region(count * record_bytes), layout.region(count * word));
+    let (ordinals_at, places_at, chosen_at) = (layout.region(count * 8), layout.region(count * 8), layout.region(segments * 8));
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let [sorted, positions, ordinals, places, chosen] = [sorted_at, positions_at, ordinals_at, places_at, chosen_at].map(|at| base + at as u64);
+    if count > 0 {
+        launch_iota(gpu, &kernels, positions, count, 0, word)?;
+        launch_sort_by_words::<K>(gpu, &order, values, sorted, Some((positions, positions, word)), count)?;
+        launch_iota(gpu, &kernels, ordinals, count, 0, 8)?;
+        launch_scatter(gpu, &kernels, ordinals, (positions, word), places, count)?;
+    }
+    launch_segmented_reduce::<u64, Less>(gpu, index_bytes, starts, places, count, chosen, Reduction::Min, count as u64)?;
+    let empty = gpu.upload_bytes(&[empty])?;
+    let (empty, _read) = empty.device_ptr(gpu.stream());
+    launch_gather(gpu, &kernels, (sorted, count), Some((empty, 1)), (chosen, 8), out, segments, record_bytes)
 }
 
 /// The tile and spine entries of `reduction` for indices of `index_bytes`.

@@ -43,11 +43,11 @@ pub use crate::types::Reduction;
 /// segment has none): the segments given by their first items `starts` (device memory, as
 /// [`crate::load_balancing_search`]'s, over the `values.len()` items), `out` holding at least
 /// one value per segment ([`Error::OutputTooSmall`]; the rest is
-/// left as it is) apart from the inputs. `comp` orders `Min` and `Max`. Keys of at most 16
-/// bytes; indices `u32` (up to 2^32 values and segments,
+/// left as it is) apart from the inputs. `comp` orders `Min` and `Max`; records (derived keys
+/// over 16 bytes) fold by a stable sort of the values with their positions (`docs/guide.md`). Indices `u32` (up to 2^32 values and segments,
 /// [`Error::TooLarge`] past that) or `u64`. Values with no segment
 /// (`starts` empty) are [`Error::InvalidArgument`]. O(values +
-/// segments) work. Returns without waiting for the GPU.
+/// segments) work, and a sort for records. Returns without waiting for the GPU.
 ///
 /// Device `starts` are not checked (that would wait for the GPU): starts that are not
 /// non-decreasing from 0 give unspecified results, never an access out of bounds. The
@@ -79,11 +79,8 @@ pub(crate) fn check_reduce<K: Key>(count: usize, segments: usize, out_len: usize
     check_reduction::<K>(reduction)
 }
 
-/// `reduction` of keys of `K`: a key of at most 16 bytes, a sum only of built-in numbers.
+/// `reduction` of keys of `K`: a sum only of built-in numbers.
 pub(crate) fn check_reduction<K: Key>(reduction: Reduction) -> Result<()> {
-    if std::mem::size_of::<K>() > 16 {
-        return Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: "segmented reductions (keys of at most 16 bytes)".into() });
-    }
     if reduction == Reduction::Sum && builtin_sum::<K>().is_none() {
         return Err(Error::NotSupported { key: std::any::type_name::<K>(), operation: "Reduction::Sum (built-in number keys only; Min and Max take any key)".into() });
     }

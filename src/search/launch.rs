@@ -49,10 +49,14 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
 /// Enqueues both bounds of every needle (any order; `needles.len` of them) in the sorted
 /// `haystack` into `lower` and `upper` (`needles.len` `i64`s each), one binary search per bound
 /// and needle: for a few needles in a long haystack, where [`launch_search`] would read all of
-/// it (the sharded sort's splitter selection).
+/// it (the sharded sort's splitter selection). Records wider than the key tiles have no key
+/// kernels: their needles must be sorted too, and [`launch_search`] finds their ranges.
 pub(crate) fn launch_key_bounds<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &CheckedBuffer<'_>, haystack: &CheckedBuffer<'_>, lower: u64, upper: u64) -> Result<()> {
     if needles.len == 0 {
         return Ok(());
+    }
+    if C::RECORD.is_some() {
+        return launch_search::<K, C>(gpu, needles, haystack, SearchOutput::Range(8), &[lower, upper]);
     }
     let (needle_count, count) = match (i64::try_from(needles.len), i64::try_from(haystack.len)) {
         (Ok(n), Ok(c)) => (n, c),

@@ -11,7 +11,7 @@ use crate::device::launch::grid_ctas;
 use super::records::sort_records;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
-use crate::key::{Comparator, Key};
+use crate::key::{Comparator, Key, RecordOrder};
 use crate::partition::launch::partition_launch_config;
 use crate::tuning::{blocksort_shape, sort_pairs_shape, sort_shape, LaunchShape};
 use cudarc::driver::LaunchConfig;
@@ -30,9 +30,7 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return Ok(());
     }
     if let Some(order) = &C::SORT_BY_WORDS {
-        // The packed orders sorted as u64 keys with the positions as values.
-        let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, Ends::Plain, packed, packed, Some((positions, positions, word)), n, 8);
-        return sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed);
+        return launch_sort_by_words::<K>(gpu, order, keys_in, keys_out, values, n);
     }
     let kernels = gpu.kernels::<K, C>()?;
     if let (true, Some((values_in, values_out, 4))) = (C::ZIPPED_PAIRS, values) {
@@ -49,6 +47,14 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
         return enqueue_sort(gpu, &u64_kernels, Ends::Packed(&kernels), keys_in, keys_out, None, n, 8);
     }
     enqueue_sort(gpu, &kernels, Ends::Plain, keys_in, keys_out, values, n, std::mem::size_of::<K>())
+}
+
+/// Enqueues the sort of `n >= 1` keys of `K` by their packed `order` (records, and derived keys
+/// of 9 to 16 bytes), as [`launch_sort`]: the packed orders sorted as u64 keys with the
+/// positions as values, then the keys and values gathered.
+pub(crate) fn launch_sort_by_words<K: Key>(gpu: &Gpu, order: &RecordOrder, keys_in: u64, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize) -> Result<()> {
+    let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, Ends::Plain, packed, packed, Some((positions, positions, word)), n, 8);
+    sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed)
 }
 
 /// The order of the zipped pairs' `u64` words (`mergepath::zipped_key_less`): their high

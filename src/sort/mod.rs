@@ -55,7 +55,7 @@ use crate::error::Result;
 use crate::error::Error;
 use crate::gather::{launch_iota, sort_values};
 use crate::key::{sort_value_align, Comparator, Key, Value};
-pub(crate) use launch::launch_sort;
+pub(crate) use launch::{launch_sort, launch_sort_by_words};
 pub(crate) use order_keys::{move_records, with_order_keys, OrderedPositions};
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
