@@ -1,0 +1,288 @@
+// The runs-finding kernel (unique, run-length encoding, reduce-by-key) measured alone: the
+// library's tile (`library`: keys staged in shared memory, each thread's VT keys in a row)
+// against tiles that keep their keys in registers, warp-striped (lane l of a warp holds items
+// i * 32 + l of the warp's 32 * VT keys): a key's predecessor comes by a warp shuffle, a warp's
+// heads by ballots, and each store instruction writes its lanes' heads to consecutive
+// addresses, so no shared memory holds keys. `striped` takes tiles by ticket, `by_block` by
+// block index, `pipelined` runs persistent CTAs that load their next tile before the current
+// one's look-back. CUB's DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and
+// dropped: the runs-finding kernel with its keys in registers") has the figures. Build and run
+// on the GPU machine, from the repository root, with the generated headers in .gpu/include
+// (timing.cuh says how):
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/runs_shapes.cu -o /tmp/runs_shapes && /tmp/runs_shapes [log2_n ...]
+// Inputs: n sorted u32 keys in runs of 1 to 32 or of 1 or 2 (benches/cub/runs.cu's). Prints
+// TSV: variant op nt vt n ms pct_of_copy ok, where op is `unique` (the runs' first keys) or
+// `starts` (their first keys and positions, as run-length encoding and reduce-by-key keep
+// them), ms the kernel alone (the states' memset included, no count read back), pct the copy
+// of the same bytes (keys read, outputs written) as a share of this time.
+#include <cub/cub.cuh>
+#include <mergepath/kernel/runs.cuh>
+#include "timing.cuh"
+
+using K = uint32_t;
+using Comp = mergepath::less_t<K>;
+
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs) {
+  mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, runs, Comp());
+}
+
+// `key` of lane `src` of the warp (every lane calls), word by word.
+template <class T>
+__device__ __forceinline__ T shfl_key(const T& key, int src) {
+  constexpr int WORDS = (sizeof(T) + 3) / 4;
+  union { T key; unsigned w[WORDS]; } u;
+  u.key = key;
+#pragma unroll
+  for (int i = 0; i < WORDS; ++i) u.w[i] = __shfl_sync(0xffffffffu, u.w[i], src);
+  return u.key;
+}
+
+// `key` of the lane `delta` below (a lane below delta gets its own), word by word.
+template <class T>
+__device__ __forceinline__ T shfl_up_key(const T& key, int delta) {
+  constexpr int WORDS = (sizeof(T) + 3) / 4;
+  union { T key; unsigned w[WORDS]; } u;
+  u.key = key;
+#pragma unroll
+  for (int i = 0; i < WORDS; ++i) u.w[i] = __shfl_up_sync(0xffffffffu, u.w[i], delta);
+  return u.key;
+}
+
+// Loads a warp-striped tile's keys (those below `count`; `first`: the warp's first key's
+// index) and the key before the warp's first.
+template <int VT, class T>
+__device__ __forceinline__ void striped_load(const T* keys, int64_t first, int64_t count, T (&k)[VT], T& before) {
+  const int lane = (int)threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int64_t j = first + i * 32 + lane;
+    if (j < count) k[i] = keys[j];
+  }
+  before = k[0];
+  if (lane == 0 && first > 0 && first <= count) before = keys[first - 1];
+}
+
+// A warp-striped tile's steps on keys in registers: heads found by shuffles and ballots, the
+// warps' counts summed through shared memory, `between()` called (after a barrier), the
+// earlier tiles' counts summed (cta_tile_offset, barriers around), the heads' keys (and
+// positions, where `starts` is not null) stored. Returns the run count up to the tile's end.
+template <int NT, int VT, class I, class T, class C, class Between>
+__device__ __forceinline__ int64_t striped_heads(const T (&k)[VT], const T& before, int64_t first, int64_t count, int64_t tile,
+                                                 uint64_t* tile_states, I* starts, T* heads, int* warp_counts,
+                                                 mergepath::scan_shared<NT>& scan, C comp, Between between) {
+  constexpr int WARPS = NT / 32;
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  unsigned masks[VT];
+  int warp_count = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    T prev = shfl_up_key(k[i], 1);
+    const T last = shfl_key(i > 0 ? k[i - 1] : before, i > 0 ? 31 : 0);
+    if (lane == 0) prev = last;
+    const int64_t j = first + i * 32 + lane;
+    const bool head = j < count && (j == 0 || comp(prev, k[i]) || comp(k[i], prev));
+    masks[i] = __ballot_sync(0xffffffffu, head);
+    warp_count += __popc(masks[i]);
+  }
+  if (lane == 0) warp_counts[warp] = warp_count;
+  __syncthreads();
+  int warp_offset = 0, tile_count = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    const int c = warp_counts[w];
+    warp_offset += w < warp ? c : 0;
+    tile_count += c;
+  }
+  between();
+  const int64_t tile_offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);
+  int64_t at = tile_offset + warp_offset;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (masks[i] >> lane & 1) {
+      const int64_t o = at + __popc(masks[i] & below);
+      heads[o] = k[i];
+      if (starts) starts[o] = (I)(first + i * 32 + lane);
+    }
+    at += __popc(masks[i]);
+  }
+  return tile_offset + tile_count;
+}
+
+// One CTA per tile of NT * VT keys, tiles taken by ticket (`Ticket`), else by blockIdx.x
+// (CTAs start in index order, so every tile's predecessors are running or done).
+template <int NT, int VT, bool Ticket = true>
+__global__ void __launch_bounds__(NT)
+striped(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ int warp_counts[NT / 32];
+  __shared__ int64_t tile_index;
+  if (Ticket) {
+    if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+    __syncthreads();
+  }
+  const int64_t tile = Ticket ? tile_index : (int64_t)blockIdx.x, first = tile * NT * VT + (int64_t)threadIdx.x / 32 * 32 * VT;
+  K k[VT], before;
+  striped_load<VT>(keys, first, count, k, before);
+  const int64_t end = striped_heads<NT, VT>(k, before, first, count, tile, tile_states, starts, heads, warp_counts, scan, Comp(), [] {});
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)end;
+}
+
+// Persistent CTAs (as many as are resident), each taking tiles by ticket until none is left
+// and loading its next tile's keys before the current one's look-back, so the loads are in
+// flight while it waits.
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+pipelined(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ int warp_counts[NT / 32];
+  __shared__ int64_t tickets[2];
+  const int64_t warp_first = (int64_t)threadIdx.x / 32 * 32 * VT;
+  auto take = [&](int slot) {
+    if (threadIdx.x == 0) tickets[slot] = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+  };
+  take(0);
+  __syncthreads();
+  int64_t tile = tickets[0];
+  K k[VT], before;
+  if (tile < num_tiles) striped_load<VT>(keys, tile * NT * VT + warp_first, count, k, before);
+  for (int slot = 1; tile < num_tiles; slot ^= 1) {
+    take(slot);  // read after striped_heads' first barrier; written again two rounds on
+    K next[VT], next_before;
+    int64_t following = 0;
+    const int64_t first = tile * NT * VT + warp_first;
+    const int64_t end = striped_heads<NT, VT>(k, before, first, count, tile, tile_states, starts, heads, warp_counts, scan, Comp(), [&] {
+      following = tickets[slot];
+      if (following < num_tiles) striped_load<VT>(keys, following * NT * VT + warp_first, count, next, next_before);
+    });
+    if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)end;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) k[i] = next[i];
+    before = next_before;
+    tile = following;
+  }
+}
+
+struct Input {
+  size_t n, runs;
+  K *keys, *heads;
+  uint32_t* starts;
+  uint64_t* states;
+  std::vector<K> want_heads;
+  std::vector<uint32_t> want_starts;
+  float copy_ms;
+  Input(size_t n_, uint64_t longest) : n(n_) {
+    uint64_t s = 9;  // benches/cub/anchor.cuh's SplitMix64, seed 9
+    auto next = [&] {
+      s += 0x9e3779b97f4a7c15ull;
+      uint64_t z = s;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return z ^ (z >> 31);
+    };
+    std::vector<K> h;
+    h.reserve(n);
+    K key = 0;
+    while (h.size() < n) {
+      const size_t len = 1 + next() % longest;
+      want_starts.push_back((uint32_t)h.size());
+      want_heads.push_back(key);
+      for (size_t i = 0; i < len && h.size() < n; ++i) h.push_back(key);
+      ++key;
+    }
+    runs = want_heads.size();
+    CK(cudaMalloc(&keys, n * sizeof(K)));
+    CK(cudaMalloc(&heads, n * sizeof(K)));
+    CK(cudaMalloc(&starts, n * sizeof(uint32_t)));
+    CK(cudaMalloc(&states, (n / 256 + 4) * sizeof(uint64_t)));
+    CK(cudaMemcpy(keys, h.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    copy_ms = median_ms([&] { CK(cudaMemcpyAsync(heads, keys, n * sizeof(K), cudaMemcpyDeviceToDevice)); }, 50);
+  }
+  // Checks the runs' count, keys and (with `positions`) starts.
+  bool check(bool positions) const {
+    uint64_t found = 0;
+    CK(cudaMemcpy(&found, states + (n / 256 + 3), 8, cudaMemcpyDeviceToHost));
+    if (found != runs) return false;
+    std::vector<K> got(runs);
+    CK(cudaMemcpy(got.data(), heads, runs * sizeof(K), cudaMemcpyDeviceToHost));
+    if (got != want_heads) return false;
+    if (!positions) return true;
+    std::vector<uint32_t> got_starts(runs);
+    CK(cudaMemcpy(got_starts.data(), starts, runs * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    return got_starts == want_starts;
+  }
+};
+
+template <int NT, int VT, class Kernel>
+void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false) {
+  const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
+  unsigned grid = (unsigned)tiles;
+  if (persistent) {
+    int per_sm = 0, sms = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    grid = std::min<unsigned>(grid, (unsigned)(per_sm * sms));
+  }
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  for (bool positions : {false, true}) {
+    uint32_t* starts = positions ? in.starts : nullptr;
+    const float ms = median_ms([&] {
+      CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
+      kernel<<<grid, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
+    });
+    CK(cudaGetLastError());
+    const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
+    const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
+    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
+           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG");
+    fflush(stdout);
+  }
+}
+
+void cub_unique(const Input& in, const char* runs_name) {
+  int64_t* num;
+  CK(cudaMalloc(&num, 8));
+  size_t tb = 0;
+  CK(cub::DeviceSelect::Unique(nullptr, tb, in.keys, in.heads, num, (int64_t)in.n));
+  void* temp;
+  CK(cudaMalloc(&temp, tb));
+  const float ms = median_ms([&] { size_t t = tb; CK(cub::DeviceSelect::Unique(temp, t, in.keys, in.heads, num, (int64_t)in.n)); });
+  int64_t found = 0;
+  CK(cudaMemcpy(&found, num, 8, cudaMemcpyDeviceToHost));
+  const double bytes = 4.0 * (in.n + in.runs);
+  printf("cub_select_unique\tunique_%s\t0\t0\t%zu\t%.4f\t%.1f\t%s\n", runs_name, in.n, ms, 100.0 * in.copy_ms * (bytes / (8.0 * in.n)) / ms,
+         (size_t)found == in.runs ? "ok" : "WRONG");
+  CK(cudaFree(temp));
+  CK(cudaFree(num));
+}
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
+  if (sizes.empty()) sizes = {24, 26};
+  printf("variant\top\tnt\tvt\tn\tms\tpct_of_copy\tok\n");
+  for (int log2 : sizes) {
+    for (uint64_t longest : {32, 2}) {
+      const char* runs_name = longest == 32 ? "runs32" : "runs2";
+      Input in(size_t(1) << log2, longest);
+      cub_unique(in, runs_name);
+      measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
+      measure<256, 16>("striped", in, runs_name, striped<256, 16>);
+      measure<256, 24>("striped", in, runs_name, striped<256, 24>);
+      measure<512, 32>("striped", in, runs_name, striped<512, 32>);
+      measure<128, 16>("by_block", in, runs_name, striped<128, 16, false>);
+      measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
+      measure<256, 16>("by_block", in, runs_name, striped<256, 16, false>);
+      measure<256, 24>("by_block", in, runs_name, striped<256, 24, false>);
+      measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
+      measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
+      measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
+      CK(cudaFree(in.keys));
+      CK(cudaFree(in.heads));
+      CK(cudaFree(in.starts));
+      CK(cudaFree(in.states));
+    }
+  }
+}
