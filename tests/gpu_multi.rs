@@ -7,9 +7,12 @@
 mod common;
 #[path = "common/hit.rs"]
 mod hit;
+#[path = "common/records.rs"]
+mod records;
 
 use common::{gpu, Rng};
 use hit::{hits, ByX, Hit};
+use records::{Row, Wide};
 use mergepath::cudarc::driver::{CudaContext, CudaSlice, DeviceRepr};
 use mergepath::multi::{part_bounds, GpuGroup, GpuRank, NcclId};
 use mergepath::{cpu, Comparator, Error, Gpu, Greater, Key, Less};
@@ -138,29 +141,7 @@ fn sharded_floats_and_derived_keys_on_one_shared_gpu() {
     check_pairs(&group, &derived, ByX, "derived key, custom comparator on one field");
 }
 
-/// Records (wider than the kernels' key tiles): one whose order packs into one `u64` word, one
-/// of three words (compared across ranks by the records themselves, not by per-shard ranks).
-/// Fields outside the orders show stability.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "score desc, id")]
-struct Row {
-    score: f32,
-    id: u32,
-    seq: u64,
-    payload: [u32; 4],
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "tag, b, a desc")]
-struct Wide {
-    a: u64,
-    b: i64,
-    tag: u16,
-    seq: [u8; 6],
-}
-
+/// Records (`common/records.rs`), one of one order word and one of three, in both orders.
 #[test]
 fn sharded_records_on_one_shared_gpu() {
     let mut rng = Rng(0x5eed_0006);
@@ -201,6 +182,12 @@ fn sharded_host_keys() {
         assert_eq!(keys, want, "{} ranks", group.ranks().len());
         let mut none: Vec<u32> = Vec::new();
         group.sort_host_keys(&mut none, Less).unwrap();
+        // Records of three order words, few distinct orders: the stable order.
+        let mut wide: Vec<Wide> = (0..300_007u64).map(|i| Wide { a: rng.below(5), b: rng.below(3) as i64 - 1, tag: rng.below(3) as u16, seq: [(i % 251) as u8; 6] }).collect();
+        let mut want = wide.clone();
+        want.sort_by(|a, b| cpu::ordering_by(|x, y| Less.is_less(x, y), a, b));
+        group.sort_host_keys(&mut wide, Less).unwrap();
+        assert!(wide == want, "records, {} ranks", group.ranks().len());
     }
 }
 

@@ -10,8 +10,11 @@ mod common;
 #[path = "common/hit.rs"]
 #[allow(dead_code)]
 mod hit;
+#[path = "common/records.rs"]
+mod records;
 
 use hit::{ByX, Hit};
+use records::{Row, Wide};
 use mergepath::testing::{self, Backend, Check, PropertyResult, TestKey};
 use mergepath::{Comparator, Greater, Less};
 use proptest::strategy::Strategy;
@@ -116,29 +119,6 @@ macro_rules! for_key_types {
         $of::<Hit, _>("Hit", Less);
         $of::<Hit, _>("Hit", ByX);
     };
-}
-
-/// Records, derived keys wider than the kernels' key tiles: one whose order packs into one
-/// `u64` word, and one of three words (its algorithms other than sorts go by the records'
-/// ranks). Their payload fields are outside the order, so stability shows.
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "score desc, id")]
-struct Row {
-    score: f32,
-    id: u32,
-    seq: u64,
-    payload: [u32; 4],
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
-#[repr(C)]
-#[key(order = "tag, b, a desc")]
-struct Wide {
-    a: u64,
-    b: i64,
-    tag: u16,
-    seq: [u8; 6],
 }
 
 /// Each operation on the records, in both orders between them.

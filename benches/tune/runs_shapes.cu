@@ -28,26 +28,27 @@ library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, runs, Comp());
 }
 
-// `key` of lane `src` of the warp (every lane calls), word by word.
-template <class T>
-__device__ __forceinline__ T shfl_key(const T& key, int src) {
+// `key` shuffled word by word by `shuffle(word)` (every lane calls).
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffle_key(const T& key, Shuffle shuffle) {
   constexpr int WORDS = (sizeof(T) + 3) / 4;
   union { T key; unsigned w[WORDS]; } u;
   u.key = key;
 #pragma unroll
-  for (int i = 0; i < WORDS; ++i) u.w[i] = __shfl_sync(0xffffffffu, u.w[i], src);
+  for (int i = 0; i < WORDS; ++i) u.w[i] = shuffle(u.w[i]);
   return u.key;
 }
 
-// `key` of the lane `delta` below (a lane below delta gets its own), word by word.
+// `key` of lane `src` of the warp.
+template <class T>
+__device__ __forceinline__ T shfl_key(const T& key, int src) {
+  return shuffle_key(key, [&](unsigned w) { return __shfl_sync(0xffffffffu, w, src); });
+}
+
+// `key` of the lane `delta` below (a lane below delta gets its own).
 template <class T>
 __device__ __forceinline__ T shfl_up_key(const T& key, int delta) {
-  constexpr int WORDS = (sizeof(T) + 3) / 4;
-  union { T key; unsigned w[WORDS]; } u;
-  u.key = key;
-#pragma unroll
-  for (int i = 0; i < WORDS; ++i) u.w[i] = __shfl_up_sync(0xffffffffu, u.w[i], delta);
-  return u.key;
+  return shuffle_key(key, [&](unsigned w) { return __shfl_up_sync(0xffffffffu, w, delta); });
 }
 
 // Loads a warp-striped tile's keys (those below `count`; `first`: the warp's first key's

@@ -36,7 +36,8 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
         return Ok(()); // and no values (checked)
     }
     if let Some(order) = &C::RECORD {
-        return reduce_records::<K>(gpu, order, index_bytes, starts, values, count, out, reduction, empty);
+        let reduce_places = |places, chosen| launch_segmented_reduce::<u64, Less>(gpu, index_bytes, starts, places, count, chosen, Reduction::Min, count as u64);
+        return reduce_records::<K>(gpu, order, reduction, (values, count), (out, segments, empty), reduce_places);
     }
     let kernels = gpu.kernels::<K, C>()?;
     let shape = reduce_shape(kernels.arch, std::mem::size_of::<K>());
@@ -84,25 +85,22 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
 }
 
 /// Enqueues [`launch_segmented_reduce`] of records (wider than the key tiles, ordered by
-/// `order`; `Min` or `Max`, as [`super::check_reduction`] allows): the values sorted stably
-/// into a copy with their positions, by `order` for `Min` and by its reverse for `Max`; each
-/// value's place in that order scattered to its position; the `u64` segmented minimum of the
-/// places, `count` for empty segments (a segment's first least value, or first greatest: the
-/// fold's choice); then the records gathered from the sorted copy by those places, `empty` at
-/// place `count`.
-#[allow(clippy::too_many_arguments)]
+/// `order`; `Min` or `Max`, as [`super::check_reduction`] allows) of the `count` values into
+/// the `segments` outputs at `out`: the values sorted stably into a copy with their positions,
+/// by `order` for `Min` and by its reverse for `Max`; each value's place in that order
+/// scattered to its position; `reduce_places(places, chosen)`, the segments' `u64` minimum of
+/// the places (`count` for an empty one: a segment's first least value, or first greatest, the
+/// fold's choice); then the records gathered from the sorted copy by the chosen places,
+/// `empty` at place `count`.
 fn reduce_records<K: Key>(
     gpu: &Gpu,
     order: &RecordOrder,
-    index_bytes: usize,
-    starts: &CheckedBuffer<'_>,
-    values: u64,
-    count: usize,
-    out: u64,
     reduction: Reduction,
-    empty: K,
+    (values, count): (u64, usize),
+    (out, segments, empty): (u64, usize, K),
+    reduce_places: impl FnOnce(u64, u64) -> Result<()>,
 ) -> Result<()> {
-    let (segments, record_bytes, word) = (starts.len, std::mem::size_of::<K>(), position_bytes(count));
+    let (record_bytes, word) = (std::mem::size_of::<K>(), position_bytes(count));
     let order = RecordOrder { descending: order.descending != (reduction == Reduction::Max), ..*order };
     let kernels = order_key_kernels(gpu, false)?;
     let mut layout = TempLayout::default();
@@ -117,7 +115,7 @@ fn reduce_records<K: Key>(
         launch_iota(gpu, &kernels, ordinals, count, 0, 8)?;
         launch_scatter(gpu, &kernels, ordinals, (positions, word), places, count)?;
     }
-    launch_segmented_reduce::<u64, Less>(gpu, index_bytes, starts, places, count, chosen, Reduction::Min, count as u64)?;
+    reduce_places(places, chosen)?;
     let empty = gpu.upload_bytes(&[empty])?;
     let (empty, _read) = empty.device_ptr(gpu.stream());
     launch_gather(gpu, &kernels, (sorted, count), Some((empty, 1)), (chosen, 8), out, segments, record_bytes)

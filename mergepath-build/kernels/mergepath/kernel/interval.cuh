@@ -30,22 +30,17 @@ struct interval_moves {
 template <int NT, int VT, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
-  constexpr int NV = NT * VT;
-  __shared__ I tile_starts[NV + 1];
-  __shared__ int boundaries_before[NV];
-  const merge_range r = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, tile_starts, boundaries_before);
-  const int a_n = r.a_count(), b_n = r.b_count();
+  const load_balancing_items<I> items = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions);
   const int words = m.words;
-  cta_move_words<NT, LOAD_BALANCING_MOVES>(b_n * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
-    const int k = words == 1 ? u : u / words, w = u - k * words;  // one word a value: no division
-    const int b = tile_segment(boundaries_before, k, a_n);
-    const uint64_t j = (uint64_t)(r.b_begin + k), rank = j - (uint64_t)tile_starts[b];
-    const int64_t s = r.a_begin + b;
+  cta_move_words<NT, LOAD_BALANCING_MOVES>(items.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
+    const int2 v = value_word(u, words);
+    const uint64_t j = (uint64_t)items.item(v.x), rank = items.rank(v.x);
+    const int64_t s = items.segment(v.x);
     // Unsigned: a rank or an index past the arrays on bad starts wraps to a large value.
     const uint64_t source = m.sources ? (uint64_t)m.sources[s] + rank : j;
     const uint64_t destination = m.destinations ? (uint64_t)m.destinations[s] + rank : j;
-    from = source * words + w;
-    to = destination * words + w;
+    from = source * words + v.y;
+    to = destination * words + v.y;
     return source < (uint64_t)m.input_len && destination < (uint64_t)m.output_len;
   });
 }

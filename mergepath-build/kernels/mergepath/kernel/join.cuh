@@ -61,15 +61,10 @@ __device__ __forceinline__ void join_scan_tile(const join_params& p) {
 // (JOIN_UNMATCHED) give (-1, row). Written at p.out_first + k by consecutive threads.
 template <int NT, int VT>
 __device__ __forceinline__ void join_expand_tile(const join_params& p) {
-  constexpr int NV = NT * VT;
-  __shared__ uint64_t tile_starts[NV + 1];
-  __shared__ int boundaries_before[NV];
   const uint64_t* offsets = reinterpret_cast<const uint64_t*>(p.offsets);
-  const merge_range r = load_balancing_tile_items<NT, VT>(offsets, p.rows, p.outputs, p.partitions, tile_starts, boundaries_before);
-  const int a_n = r.a_count(), b_n = r.b_count();
-  for (int k = (int)threadIdx.x; k < b_n; k += NT) {
-    const int b = tile_segment(boundaries_before, k, a_n);
-    const int64_t row = r.a_begin + b, output = r.b_begin + k, rank = output - (int64_t)tile_starts[b];
+  const load_balancing_items<uint64_t> items = load_balancing_tile_items<NT, VT>(offsets, p.rows, p.outputs, p.partitions);
+  for (int k = (int)threadIdx.x; k < items.count(); k += NT) {
+    const int64_t row = items.segment(k), output = items.item(k), rank = (int64_t)items.rank(k);
     const bool matched = p.mode != JOIN_UNMATCHED && rank < join_row_matches(p, row);
     p.out_a[p.out_first + output] = p.mode == JOIN_UNMATCHED ? -1 : row;
     p.out_b[p.out_first + output] = p.mode == JOIN_UNMATCHED ? row : matched ? (int64_t)p.lower[row] + rank : -1;

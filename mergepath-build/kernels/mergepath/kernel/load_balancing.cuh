@@ -60,31 +60,50 @@ __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_
   return make_int2(first, h);
 }
 
+// A load-balancing tile's items, once load_balancing_tile_items has noted them: its range of
+// the merge, and for its item k (0 .. count()) the item's index, its segment and its rank there.
+template <class I>
+struct load_balancing_items {
+  merge_range r;
+  const I* tile_starts;          // shared: starts[r.a_begin + h] for h <= the tile's boundaries
+  const int* boundaries_before;  // shared: the tile's boundaries before its item k
+  __device__ __forceinline__ int count() const { return r.b_count(); }
+  __device__ __forceinline__ int64_t item(int k) const { return r.b_begin + k; }
+  // The tile's boundaries before item k, clamped: on starts that are not an exclusive scan the
+  // threads' splits can leave an item unnoted.
+  __device__ __forceinline__ int boundaries(int k) const { return min(max(boundaries_before[k], 0), r.a_count()); }
+  __device__ __forceinline__ int64_t segment(int k) const { return r.a_begin + boundaries(k); }
+  // Unsigned: on bad starts a rank wraps to a large value instead of going negative.
+  __device__ __forceinline__ uint64_t rank(int k) const { return (uint64_t)item(k) - (uint64_t)tile_starts[boundaries(k)]; }
+};
+
 // The start of every load-balancing tile (output tile blockIdx.x of the merge, partitions as
 // load_balancing_partitions_body's, one more than the tiles): the tile's range of the merge;
-// tile_starts[h] = starts[r.a_begin + h] for h <= a_n (slot 0 the start of the segment the
-// tile's first item is in, slot h + 1 the tile's boundary h); boundaries_before[k] the tile's
-// boundaries before its item k, from each thread's walk of VT merge outputs from its own split
-// (load_balancing_walk). Both arrays are shared (NV + 1 and NV slots) and ready on return.
+// in shared memory the starts of its segments (slot 0 the start of the segment the tile's first
+// item is in, slot h + 1 the tile's boundary h) and each item's boundaries before it, from
+// each thread's walk of VT merge outputs from its own split (load_balancing_walk). Ready on
+// return; a kernel calls it once.
 template <int NT, int VT, class I>
-__device__ __forceinline__ merge_range load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
-                                                                 const int64_t* partitions, I* tile_starts,
-                                                                 int* boundaries_before) {
+__device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
+                                                                            const int64_t* partitions) {
+  constexpr int NV = NT * VT;
+  __shared__ I tile_starts[NV + 1];
+  __shared__ int boundaries_before[NV];
   wait_for_previous_kernel();  // the partitions (see merge.cuh)
-  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NT * VT, partitions);
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
   const int a_n = r.a_count(), b_n = r.b_count();
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
   __syncthreads();
   load_balancing_walk<VT>(
       tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
   __syncthreads();
-  return r;
+  return load_balancing_items<I>{r, tile_starts, boundaries_before};
 }
 
-// The tile's boundaries before its item k, clamped: on starts that are not an exclusive scan
-// the threads' splits can leave an item unnoted.
-__device__ __forceinline__ int tile_segment(const int* boundaries_before, int k, int a_n) {
-  return min(max(boundaries_before[k], 0), a_n);
+// Unit u of a tile's values of `words` words each: the value's index (x) and the word (y).
+__device__ __forceinline__ int2 value_word(int u, int words) {
+  const int k = words == 1 ? u : u / words;  // one word a value: no division
+  return make_int2(k, u - k * words);
 }
 
 // The words a thread of a load-balancing tile has in flight when it moves values.
@@ -110,26 +129,20 @@ struct load_balancing_outputs {
 template <int NT, int VT, class I, class W>
 __device__ __forceinline__ void load_balancing_tile(const I* starts, int64_t segments, int64_t count,
                                                     const int64_t* partitions, const load_balancing_outputs<I, W>& out) {
-  constexpr int NV = NT * VT;
-  __shared__ I tile_starts[NV + 1];
-  __shared__ int boundaries_before[NV];
-  const merge_range r = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, tile_starts, boundaries_before);
-  const int a_n = r.a_count(), b_n = r.b_count();
-  const auto before = [&](int k) { return tile_segment(boundaries_before, k, a_n); };
+  const load_balancing_items<I> items = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions);
   if (out.segments || out.ranks) {
-    for (int k = (int)threadIdx.x; k < b_n; k += NT) {
-      const int64_t j = r.b_begin + k;
-      const int b = before(k);
-      if (out.segments) out.segments[j] = (I)(r.a_begin + b);
-      if (out.ranks) out.ranks[j] = (I)((uint64_t)j - (uint64_t)tile_starts[b]);
+    for (int k = (int)threadIdx.x; k < items.count(); k += NT) {
+      const int64_t j = items.item(k);
+      if (out.segments) out.segments[j] = (I)items.segment(k);
+      if (out.ranks) out.ranks[j] = (I)items.rank(k);
     }
   }
   if (out.expanded) {
     const int words = out.words;
-    cta_move_words<NT, LOAD_BALANCING_MOVES>(b_n * words, out.values, out.expanded, [&](int u, uint64_t& from, uint64_t& to) {
-      const int k = words == 1 ? u : u / words, w = u - k * words;  // one word a value: no division
-      from = (uint64_t)(r.a_begin + before(k)) * words + w;
-      to = (uint64_t)(r.b_begin + k) * words + w;
+    cta_move_words<NT, LOAD_BALANCING_MOVES>(items.count() * words, out.values, out.expanded, [&](int u, uint64_t& from, uint64_t& to) {
+      const int2 v = value_word(u, words);
+      from = (uint64_t)items.segment(v.x) * words + v.y;
+      to = (uint64_t)items.item(v.x) * words + v.y;
       return true;
     });
   }
