@@ -178,8 +178,8 @@ where
     Ok(kept)
 }
 
-/// How many of the sorted `positions` (of `K`) are below `n`: their lower bound of `n`, found
-/// on the device and read back.
+/// How many of the sorted `positions` (of `K`) are below `n`: all of them where the last is
+/// (read back), else their lower bound of `n`, found on the device and read back.
 fn positions_below<K: Key>(gpu: &Gpu, positions: &CheckedBuffer<'_>, n: usize) -> Result<usize>
 where
     Less: Comparator<K>,
@@ -188,6 +188,14 @@ where
         return Ok(0);
     }
     let word = std::mem::size_of::<K>();
+    let mut last = [0u8; 8];
+    // SAFETY: `positions` holds `len` positions of `word` bytes, written by work enqueued
+    // before on this stream; the copy fills `word` bytes of `last`, waited for below.
+    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut last[..word], positions.ptr + ((positions.len - 1) * word) as u64, gpu.stream().cu_stream()) }?;
+    gpu.synchronize()?;
+    if u64::from_le_bytes(last) < n as u64 {
+        return Ok(positions.len);
+    }
     let needle = gpu.upload(&(n as u64).to_le_bytes()[..word])?;
     let mut bound = gpu.alloc_zeros::<u64>(1)?;
     {
