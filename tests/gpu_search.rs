@@ -334,7 +334,8 @@ struct Scored {
 
 /// Segmented minima and maxima of records on the device and on host slices, in both orders:
 /// few distinct orders (ties everywhere, the first of equals kept), one long segment among
-/// empty ones, against the host backend's fold; no values at all; a sum refused.
+/// empty ones, against the host backend's fold; reduce-by-key with records for values; no
+/// values at all; a sum refused.
 #[test]
 fn segmented_reduce_of_records() {
     use mergepath::Reduction::{Max, Min, Sum};
@@ -364,6 +365,19 @@ fn segmented_reduce_of_records() {
             assert!(host_slices == want, "{reduction:?} on host slices, descending {descending}");
         }
     }
+    // Reduce-by-key with records for values: the runs of sorted group keys, each run's greatest
+    // record (the first of equal ones), on the device and on host slices.
+    let groups: Vec<u32> = (0..values.len()).map(|i| (i / 7 + i / 1000) as u32).collect();
+    let mut want = (vec![0u32; groups.len()], vec![empty; groups.len()]);
+    let runs = mergepath::host::reduce_by_key(&groups, &values, &mut want.0, &mut want.1, Max, Less, Less).unwrap();
+    let (on_device, mut keys_out, mut values_out) = (gpu.upload(&groups).unwrap(), gpu.alloc_zeros::<u32>(groups.len()).unwrap(), gpu.alloc_zeros::<Scored>(groups.len()).unwrap());
+    assert_eq!(mergepath::reduce_by_key(gpu, &on_device, &device_values, &mut keys_out, &mut values_out, Max, Less, Less).unwrap(), runs);
+    assert_eq!(gpu.download(&keys_out).unwrap()[..runs], want.0[..runs]);
+    assert!(gpu.download(&values_out).unwrap()[..runs] == want.1[..runs], "reduce_by_key of records");
+    let mut host_slices = (vec![0u32; groups.len()], vec![empty; groups.len()]);
+    assert_eq!(gpu.reduce_by_key(&groups, &values, &mut host_slices.0, &mut host_slices.1, Max, Less, Less).unwrap(), runs);
+    assert!(host_slices.1[..runs] == want.1[..runs], "reduce_by_key of records on host slices");
+
     let none = gpu.alloc_zeros::<Scored>(0).unwrap();
     let all_zero = gpu.alloc_zeros::<u32>(5).unwrap();
     let mut out = gpu.alloc_zeros::<Scored>(5).unwrap();

@@ -44,9 +44,9 @@ pub use crate::types::Reduction;
 /// [`crate::load_balancing_search`]'s, over the `values.len()` items), `out` holding at least
 /// one value per segment ([`Error::OutputTooSmall`]; the rest is
 /// left as it is) apart from the inputs. `comp` orders `Min` and `Max`; records (derived keys
-/// over 16 bytes) fold by a stable sort of the values with their positions (`docs/guide.md`). Indices `u32` (up to 2^32 values and segments,
-/// [`Error::TooLarge`] past that) or `u64`. Values with no segment
-/// (`starts` empty) are [`Error::InvalidArgument`]. O(values +
+/// over 16 bytes) fold by a stable sort of the values with their positions (`docs/guide.md`).
+/// Indices `u32` (up to 2^32 values and segments, [`Error::TooLarge`] past that) or `u64`.
+/// Values with no segment (`starts` empty) are [`Error::InvalidArgument`]. O(values +
 /// segments) work, and a sort for records. Returns without waiting for the GPU.
 ///
 /// Device `starts` are not checked (that would wait for the GPU): starts that are not

@@ -76,7 +76,7 @@ pub fn run_length_encode<K: Key, I: SortIndex, C: Comparator<K>>(
 /// Writes each run's first key to `out_keys` and the fold of its values (`values`, one per
 /// key) by `reduction` to `out_values`, and returns the number of runs. `value_order` orders
 /// the values for `Min` and `Max`; `Sum` takes built-in number values (integers wrap). Outputs
-/// as [`unique`]'s; values of at most 16 bytes.
+/// as [`unique`]'s; values of any key type (records fold as in [`crate::segmented_reduce`]).
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_by_key<K: Key, V: Key, C: Comparator<K>, D: Comparator<V>>(
     gpu: &Gpu,
