@@ -196,9 +196,8 @@ pub fn segmented_reduce<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, leng
     })).collect();
     let count = *offsets.last().unwrap();
     let starts: Vec<u32> = offsets[..lengths.len()].iter().map(|&o| o as u32).collect();
-    let specials = K::specials();
-    let values: Vec<K> = (0..count as u64).map(|i| seeded_key(&specials, seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15))).collect();
-    let empty = seeded_key(&specials, !seed);
+    let values: Vec<K> = seeded_values(count, seed);
+    let empty = seeded_key(&K::specials(), !seed);
     let want = cpu::segmented_reduce(&values, &offsets, empty, crate::reduce::fold_op(reduction, comp));
     let op = format!("segmented_reduce {reduction:?}");
     let segments = lengths.len();
@@ -294,13 +293,41 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
     Ok(())
 }
 
+/// `count` keys from `seed`: about half from a pool of 16 that the key type's strategy draws
+/// (derived keys' fields from small ranges, so some are equal in order but not in bytes, and
+/// which of equal keys a fold keeps shows), the others [`seeded_key`]s.
+fn seeded_values<K: TestKey>(count: usize, seed: u64) -> Vec<K> {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[seed.to_le_bytes(); 4].concat());
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    let strategy = K::key_strategy();
+    let pool: Vec<K> = (0..16).map(|_| strategy.new_tree(&mut runner).map_or_else(|_| K::zeroed(), |tree| tree.current())).collect();
+    let specials = K::specials();
+    (0..count as u64)
+        .map(|i| {
+            let at = seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            match split_mix(at) {
+                z if z % 2 == 0 => pool[(z >> 8) as usize % pool.len()],
+                _ => seeded_key(&specials, at),
+            }
+        })
+        .collect()
+}
+
+/// SplitMix64's output function.
+fn split_mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// A key from `seed`: one of `specials`, or a random bit pattern.
 fn seeded_key<K: TestKey>(specials: &[K], seed: u64) -> K {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut next = || {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        z = split_mix(z);
+        z
     };
     let pick = next();
     if pick % 4 == 0 && !specials.is_empty() {
