@@ -186,9 +186,11 @@ pub fn interval_expand(backend: Backend<'_>, count: usize, starts: &[u32]) -> Pr
 
 /// [`crate::segmented_reduce`] (on the GPU with `u32` and `u64` starts and the host-slice
 /// method, or the host backend's) of values in segments of `lengths` (empty ones included)
-/// equals the sequential fold of each segment, `empty` for the empty ones. The values are the
-/// type's specials and random bit patterns from `seed`; a float `Sum` is compared bit for bit,
-/// so give it values whose sums round alike in any grouping.
+/// equals the sequential fold of each segment, `empty` for the empty ones. About half the
+/// values come from 16 keys of the type's strategy (so some are equal in order but not in
+/// bytes: the fold must keep the first), the rest are the type's specials and random bit
+/// patterns, all from `seed`; a float `Sum` is compared bit for bit, so it fits integer types
+/// only.
 pub fn segmented_reduce<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, lengths: &[usize], seed: u64, reduction: crate::Reduction, comp: C) -> PropertyResult {
     let offsets: Vec<usize> = std::iter::once(0).chain(lengths.iter().scan(0, |end, &l| {
         *end += l;
