@@ -94,8 +94,14 @@ __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(con
   const int a_n = r.a_count(), b_n = r.b_count();
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
   __syncthreads();
-  load_balancing_walk<VT>(
-      tile_starts, a_n, item_positions<I>{r.b_begin}, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
+  // Each thread notes only the items before the next thread's first: on starts that are not
+  // an exclusive scan two threads' splits can overlap, and a slot would be written twice.
+  const item_positions<I> items{r.b_begin};
+  const int next_diag = min(VT * ((int)threadIdx.x + 1), a_n + b_n);
+  const int next_first = next_diag - merge_path<1>(tile_starts + 1, a_n, items, b_n, next_diag, less_t<I>());
+  load_balancing_walk<VT>(tile_starts, a_n, items, b_n, [](int, int) {}, [&](int k, int h) {
+    if (k < next_first) boundaries_before[k] = h;
+  });
   __syncthreads();
   return load_balancing_items<I>{r, tile_starts, boundaries_before};
 }
