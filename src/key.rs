@@ -47,9 +47,10 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// `Some` for the orders of records wider than the kernels' key tiles (`#[derive(Key)]` on
     /// structs over 16 bytes): the order fields packed into `u64` words, so sorts sort (packed
     /// order, position) pairs and gather each record once ([`RecordOrder`]), and the other
-    /// algorithms run on each record's order as one `u64` key (`sort::order_keys`). Such a comparator's
-    /// [`Comparator::KERNELS`] are the `u64` ones, and of them a record may use only the
-    /// key-independent kernels.
+    /// algorithms run on each record's order as one `u64` key (`sort::order_keys`); a custom
+    /// comparator's records go by their device addresses instead (`RecordOrder::by_address`).
+    /// Of such a comparator's [`Comparator::KERNELS`] (the `u64` ones, or the custom
+    /// comparator's address module) a record may use only the key-independent kernels.
     #[doc(hidden)]
     const RECORD: Option<RecordOrder> = None;
     /// `Some` where device sorts go by the order packed into `u64` words instead of moving the
@@ -89,12 +90,18 @@ pub struct RecordField {
 
 /// The order of a record wider than the kernels' key tiles: its elements, first (highest bits
 /// of the first word) to last, and whether the comparator is the packed words' descending order
-/// (`Greater`). Records compare as their packed words do, lexicographically.
+/// (`Greater`). Records compare as their packed words do, lexicographically; or, under a
+/// custom comparator, as it compares them (`by_address`).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordOrder {
     pub fields: &'static [RecordField],
     pub descending: bool,
+    /// For a custom comparator (`fields` empty): the module of its kernels on the records'
+    /// device addresses, `u64` keys that compare as the records they point to
+    /// (`mergepath::by_address`), so sorts sort the addresses with the positions and the other
+    /// algorithms the records' ranks found by that sort.
+    pub by_address: Option<&'static [u8]>,
 }
 
 impl RecordField {

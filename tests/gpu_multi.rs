@@ -12,7 +12,7 @@ mod records;
 
 use common::{gpu, Rng};
 use hit::{hits, ByX, Hit};
-use records::{Row, Wide};
+use records::{ByPayload, Row, Wide};
 use mergepath::cudarc::driver::{CudaContext, CudaSlice, DeviceRepr};
 use mergepath::multi::{part_bounds, GpuGroup, GpuRank, NcclId};
 use mergepath::{cpu, Comparator, Error, Gpu, Greater, Key, Less};
@@ -151,6 +151,9 @@ fn sharded_records_on_one_shared_gpu() {
             let rows = make_shards(&lens, &mut rng, |r| Row { score: r.below(8) as f32, id: r.below(4) as u32, seq: r.next(), payload: [r.next() as u32; 4] });
             check_keys(&group, &rows, Greater, "record of one word, descending");
             check_pairs(&group, &rows, Less, "record of one word, pairs");
+            let rows = make_shards(&lens, &mut rng, |r| Row { score: r.below(8) as f32, id: r.below(4) as u32, seq: r.next(), payload: [r.below(6) as u32; 4] });
+            check_keys(&group, &rows, ByPayload, "record by a custom comparator");
+            check_pairs(&group, &rows, ByPayload, "record by a custom comparator, pairs");
             let wide = make_shards(&lens, &mut rng, |r| Wide { a: r.below(5), b: r.below(3) as i64 - 1, tag: r.below(3) as u16, seq: [r.next() as u8; 6] });
             check_keys(&group, &wide, Less, "record of three words");
             check_pairs(&group, &wide, Greater, "record of three words, pairs, descending");

@@ -14,7 +14,7 @@ mod hit;
 mod records;
 
 use hit::{ByX, Hit};
-use records::{Row, Wide};
+use records::{ByPayload, Row, Wide};
 use mergepath::testing::{self, Backend, Check, PropertyResult, TestKey};
 use mergepath::{Comparator, Greater, Less};
 use proptest::strategy::Strategy;
@@ -121,11 +121,12 @@ macro_rules! for_key_types {
     };
 }
 
-/// Each operation on the records, in both orders between them.
+/// Each operation on the records, in both orders between them, and by a custom comparator.
 macro_rules! for_record_types {
     ($of:ident) => {
         $of::<Row, _>("Row", Greater);
         $of::<Wide, _>("Wide", Less);
+        $of::<Row, _>("Row", ByPayload);
     };
 }
 
@@ -278,6 +279,8 @@ fn segmented_reduce() {
     check("segmented_reduce Hit Max ByX", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Hit, _>(b, &lengths, seed, Max, ByX));
     check("segmented_reduce Row Min greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Min, Greater));
     check("segmented_reduce Row Max greater", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Max, Greater));
+    check("segmented_reduce Row Min ByPayload", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Min, ByPayload));
+    check("segmented_reduce Row Max ByPayload", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Row, _>(b, &lengths, seed, Max, ByPayload));
     check("segmented_reduce Wide Max", reduce_inputs(), |b, (lengths, seed)| testing::segmented_reduce::<Wide, _>(b, &lengths, seed, Max, Less));
 }
 
@@ -287,5 +290,6 @@ fn runs() {
     check("runs f32 greater", testing::keys::<f32, Greater>(testing::lengths::<f32>(30_000), Greater), |b, keys| testing::runs(b, &keys, Greater));
     check("runs Hit ByX", testing::keys::<Hit, ByX>(testing::lengths::<Hit>(30_000), ByX), |b, keys| testing::runs(b, &keys, ByX));
     check("runs Row greater", testing::keys::<Row, Greater>(testing::lengths::<Row>(30_000), Greater), |b, keys| testing::runs(b, &keys, Greater));
+    check("runs Row ByPayload", testing::keys::<Row, ByPayload>(testing::lengths::<Row>(30_000), ByPayload), |b, keys| testing::runs(b, &keys, ByPayload));
     check("runs Wide", testing::keys::<Wide, Less>(testing::lengths::<Wide>(30_000), Less), |b, keys| testing::runs(b, &keys, Less));
 }

@@ -20,8 +20,10 @@
 //!   word, the last first) and gather the records once, so a record's bytes move once instead
 //!   of once per merge pass. Merges, searches, set operations, segmented sorts, multiway merges
 //!   and runs of records go by each record's order as one `u64` key (its packed word, or its
-//!   rank where the order is wider) and gather the records once; custom comparators on records and orders of more than 32 elements (an array counts each
-//!   element) are compile errors.
+//!   rank where the order is wider) and gather the records once. A custom comparator on a
+//!   record gets kernels on the records' device addresses: its sorts sort the addresses with
+//!   the positions, its other algorithms go by each record's rank under it. An order of more
+//!   than 32 elements (an array counts each element) is a compile error.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0
@@ -97,7 +99,7 @@ fn rust_comparators(key: &DerivedKey) -> syn::Result<Vec<RustComparator>> {
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let key = DerivedKey::parse(input)?;
     if key.is_record() {
-        return Ok(record(&key));
+        return record(&key, &input.vis);
     }
     let name = &key.name;
     let cuda = key.comparators();
@@ -110,21 +112,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let vis = &input.vis;
     let impls = cuda.iter().zip(&rust).zip(&fatbins).map(|((c, r), fatbin)| {
         let (rust_type, cname, functor, body) = (&r.rust_type, &c.name, &c.functor, &r.is_less);
-        let kernels = match fatbin {
-            Some(path) => {
-                let path = path.to_string_lossy();
-                quote!(include_bytes!(#path))
-            }
-            None => quote!(&[]),
-        };
-        let declare = r.declare.as_ref().map(|ident| {
-            let doc = format!("Comparator `{ident}` on [`{name}`], from `#[key(comparator(...))]`.");
-            quote! {
-                #[doc = #doc]
-                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-                #vis struct #ident;
-            }
-        });
+        let kernels = embedded(fatbin);
+        let declare = declaration(name, r, vis);
         let packed = match c.packed_u64 {
             Some(descending) => quote!(::core::option::Option::Some(#descending)),
             None => quote!(::core::option::Option::None),
@@ -132,7 +121,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         let by_words = match (&sort_words, c.field_order) {
             (Some(words), Some(descending)) => quote! {
                 const SORT_BY_WORDS: ::core::option::Option<::mergepath::RecordOrder> =
-                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#words),*], descending: #descending });
+                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#words),*], descending: #descending, by_address: ::core::option::Option::None });
             },
             _ => quote!(),
         };
@@ -156,6 +145,29 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         // Read here so cargo rebuilds (and this macro recompiles the kernels) when they change.
         const _: [Option<&str>; 2] = [option_env!("MERGEPATH_CUDA_ARCHS"), option_env!("NVCC")];
         #(#impls)*
+    })
+}
+
+/// A compiled module's bytes, embedded (empty where nothing is compiled).
+fn embedded(fatbin: &Option<std::path::PathBuf>) -> TokenStream2 {
+    match fatbin {
+        Some(path) => {
+            let path = path.to_string_lossy();
+            quote!(include_bytes!(#path))
+        }
+        None => quote!(&[]),
+    }
+}
+
+/// The unit struct of a custom comparator, `vis` as the key.
+fn declaration(name: &Ident, r: &RustComparator, vis: &syn::Visibility) -> Option<TokenStream2> {
+    r.declare.as_ref().map(|ident| {
+        let doc = format!("Comparator `{ident}` on [`{name}`], from `#[key(comparator(...))]`.");
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+            #vis struct #ident;
+        }
     })
 }
 
@@ -190,34 +202,48 @@ fn key_impls(key: &DerivedKey) -> TokenStream2 {
 /// A record wider than the kernels' key tiles: no kernels of its own; its `order` (checked by
 /// `DerivedKey::parse`) becomes `Comparator::RECORD` of `Less` and `Greater`, so sorts sort
 /// its packed order, word by word, with the `u64` kernels and gather the records by position.
+/// Each custom comparator gets a module on the records' device addresses (`RecordOrder::by_address`).
 /// `CUDA_FUNCTOR` names the functors of the key's header (`mergepath_build::Kernels::keys`),
 /// for a user's own kernels.
-fn record(key: &DerivedKey) -> TokenStream2 {
+fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> {
     let name = &key.name;
     let packed = packed_order(&key.fields, &key.order_elements());
-    let rust_less = rust_field_order(&key.fields, &key.order);
+    let cuda = key.comparators();
+    let rust = rust_comparators(key)?;
+    let fatbins = compile(key, &cuda[2..])?;
     let key_impls = key_impls(key);
-    let impls = key.comparators().into_iter().zip([(quote!(::mergepath::Less), false), (quote!(::mergepath::Greater), true)]).map(|(c, (rust_type, descending))| {
-        let body = if descending { quote! { <::mergepath::Less as ::mergepath::Comparator<#name>>::is_less(&::mergepath::Less, b, a) } } else { quote! { #rust_less } };
-        let (cname, functor) = (&c.name, &c.functor);
+    let impls = cuda.iter().zip(&rust).enumerate().map(|(i, (c, r))| {
+        let (rust_type, cname, functor, body) = (&r.rust_type, &c.name, &c.functor, &r.is_less);
+        // Less and Greater sort by the packed order with the u64 kernels; a custom comparator
+        // by the records' addresses with its own.
+        let (kernels, record) = match (i, c.field_order) {
+            (_, Some(descending)) => (
+                quote!(<::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS),
+                quote!(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending, by_address: ::core::option::Option::None }),
+            ),
+            (i, None) => {
+                let kernels = embedded(&fatbins[i - 2]);
+                (kernels.clone(), quote!(::mergepath::RecordOrder { fields: &[], descending: false, by_address: ::core::option::Option::Some(#kernels) }))
+            }
+        };
+        let declare = declaration(name, r, vis);
         quote! {
+            #declare
             impl ::mergepath::Comparator<#name> for #rust_type {
                 const NAME: &'static str = #cname;
                 const CUDA_FUNCTOR: &'static str = #functor;
-                // No kernels are compiled for a record: its sorts run the u64 ones.
-                const KERNELS: &'static [u8] = <::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS;
-                const RECORD: ::core::option::Option<::mergepath::RecordOrder> =
-                    ::core::option::Option::Some(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending });
+                const KERNELS: &'static [u8] = #kernels;
+                const RECORD: ::core::option::Option<::mergepath::RecordOrder> = ::core::option::Option::Some(#record);
                 fn is_less(&self, a: &#name, b: &#name) -> bool {
                     #body
                 }
             }
         }
     });
-    quote! {
+    Ok(quote! {
         #key_impls
         #(#impls)*
-    }
+    })
 }
 
 /// The order's elements (field, array element, descending) as the `RecordField`s of a packed
@@ -337,7 +363,7 @@ fn test_key_impl(name: &Ident, fields: &[KeyField]) -> TokenStream2 {
 /// everywhere on docs.rs and in checked builds.
 fn compile(key: &DerivedKey, comparators: &[CudaComparator]) -> syn::Result<Vec<Option<std::path::PathBuf>>> {
     use mergepath_build::{cached_toolkit_nvcc, cuda_archs, find_nvcc, instantiation_source, mergepath_tuning, KernelBuild, KernelCode};
-    if std::env::var_os("DOCS_RS").is_some() {
+    if std::env::var_os("DOCS_RS").is_some() || comparators.is_empty() {
         return Ok(comparators.iter().map(|_| None).collect());
     }
     let name = &key.name;
@@ -357,7 +383,8 @@ fn compile(key: &DerivedKey, comparators: &[CudaComparator]) -> syn::Result<Vec<
     let units: Vec<(String, String)> = comparators
         .iter()
         .map(|c| {
-            let source = instantiation_source(&format!("key {name}, comparator {}", c.name), &key.unit_declarations(c), &key.cuda_type(), &c.functor);
+            let (cuda_key, functor) = key.instantiation(c);
+            let source = instantiation_source(&format!("key {name}, comparator {}", c.name), &key.unit_declarations(c), &cuda_key, &functor);
             (format!("{name}_{}", c.name), source)
         })
         .collect();

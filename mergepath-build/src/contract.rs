@@ -71,6 +71,11 @@ pub const CONSTANTS: &[Constant] = &[
         doc: "Elements of a record's packed order (each at least 8 bits): the order fields of a record wider than the key tiles, packed into as many u64 words as they take (an element never straddles two), sorted by the first word, then each later word inside the runs the words before it tie in.",
     },
     Constant { name: "RECORD_TIES_THREADS", value: 256, doc: "Threads per CTA of the record sort's tie kernels (mergepath_record_heads, mergepath_record_segments)." },
+    Constant {
+        name: "RECORD_ADDRESS_REVERSED_BIT",
+        value: 63,
+        doc: "Records compared by a custom comparator go by their device addresses (uint64 keys, mergepath::by_address): this bit set in the addresses of a call reverses the order (a segmented maximum's sort).",
+    },
     Constant { name: "RECORD_TIES_CHUNKS", value: 1024, doc: "Most CTAs (chunks of the items) of the record sort's tie kernels: each segments CTA sums the counts of the chunks before it." },
     Constant { name: "RECORD_FIELD_WORD_SHIFT", value: 52, doc: "A record order element's word: which u64 word of the packed order it goes in (0: the most significant), from this bit." },
     Constant { name: "RECORD_FIELD_KIND_SHIFT", value: 32, doc: "A record order element's word: its byte offset in bits 0..32, its kind from this bit." },
@@ -572,8 +577,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "iota_params",
         templates: &["V"],
-        doc: "mergepath_iota_{4,8}: out[i] = first + i.",
-        fields: &[("out", Ptr(VALS_OUT)), ("first", I64), ("count", I64)],
+        doc: "mergepath_iota_{4,8}: out[i] = first + i * step.",
+        fields: &[("out", Ptr(VALS_OUT)), ("first", I64), ("step", I64), ("count", I64)],
     },
     Struct {
         name: "load_balancing_params",
@@ -733,6 +738,12 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("out_b", Ptr("int64_t*")),
             ("partitions", Ptr("const int64_t*")),
         ],
+    },
+    Struct {
+        name: "sorted_heads_params",
+        templates: &[],
+        doc: "mergepath_sorted_heads: as mergepath_record_heads (the same chunks, one CTA each) over `count` keys of the module sorted by its comparator, heads[i] = 1 where keys[i] starts a run of equal keys (i = 0 or keys[i - 1] < keys[i]); chunk_heads[c] = the heads of chunk c, for mergepath_record_segments.",
+        fields: &[("keys", Ptr(BYTES)), ("count", I64), ("chunk", I64), ("heads", Ptr("unsigned char*")), ("chunk_heads", Ptr("int64_t*"))],
     },
     Struct {
         name: "record_segments_params",
@@ -1102,6 +1113,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("record_order", "record_order_params", Indices),
     key_independent("record_heads", "record_heads_params", One),
     key_independent("record_segments", "record_segments_params", One),
+    entry("sorted_heads", "sorted_heads_params", One),
     key_independent("join_scan", "join_params", One),
     key_independent("join_expand", "join_params", One),
     key_independent("interval_move", "interval_move_params", WordsByIndices),

@@ -130,19 +130,12 @@ impl DerivedKey {
         self.size > MAX_KEY_BYTES
     }
 
-    /// A record orders by its packed order only: no custom comparators, at most
-    /// `record_max_elements()` order elements.
+    /// A record's order packs into at most `record_max_elements()` order elements.
     fn check_record(&self) -> syn::Result<()> {
         if !self.is_record() {
             return Ok(());
         }
         let (name, size) = (&self.name, self.size);
-        if let Some(custom) = self.customs.first() {
-            return Err(Error::new(
-                custom.ident.span(),
-                format!("`{name}` is {size} bytes, wider than the kernels' key tiles ({MAX_KEY_BYTES} bytes): it sorts by its `order` (with `Less` and `Greater`); custom comparators need keys of at most {MAX_KEY_BYTES} bytes"),
-            ));
-        }
         let (elements, max_elements) = (self.order_elements().len(), record_max_elements());
         if elements > max_elements {
             return Err(Error::new(
@@ -317,6 +310,16 @@ impl DerivedKey {
             }
         }
         body + "    return false;\n"
+    }
+
+    /// The key type and comparator functor a kernel module for comparator `c` is instantiated
+    /// with: the key's own; for a record (only its custom comparators have modules) the
+    /// records' device addresses, compared as the records they point to.
+    pub fn instantiation(&self, c: &CudaComparator) -> (String, String) {
+        match self.is_record() {
+            true => ("uint64_t".into(), format!("mergepath::by_address<{}, {}>", self.cuda_type(), c.functor)),
+            false => (self.cuda_type(), c.functor.clone()),
+        }
     }
 
     /// The declarations a kernel module for comparator `c` is compiled with: the struct and
@@ -545,6 +548,7 @@ mod tests {
         pub mod inner {
             #[derive(Clone, Copy, Key)]
             #[repr(C)]
+            #[key(comparator(ByScore, cuda = "a.score < b.score", rust = "|a, b| a.score < b.score"))]
             pub struct Row { pub label: [u8; 20], pub score: u32 }
         }
         #[derive(Clone, Copy)]
@@ -566,6 +570,9 @@ mod tests {
             assert!(header.contains(part), "header lacks {part:?}:\n{header}");
         }
         assert!(row.header("src/keys.rs").contains("struct __align__(8) Row {\n  uint8_t label[20];\n  uint32_t score;\n};"));
+        let by_score = &row.comparators()[2];
+        assert_eq!(trade.instantiation(&trade.comparators()[2]), ("mergepath_user::Trade".into(), "mergepath_user::Trade_ByPrice".into()));
+        assert_eq!(row.instantiation(by_score), ("uint64_t".into(), "mergepath::by_address<mergepath_user::Row, mergepath_user::Row_ByScore>".into()), "a record's custom comparator compares its addresses");
     }
 
     #[test]

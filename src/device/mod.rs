@@ -43,7 +43,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    modules: Mutex<HashMap<TypeId, Arc<Kernels>>>,
+    modules: Mutex<HashMap<ModuleKey, Arc<Kernels>>>,
     /// Device buffers of earlier calls, for [`temp::Temp`].
     temp: Mutex<Vec<CudaSlice<u8>>>,
     staging: Mutex<StagingPool>,
@@ -61,6 +61,14 @@ impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu").field("ordinal", &self.ctx.ordinal()).finish_non_exhaustive()
     }
+}
+
+/// A loaded module's name in a [`Gpu`]'s cache: a (key, comparator) pair's, or a custom
+/// comparator's on records' addresses (by its image's address).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum ModuleKey {
+    Pair(TypeId),
+    Addresses(usize),
 }
 
 impl Gpu {
@@ -194,13 +202,23 @@ impl Gpu {
 
     /// The kernels of (K, C), loaded on first use.
     pub(crate) fn kernels<K: Key, C: Comparator<K>>(&self) -> Result<Arc<Kernels>> {
-        let id = TypeId::of::<(K, C)>();
+        self.module(ModuleKey::Pair(TypeId::of::<(K, C)>()), C::KERNELS, C::RECORD.is_some().then(std::any::type_name::<K>))
+    }
+
+    /// The kernels of a custom comparator on records (`RecordOrder::by_address`: `fatbin`, whose
+    /// keys are the records' device addresses), loaded on first use.
+    pub(crate) fn address_kernels(&self, fatbin: &'static [u8]) -> Result<Arc<Kernels>> {
+        self.module(ModuleKey::Addresses(fatbin.as_ptr() as usize), fatbin, None)
+    }
+
+    /// The module `key`, loaded from `fatbin` on first use (`record`: as `Kernels::load`).
+    fn module(&self, key: ModuleKey, fatbin: &[u8], record: Option<&'static str>) -> Result<Arc<Kernels>> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(k) = modules.get(&id) {
+        if let Some(k) = modules.get(&key) {
             return Ok(k.clone());
         }
-        let kernels = Arc::new(Kernels::load(&self.ctx, C::KERNELS, C::RECORD.is_some().then(std::any::type_name::<K>))?);
-        modules.insert(id, kernels.clone());
+        let kernels = Arc::new(Kernels::load(&self.ctx, fatbin, record)?);
+        modules.insert(key, kernels.clone());
         Ok(kernels)
     }
 

@@ -152,9 +152,21 @@ pub(crate) fn launch_scatter(gpu: &Gpu, kernels: &Kernels, values: u64, position
 
 /// Writes first, first + 1, ..., first + len - 1 into `out` (`len` words of 4 or 8 bytes).
 pub(crate) fn launch_iota(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, first: usize, word: usize) -> Result<()> {
+    launch_iota_by(gpu, kernels, out, len, first as u64, 1, word)
+}
+
+/// Writes the device addresses of `len` records of `step` bytes from `first` (bit
+/// RECORD_ADDRESS_REVERSED_BIT set in each where `reversed`) into `out` (`len` u64s).
+pub(crate) fn launch_addresses(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, (first, step): (u64, usize), reversed: bool) -> Result<()> {
+    let flag = if reversed { 1u64 << crate::device::contract::RECORD_ADDRESS_REVERSED_BIT } else { 0 };
+    launch_iota_by(gpu, kernels, out, len, first | flag, step, 8)
+}
+
+/// Writes first + i * step for i below len into `out` (`len` words of 4 or 8 bytes, wrapping).
+fn launch_iota_by(gpu: &Gpu, kernels: &Kernels, out: u64, len: usize, first: u64, step: usize, word: usize) -> Result<()> {
     let ctas = len.div_ceil(256).min(65_535) as u32;
     let cfg = LaunchConfig { grid_dim: (ctas, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let params = IotaParams { out, first: first as i64, count: len as i64 };
+    let params = IotaParams { out, first: first as i64, step: step as i64, count: len as i64 };
     let func = kernels.iota(word)?;
     // SAFETY: `IotaParams` is `mergepath_iota_{4,8}`'s parameter struct; `out` holds len words of `word` bytes, and the
     // kernel's grid-stride loop stays below len.

@@ -110,8 +110,18 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
     if n == 0 {
         return Ok(());
     }
-    // A record has no kernels of its own: its sort is the u64 sort of its packed orders.
+    // A record has no kernels of its own: its sort is the u64 sort of its packed orders, or
+    // under a custom comparator the sort of its addresses on the device.
     if let Some(order) = &C::RECORD {
+        if order.by_address.is_some() {
+            let moved = carried.moved_bytes(n, std::mem::size_of::<K>());
+            let mut progress = Progress::new(progress, moved);
+            let result = gpu.sort_records_resident(keys, carried, order);
+            if result.is_ok() {
+                progress.advance(moved);
+            }
+            return progress.finish(result);
+        }
         return match order.descending {
             false => sort_records_host(gpu, keys, carried, order, Less, progress),
             true => sort_records_host(gpu, keys, carried, order, Greater, progress),

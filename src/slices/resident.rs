@@ -7,7 +7,11 @@ use crate::device::temp::{temp_aligned, TempLayout};
 use crate::device::transfer::{Pipeline, Stream};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Key};
+use super::positions::try_copy;
+use super::sort::Carried;
+use crate::gather::{launch_iota, position_bytes};
+use crate::key::{Comparator, Key, Less, RecordOrder};
+use crate::sort::launch_sort_by_words;
 use crate::search::{launch_search, SearchOutput};
 use crate::segmented::{sort_segments, validate_segment_offsets};
 use crate::sets::{launch_set_operation, Output};
@@ -121,6 +125,43 @@ impl Gpu {
             return Err(Error::OutputTooSmall { what: "set operation output", needed: len, got: capacity });
         }
         Ok(len)
+    }
+
+    /// The sort of records in host memory by a custom comparator ([`RecordOrder::by_address`]),
+    /// on the device at once: the records (and values) uploaded, sorted there by their
+    /// addresses with their positions ([`launch_sort_by_words`]), and downloaded into the same
+    /// slices; indices are generated on the device. [`Error::TooLargeForDevice`] where it all
+    /// does not fit the device budget (there is no sort of them in runs), the slices as they
+    /// were.
+    pub(super) fn sort_records_resident<K: Key>(&self, keys: &mut [K], carried: Carried<'_>, order: &RecordOrder) -> Result<()> {
+        let n = keys.len();
+        let (kb, word) = (std::mem::size_of::<K>(), carried.word());
+        let records = try_copy(keys)?;
+        let (values, mut out) = match carried {
+            Carried::None => (None, None),
+            Carried::Values(v, _) => (Some(try_copy(v)?), Some(v)),
+            Carried::Indices(out, _) => (None, Some(out)),
+        };
+        let mut inputs: Vec<&[u8]> = vec![bytemuck::cast_slice(&records)];
+        inputs.extend(values.as_deref());
+        let sizes = vec![n * kb, n * word];
+        let launch = |ins: &[u64], outs: &[u64]| {
+            let carried = match (&values, word) {
+                (_, 0) => None,
+                (Some(_), _) => Some((ins[1], outs[1], word)),
+                (None, _) => {
+                    launch_iota(self, &*self.kernels::<u64, Less>()?, outs[1], n, 0, word)?;
+                    Some((outs[1], outs[1], word))
+                }
+            };
+            launch_sort_by_words::<K>(self, order, ins[0], outs[0], carried, n)?;
+            Ok(sizes.clone())
+        };
+        // The addresses and positions, then the address sort's temporaries.
+        let temp = temp_aligned(n * 8) + temp_aligned(n * position_bytes(n)) + sort_temp_bytes(n, 8, position_bytes(n));
+        let mut results: Vec<&mut [u8]> = vec![bytemuck::cast_slice_mut(keys)];
+        results.extend(out.take());
+        on_device(self, &inputs, &sizes[..results.len()], temp, launch, &mut results)
     }
 
     /// The segmented sort of host keys (and values of the given word size) on the GPU: both

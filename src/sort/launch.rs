@@ -53,8 +53,15 @@ pub(crate) fn launch_sort<K: Key, C: Comparator<K>>(
 /// of 9 to 16 bytes), as [`launch_sort`]: the packed orders sorted as u64 keys with the
 /// positions as values, then the keys and values gathered.
 pub(crate) fn launch_sort_by_words<K: Key>(gpu: &Gpu, order: &RecordOrder, keys_in: u64, keys_out: u64, values: Option<(u64, u64, usize)>, n: usize) -> Result<()> {
-    let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| enqueue_sort(gpu, kernels, Ends::Plain, packed, packed, Some((positions, positions, word)), n, 8);
+    let sort_packed = |kernels: &Kernels, packed: u64, positions: u64, word: usize| launch_sort_positions(gpu, kernels, packed, positions, word, n);
     sort_records::<K>(gpu, order, keys_in, keys_out, values, n, sort_packed)
+}
+
+/// Enqueues the sort of the `n >= 1` `u64` keys at `keys` in place by the order of `kernels`' module
+/// (a `u64` one, or a custom comparator's on records' addresses), their positions (`word`
+/// bytes each, at `positions`) following.
+pub(crate) fn launch_sort_positions(gpu: &Gpu, kernels: &Kernels, keys: u64, positions: u64, word: usize, n: usize) -> Result<()> {
+    enqueue_sort(gpu, kernels, Ends::Plain, keys, keys, Some((positions, positions, word)), n, 8)
 }
 
 /// The order of the zipped pairs' `u64` words (`mergepath::zipped_key_less`): their high

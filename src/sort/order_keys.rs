@@ -10,16 +10,18 @@
 //! inside the runs tied on the words before, as the record sort does), the runs tied on every
 //! word found, each record given its run's index by a load-balancing search, and the ranks
 //! scattered back to the records' positions. Ranks ascend with the order and tie exactly where
-//! the records do.
+//! the records do. Under a custom comparator the records' device addresses are sorted instead
+//! of their words (its module's keys, compared as the records they point to), and the runs are
+//! those of records equal under it.
 
-use super::launch::launch_sort;
+use super::launch::{launch_sort, launch_sort_positions};
 use super::records::{record_kernels, PackedWords, TieRuns};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gather::{copy_device, copy_one_after_another, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
+use crate::gather::{copy_device, copy_one_after_another, launch_addresses, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
 use crate::merge::launch::launch_merge;
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
@@ -39,11 +41,14 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let keys = base + keys_at as u64;
-    if order.words() == 1 {
-        pack_first_words::<K>(gpu, order, inputs, keys)?;
-        return run(keys, order.descending);
+    match order.by_address {
+        Some(fatbin) => ranks_by_address::<K>(gpu, order, fatbin, inputs, sorted, keys)?,
+        None if order.words() == 1 => {
+            pack_first_words::<K>(gpu, order, inputs, keys)?;
+            return run(keys, order.descending);
+        }
+        None => ranks::<K>(gpu, order, inputs, sorted, keys)?,
     }
-    ranks::<K>(gpu, order, inputs, sorted, keys)?;
     run(keys, false)
 }
 
@@ -191,6 +196,46 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
     find_ties(false)?;
     search_runs()?;
     launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
+}
+
+/// [`ranks`] under a custom comparator (`fatbin`, its module on records' addresses): the
+/// records' addresses sorted with their positions (not where one input is sorted already), the
+/// runs of records equal under the comparator found, each record given its run's index.
+fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8], inputs: &[(u64, usize)], sorted: bool, keys: u64) -> Result<()> {
+    let inputs: Vec<(u64, usize)> = inputs.iter().copied().filter(|i| i.1 > 0).collect();
+    let total: usize = inputs.iter().map(|i| i.1).sum();
+    if total + 2 > MAX_SEGMENT_OFFSETS {
+        return Err(Error::TooLarge { what: "records under a custom comparator outside sorts: at most 2^31 - 3 of them" });
+    }
+    let (kernels, by_address) = (record_kernels(gpu, order)?, gpu.address_kernels(fatbin)?);
+    let (record_bytes, word) = (std::mem::size_of::<K>(), position_bytes(total));
+    let mut layout = TempLayout::default();
+    let (addresses_at, positions_at, runs_at) = (layout.region((total + 1) * 8), layout.region(total * word), layout.region((total + 1) * 8));
+    let ties_at = TieRuns::regions(&mut layout, total + 1);
+    let mut temp = gpu.temp(layout.bytes())?;
+    let (base, _guard) = temp.device_ptr_mut();
+    let [addresses, positions, runs] = [addresses_at, positions_at, runs_at].map(|at| base + at as u64);
+    let mut at = 0;
+    for &(records, n) in &inputs {
+        launch_addresses(gpu, &kernels, addresses + (at * 8) as u64, n, (records, record_bytes), false)?;
+        at += n;
+    }
+    let in_order = sorted && inputs.len() == 1;
+    if !in_order {
+        launch_iota(gpu, &kernels, positions, total, 0, word)?;
+        launch_sort_positions(gpu, &by_address, addresses, positions, word, total)?;
+    }
+    // One item more, the last record again: tied with the last, so the offsets are the runs'
+    // starts (see `ranks`).
+    copy_device(gpu, addresses + (total * 8) as u64, addresses + ((total - 1) * 8) as u64, 8)?;
+    let ties = TieRuns::at(base, ties_at, total + 1);
+    ties.find_sorted(gpu, &by_address, addresses)?;
+    let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
+    launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
+    match in_order {
+        true => copy_device(gpu, keys, runs, total * 8),
+        false => launch_scatter(gpu, &kernels, runs, (positions, word), keys, total),
+    }
 }
 
 /// Sorts the `n` packed first words at `packed` as `u64` keys in the order's direction, the

@@ -5,12 +5,12 @@
 //! the words before it (a segmented sort over the runs the tie kernels find on the device; where
 //! no items tie, nothing), then the items (and their values) gathered by position, so
 //! each item's bytes move once instead of once per pass.
-use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
+use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, SortedHeadsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::gather::{copy_device, launch_gather, position_bytes};
+use crate::gather::{copy_device, launch_addresses, launch_gather, launch_iota, position_bytes};
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::segmented::launch::launch_segmented;
 use crate::segmented::offsets::TempOffsets;
@@ -76,8 +76,18 @@ pub(crate) fn sort_records<K: Key>(
         other => other,
     };
 
-    let words = PackedWords { gpu, kernels: &kernels, order, records: records_src, record_bytes, n, packed, positions, word, sort_packed };
-    words.sort(ties_at.map(|at| TieRuns::at(base, at, n)).as_ref())?;
+    match order.by_address {
+        Some(fatbin) => {
+            // A custom comparator: the records' addresses sorted with their positions.
+            launch_addresses(gpu, &kernels, packed, n, (records_src, record_bytes), order.descending)?;
+            launch_iota(gpu, &kernels, positions, n, 0, word)?;
+            sort_packed(&*gpu.address_kernels(fatbin)?, packed, positions, word)?;
+        }
+        None => {
+            let words = PackedWords { gpu, kernels: &kernels, order, records: records_src, record_bytes, n, packed, positions, word, sort_packed };
+            words.sort(ties_at.map(|at| TieRuns::at(base, at, n)).as_ref())?;
+        }
+    }
     launch_gather(gpu, &kernels, (records_src, n), None, (positions, word), keys_out, n, record_bytes)?;
     if let Some((vsrc, vout, w)) = values_src {
         launch_gather(gpu, &kernels, (vsrc, n), None, (positions, word), vout, n, w)?;
@@ -195,16 +205,39 @@ impl TieRuns {
         TieRuns { n, heads: at(heads), chunk_heads: at(chunk_heads), offsets: at(offsets) }
     }
 
+    /// The tie kernels' chunk of items and grid: one CTA a chunk.
+    fn grid(&self) -> (usize, LaunchConfig) {
+        let chunk = Self::chunk(self.n);
+        (chunk, LaunchConfig { grid_dim: (self.n.div_ceil(chunk) as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 })
+    }
+
     /// The runs of items tied on every word sorted so far, `packed` holding the last of them
     /// (`first`: the first word), as segment offsets: the runs' starts, then n up to offsets[n].
     pub(super) fn find(&self, gpu: &Gpu, kernels: &Kernels, packed: u64, first: bool) -> Result<()> {
-        let chunk = Self::chunk(self.n);
-        let cfg = LaunchConfig { grid_dim: (self.n.div_ceil(chunk) as u32, 1, 1), block_dim: (RECORD_TIES_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+        let (chunk, cfg) = self.grid();
         let heads = RecordHeadsParams { order: packed, count: self.n as i64, chunk: chunk as i64, first: first as i64, heads: self.heads, chunk_heads: self.chunk_heads };
         // SAFETY: `RecordHeadsParams` is `mergepath_record_heads`'s parameter struct; `packed`
         // and `heads` hold n items, `chunk_heads` one per CTA (ceil(n / chunk) CTAs, at most
         // RECORD_TIES_CHUNKS), and each CTA stays inside its chunk.
         unsafe { gpu.launch(&kernels.record_heads()?, cfg, &heads) }?;
+        self.segments(gpu, kernels)
+    }
+
+    /// The runs of equal keys among the n keys at `keys`, sorted by the comparator of
+    /// `kernels` (the addresses of records under a custom comparator), as [`TieRuns::find`]'s.
+    pub(super) fn find_sorted(&self, gpu: &Gpu, kernels: &Kernels, keys: u64) -> Result<()> {
+        let (chunk, cfg) = self.grid();
+        let heads = SortedHeadsParams { keys, count: self.n as i64, chunk: chunk as i64, heads: self.heads, chunk_heads: self.chunk_heads };
+        // SAFETY: `SortedHeadsParams` is `mergepath_sorted_heads`'s parameter struct; `keys`
+        // (keys of the module: for an address module, addresses of live records) and `heads`
+        // hold n items, `chunk_heads` one per CTA, and each CTA stays inside its chunk.
+        unsafe { gpu.launch(&kernels.sorted_heads()?, cfg, &heads) }?;
+        self.segments(gpu, kernels)
+    }
+
+    /// The runs' offsets from the heads just found.
+    fn segments(&self, gpu: &Gpu, kernels: &Kernels) -> Result<()> {
+        let (chunk, cfg) = self.grid();
         let segments = RecordSegmentsParams { heads: self.heads, count: self.n as i64, chunk: chunk as i64, chunk_heads: self.chunk_heads, offsets: self.offsets };
         // SAFETY: `RecordSegmentsParams` is `mergepath_record_segments`'s parameter struct; the
         // heads and chunk counts are the ones just written over the same chunks (the same

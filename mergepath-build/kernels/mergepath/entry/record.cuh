@@ -3,7 +3,8 @@
 // order's words packed beside each item's position, the (word, position) pairs sorted as u64
 // keys by the first word, then each later word inside the runs of items tied on the words
 // before it (the tie kernels), and the items gathered by position. Key-independent (the items
-// are bytes and the order's layout a parameter). Included by ../instantiate.cuh.
+// are bytes and the order's layout a parameter) but for mergepath_sorted_heads, the tie
+// kernel's comparator twin. Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
 #include "../kernel/record_ties.cuh"
@@ -64,6 +65,14 @@ MERGEPATH_RECORD_ORDER(8, uint64_t)
 extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
     mergepath_record_heads(const mergepath::record_heads_params p) {
   mergepath::record_heads_body<mergepath::RECORD_TIES_THREADS>(p);
+}
+
+// The runs of equal keys among the module's keys sorted by its comparator (the ranks of records
+// under a custom comparator, whose module's keys are their addresses).
+extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
+    mergepath_sorted_heads(const mergepath::sorted_heads_params p) {
+  using namespace mergepath_instance;
+  mergepath::sorted_heads_body<mergepath::RECORD_TIES_THREADS, K>(p, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)

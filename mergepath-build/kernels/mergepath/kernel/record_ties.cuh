@@ -8,26 +8,42 @@
 // one CTA each: the heads and their count per chunk, then each chunk's heads written at the
 // count of the chunks before it, and the chunk's share of the empty tail. Where no items tie,
 // every offset is n: all segments empty, so the segmented sort and the next word's packing
-// (which reads offsets[0]) return at once instead of sorting n runs of one item.
+// (which reads offsets[0]) return at once instead of sorting n runs of one item. The heads of
+// keys sorted by a comparator (records by a custom one, through their addresses) come the same
+// way, from the comparator instead of the words.
 #pragma once
 #include "../cta/scan.cuh"
 
 namespace mergepath {
 
-template <int NT>
-__device__ __forceinline__ void record_heads_body(const record_heads_params& p) {
+// heads[i] = is_head(i) over chunk blockIdx.x of p's items (record_heads_params or
+// sorted_heads_params), and the chunk's count of heads.
+template <int NT, class P, class IsHead>
+__device__ __forceinline__ void heads_body(const P& p, IsHead is_head) {
   __shared__ scan_shared<NT> shared;
   const int64_t begin = (int64_t)blockIdx.x * p.chunk;
   const int64_t end = p.count - begin < p.chunk ? p.count : begin + p.chunk;
   int64_t mine = 0;
   for (int64_t i = begin + threadIdx.x; i < end; i += NT) {
-    const bool head = i == 0 || p.order[i] != p.order[i - 1] || (!p.first && p.heads[i]);
+    const bool head = i == 0 || is_head(i);
     p.heads[i] = head;
     mine += head;
   }
   int64_t total;
   cta_exclusive_scan<NT>(mine, total, shared);
   if (threadIdx.x == 0) p.chunk_heads[blockIdx.x] = total;
+}
+
+template <int NT>
+__device__ __forceinline__ void record_heads_body(const record_heads_params& p) {
+  heads_body<NT>(p, [&](int64_t i) { return p.order[i] != p.order[i - 1] || (!p.first && p.heads[i]); });
+}
+
+// The heads of keys sorted by `comp`: where a key is not equal to (not after) the one before.
+template <int NT, class K, class Comp>
+__device__ __forceinline__ void sorted_heads_body(const sorted_heads_params& p, Comp comp) {
+  const K* keys = reinterpret_cast<const K*>(p.keys);
+  heads_body<NT>(p, [&](int64_t i) { return comp(keys[i - 1], keys[i]); });
 }
 
 template <int NT>

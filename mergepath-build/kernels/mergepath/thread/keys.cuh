@@ -6,6 +6,7 @@
 // deterministically and -0.0 sorts before +0.0.
 #pragma once
 #include <stdint.h>
+#include <mergepath/contract.cuh>  // RECORD_ADDRESS_REVERSED_BIT, generated from mergepath-build's contract
 
 namespace mergepath {
 
@@ -70,6 +71,19 @@ template <class K> struct greater_t {
 struct zipped_key_less {
   __device__ __forceinline__ bool operator()(uint64_t a, uint64_t b) const {
     return (uint32_t)(a >> 32) < (uint32_t)(b >> 32);
+  }
+};
+
+// Records wider than the key tiles under a custom comparator `Comp` on the record type `R`:
+// the keys are the records' device addresses, compared as the records they point to, so the
+// sort and merge kernels order records they never move. Every address of a call has bit
+// RECORD_ADDRESS_REVERSED_BIT set where the call wants the order reversed.
+template <class R, class Comp> struct by_address {
+  __device__ __forceinline__ bool operator()(uint64_t a, uint64_t b) const {
+    constexpr uint64_t reversed = 1ull << RECORD_ADDRESS_REVERSED_BIT;
+    const R& x = *reinterpret_cast<const R*>(a & ~reversed);
+    const R& y = *reinterpret_cast<const R*>(b & ~reversed);
+    return a & reversed ? Comp()(y, x) : Comp()(x, y);
   }
 };
 
