@@ -5,7 +5,8 @@
 //! derived key moved whole), and u32 keys with values of 4, 8, 12, 16, 24 and 100 bytes (4, 8
 //! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA
 //! events. Then the records and the 16-byte keys merged, searched, united and made distinct (the
-//! records by their order keys: the packed word, or ranks for `triple24`). Prints
+//! records by their order keys: the packed word, or ranks for `triple24`; `row64_custom` is the
+//! row by a custom comparator, the anchors' functor: sorted by addresses, else by ranks). Prints
 //! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
 //! gkeys_s gbytes_s (bytes: items read and written once).
 //!
@@ -20,10 +21,12 @@ use std::time::Duration;
 mod support;
 use support::{bench_gpu, event_median_ms, gpu_time, Rng};
 
-/// The 64-byte row of the anchors: by score descending, then id.
+/// The 64-byte row of the anchors: by score descending, then id; by the anchors' own functor
+/// too (`ByScoreId`, a custom comparator: the records compared through their addresses).
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable, mergepath::Key)]
 #[repr(C)]
 #[key(order = "score desc, id")]
+#[key(comparator(ByScoreId, cuda = "a.score > b.score || (a.score == b.score && a.id < b.id)", rust = "|a, b| a.score > b.score || (a.score == b.score && a.id < b.id)"))]
 struct Row {
     score: f32,
     id: u32,
@@ -63,40 +66,34 @@ fn report(c: &mut Criterion, gpu: &Gpu, op: &str, ty: &str, n: usize, bytes: usi
     println!("{op}\tmergepath\t{ty}\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
 }
 
-fn keys<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, make: impl Fn(usize, u64) -> K)
-where
-    Less: Comparator<K>,
-{
+fn keys<K: Key + DeviceRepr + ValidAsZeroBits, C: Comparator<K>>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, comp: C, make: impl Fn(usize, u64) -> K) {
     let mut rng = Rng(42);
     let input = gpu.upload(&(0..n).map(|i| make(i, rng.next())).collect::<Vec<K>>()).unwrap();
     let mut out = gpu.alloc_zeros::<K>(n).unwrap();
-    report(c, gpu, "sort_keys", ty, n, 2 * n * std::mem::size_of::<K>(), || mergepath::sort_keys_copy(gpu, &input, &mut out, Less).unwrap());
+    report(c, gpu, "sort_keys", ty, n, 2 * n * std::mem::size_of::<K>(), || mergepath::sort_keys_copy(gpu, &input, &mut out, comp).unwrap());
 }
 
 /// Records in the algorithms other than sorts, by their order keys: two sorted halves of `n`
 /// records merged, searched (lower bounds of one in the other) and united, and the distinct
 /// records of the merge.
-fn algorithms<K: Key + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, make: impl Fn(usize, u64) -> K)
-where
-    Less: Comparator<K>,
-{
+fn algorithms<K: Key + DeviceRepr + ValidAsZeroBits, C: Comparator<K>>(c: &mut Criterion, gpu: &Gpu, ty: &str, n: usize, comp: C, make: impl Fn(usize, u64) -> K) {
     let mut rng = Rng(7);
     let input = gpu.upload(&(0..n).map(|i| make(i, rng.next())).collect::<Vec<K>>()).unwrap();
     let half = n / 2;
     let (mut a, mut b) = (gpu.alloc_zeros::<K>(half).unwrap(), gpu.alloc_zeros::<K>(n - half).unwrap());
-    mergepath::sort_keys_copy(gpu, &input.slice(..half), &mut a, Less).unwrap();
-    mergepath::sort_keys_copy(gpu, &input.slice(half..), &mut b, Less).unwrap();
+    mergepath::sort_keys_copy(gpu, &input.slice(..half), &mut a, comp).unwrap();
+    mergepath::sort_keys_copy(gpu, &input.slice(half..), &mut b, comp).unwrap();
     let (mut out, mut bounds) = (gpu.alloc_zeros::<K>(n).unwrap(), gpu.alloc_zeros::<u32>(half).unwrap());
     let size = std::mem::size_of::<K>();
-    report(c, gpu, "merge_keys", ty, n, 2 * n * size, || mergepath::merge_keys(gpu, &a, &b, &mut out, Less).unwrap());
-    report(c, gpu, "sorted_search", ty, n, n * size + half * 4, || mergepath::sorted_search(gpu, &a, &b, mergepath::Bound::Lower, &mut bounds, Less).unwrap());
+    report(c, gpu, "merge_keys", ty, n, 2 * n * size, || mergepath::merge_keys(gpu, &a, &b, &mut out, comp).unwrap());
+    report(c, gpu, "sorted_search", ty, n, n * size + half * 4, || mergepath::sorted_search(gpu, &a, &b, mergepath::Bound::Lower, &mut bounds, comp).unwrap());
     report(c, gpu, "set_union", ty, n, 2 * n * size, || {
-        mergepath::set_operation_keys(gpu, mergepath::SetOperation::Union, &a, &b, &mut out, Less).unwrap();
+        mergepath::set_operation_keys(gpu, mergepath::SetOperation::Union, &a, &b, &mut out, comp).unwrap();
     });
-    mergepath::merge_keys(gpu, &a, &b, &mut out, Less).unwrap();
+    mergepath::merge_keys(gpu, &a, &b, &mut out, comp).unwrap();
     let mut distinct = gpu.alloc_zeros::<K>(n).unwrap();
     report(c, gpu, "unique", ty, n, 2 * n * size, || {
-        mergepath::unique(gpu, &out, &mut distinct, Less).unwrap();
+        mergepath::unique(gpu, &out, &mut distinct, comp).unwrap();
     });
 }
 
@@ -112,12 +109,15 @@ fn pairs<V: Value + DeviceRepr + ValidAsZeroBits>(c: &mut Criterion, gpu: &Gpu, 
 fn benches(c: &mut Criterion) {
     let Some(gpu) = bench_gpu() else { return };
     let (records, pairs_n) = sizes();
-    keys(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
-    keys(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
-    keys(c, &gpu, "triple24", records, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
-    algorithms(c, &gpu, "row64", records, |i, r| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] });
-    algorithms(c, &gpu, "triple24", records, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
-    algorithms(c, &gpu, "u8x16", records, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
+    let row = |i: usize, r: u64| Row { score: (r % 1_000_003) as f32 / 7.0, id: (r >> 32) as u32, seq: i as u64, payload: [(r >> 8) as u8; 48] };
+    keys(c, &gpu, "row64", records, Less, row);
+    keys(c, &gpu, "row64_custom", records, ByScoreId, row);
+    keys(c, &gpu, "u8x16", records, Less, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
+    keys(c, &gpu, "triple24", records, Less, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
+    algorithms(c, &gpu, "row64", records, Less, row);
+    algorithms(c, &gpu, "row64_custom", records, ByScoreId, row);
+    algorithms(c, &gpu, "triple24", records, Less, |_, r| Triple { a: r % 1000, b: (r >> 10) as i64 % 1000, c: (r >> 20) as f64 % 1000.0 });
+    algorithms(c, &gpu, "u8x16", records, Less, |_, r| Uuid(((r as u128) << 64 | r.rotate_left(29) as u128).to_le_bytes()));
     pairs::<u32>(c, &gpu, pairs_n);
     pairs::<u64>(c, &gpu, pairs_n);
     pairs::<[u8; 12]>(c, &gpu, pairs_n);
