@@ -150,6 +150,8 @@ impl KernelBuild {
             KernelCode::Ptx => flags.push(format!("-gencode=arch=compute_{newest},code=compute_{newest}")),
             KernelCode::Check => flags.extend([format!("-gencode=arch=compute_{newest},code=compute_{newest}"), "-Xcicc=-O0".to_string()]),
         }
+        // The flags but the include paths, which differ between target directories.
+        let code_flags = flags.clone();
         flags.push(format!("-I{}", kernels_dir.display()));
         flags.push(format!("-I{}", include_dir.display()));
         let mut common = DefaultHasher::new();
@@ -160,6 +162,9 @@ impl KernelBuild {
         header.hash(&mut common);
         contract.hash(&mut common);
         archs.hash(&mut common);
+        // What is compiled (a checked build's unoptimized PTX, or SASS): one cache serves
+        // both kinds of build.
+        code_flags.hash(&mut common);
         nvcc_version.hash(&mut common);
         // Fatbins are named by a hash of everything that goes into them (not paths), so builds in
         // other target directories (trybuild's) can share one cache: MERGEPATH_KERNEL_CACHE.
@@ -253,5 +258,22 @@ mod tests {
         let mut listed = [included(sort), included(rest)].concat();
         listed.sort();
         assert_eq!(listed, all, "every header once");
+    }
+
+    /// A checked build's unoptimized PTX and a build's SASS of the same source and
+    /// architectures are different fatbins in one cache; builds in other target directories
+    /// (other include paths) share them. `echo` stands in for nvcc (only its version is read).
+    #[test]
+    fn the_cache_tells_checked_builds_from_sass_and_ignores_the_target_directory() {
+        let dir = std::env::temp_dir().join(format!("mergepath-cache-test-{}", std::process::id()));
+        let tuning = crate::mergepath_tuning().unwrap();
+        let build = |code: KernelCode, target: &str| {
+            let target = dir.join(target);
+            KernelBuild::new(PathBuf::from("echo"), &[90], code, &tuning, &target.join("include"), &target, target.join("cu")).unwrap().fatbin_path("u32_less", "source")
+        };
+        let sass = build(KernelCode::Sass, "a");
+        assert_ne!(sass, build(KernelCode::Check, "a"), "checked and SASS fatbins share a name");
+        assert_eq!(sass.file_name(), build(KernelCode::Sass, "b").file_name(), "another target directory misses the cache");
+        let _ = fs::remove_dir_all(&dir);
     }
 }
