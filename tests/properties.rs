@@ -197,13 +197,14 @@ fn multiway_partitions() {
 }
 
 /// The built-in comparators and the derived ones are strict weak orders, their CUDA functors
-/// agreeing with the Rust twins on the GPU.
+/// agreeing with the Rust twins on the GPU (records: the order keys the device computes).
 #[test]
 fn comparators() {
     for_key_types!(comparator_of);
     comparator_of::<Hit, _>("Hit", Greater);
     comparator_of::<i8, _>("i8", Less);
     comparator_of::<u16, _>("u16", Greater);
+    for_record_types!(comparator_of);
 }
 
 /// Segment lengths, mostly short, with empty runs and now and then one long segment; the

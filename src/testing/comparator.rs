@@ -5,8 +5,10 @@ use super::keys::TestKey;
 use super::properties::{Backend, PropertyResult};
 use crate::device::contract::CompareAllParams;
 use crate::device::Gpu;
-use crate::key::Comparator;
-use cudarc::driver::LaunchConfig;
+use crate::gather::copy_device;
+use crate::key::{Comparator, RecordOrder};
+use crate::sort::with_order_keys;
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -30,7 +32,10 @@ pub fn comparator_keys<K: TestKey>() -> BoxedStrategy<Vec<K>> {
 /// and `b < a`), transitive (`a < b < c` gives `a < c`), and incomparability transitive (`a ~ b`
 /// and `b ~ c` give `a ~ c`, where `x ~ y` is neither `x < y` nor `y < x`). On
 /// [`Backend::Gpu`] it also runs the comparator's CUDA functor on every ordered pair of `keys`
-/// and checks that it answers as [`Comparator::is_less`] (a derived comparator's two twins).
+/// and checks that it answers as [`Comparator::is_less`] (a derived comparator's two twins);
+/// for records (derived keys over 16 bytes), which the kernels order by `u64` order keys, it
+/// checks the keys the device computes for them (their packed order, or their ranks, under a
+/// custom comparator found by its CUDA functor) instead.
 /// Fails with the keys that break the rule.
 pub fn check_comparator<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
     if keys.len() > MAX_COMPARATOR_KEYS {
@@ -91,6 +96,9 @@ fn compare_all<K: TestKey, C: Comparator<K>>(gpu: &Gpu, keys: &[K]) -> crate::Re
     if n == 0 {
         return Ok(Vec::new());
     }
+    if let Some(order) = &C::RECORD {
+        return record_compare_all(gpu, order, keys);
+    }
     let kernels = gpu.kernels::<K, C>()?;
     let func = kernels.compare_all()?;
     let dkeys = gpu.upload(keys)?;
@@ -105,4 +113,21 @@ fn compare_all<K: TestKey, C: Comparator<K>>(gpu: &Gpu, keys: &[K]) -> crate::Re
     // below n * n.
     unsafe { gpu.launch(&func, cfg, &params) }?;
     gpu.download(&out)
+}
+
+/// [`compare_all`] of records, which have no functor of their own in the kernels: each
+/// record's `u64` order key as the device computes it (its packed word, or its rank: under a
+/// custom comparator found by the comparator's kernels), compared for every ordered pair.
+fn record_compare_all<K: TestKey>(gpu: &Gpu, order: &RecordOrder, keys: &[K]) -> crate::Result<Vec<u8>> {
+    let n = keys.len();
+    let records = gpu.upload(keys)?;
+    let mut order_keys = gpu.alloc_zeros::<u64>(n)?;
+    let descending = {
+        let (from, _read) = records.device_ptr(gpu.stream());
+        let (to, _write) = order_keys.device_ptr_mut(gpu.stream());
+        with_order_keys::<K, _>(gpu, order, &[(from, n)], false, |keys, descending| copy_device(gpu, to, keys, n * 8).map(|()| descending))?
+    };
+    let order_keys = gpu.download(&order_keys)?;
+    let before = |a: u64, b: u64| if descending { b < a } else { a < b };
+    Ok((0..n * n).map(|t| before(order_keys[t / n], order_keys[t % n]) as u8).collect())
 }
