@@ -740,9 +740,9 @@ pub const KERNEL_PARAMS: &[Struct] = &[
         ],
     },
     Struct {
-        name: "sorted_heads_params",
+        name: "comparator_heads_params",
         templates: &[],
-        doc: "mergepath_sorted_heads: as mergepath_record_heads (the same chunks, one CTA each) over `count` keys of the module sorted by its comparator, heads[i] = 1 where keys[i] starts a run of equal keys (i = 0 or keys[i - 1] < keys[i]); chunk_heads[c] = the heads of chunk c, for mergepath_record_segments.",
+        doc: "mergepath_comparator_heads: as mergepath_record_heads (the same chunks, one CTA each) over `count` keys of the module, heads[i] = 1 where keys[i] starts a run of keys equal under its comparator (i = 0, or keys[i - 1] < keys[i] or keys[i] < keys[i - 1]); chunk_heads[c] = the heads of chunk c, for mergepath_record_segments.",
         fields: &[("keys", Ptr(BYTES)), ("count", I64), ("chunk", I64), ("heads", Ptr("unsigned char*")), ("chunk_heads", Ptr("int64_t*"))],
     },
     Struct {
@@ -1113,7 +1113,7 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("record_order", "record_order_params", Indices),
     key_independent("record_heads", "record_heads_params", One),
     key_independent("record_segments", "record_segments_params", One),
-    entry("sorted_heads", "sorted_heads_params", One),
+    entry("comparator_heads", "comparator_heads_params", One),
     key_independent("join_scan", "join_params", One),
     key_independent("join_expand", "join_params", One),
     key_independent("interval_move", "interval_move_params", WordsByIndices),

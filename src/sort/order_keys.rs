@@ -199,8 +199,9 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
 }
 
 /// [`ranks`] under a custom comparator (`fatbin`, its module on records' addresses): the
-/// records' addresses sorted with their positions (not where one input is sorted already), the
-/// runs of records equal under the comparator found, each record given its run's index.
+/// records' addresses sorted with their positions (not where one input is sorted already: then
+/// the runs are those of adjacent records, sorted or not), the runs of records equal under the
+/// comparator found, each record given its run's index.
 fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8], inputs: &[(u64, usize)], sorted: bool, keys: u64) -> Result<()> {
     let inputs: Vec<(u64, usize)> = inputs.iter().copied().filter(|i| i.1 > 0).collect();
     let total: usize = inputs.iter().map(|i| i.1).sum();
@@ -229,7 +230,7 @@ fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8
     // starts (see `ranks`).
     copy_device(gpu, addresses + (total * 8) as u64, addresses + ((total - 1) * 8) as u64, 8)?;
     let ties = TieRuns::at(base, ties_at, total + 1);
-    ties.find_sorted(gpu, &by_address, addresses)?;
+    ties.find_by_comparator(gpu, &by_address, addresses)?;
     let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
     launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
     match in_order {

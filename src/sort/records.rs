@@ -5,7 +5,7 @@
 //! the words before it (a segmented sort over the runs the tie kernels find on the device; where
 //! no items tie, nothing), then the items (and their values) gathered by position, so
 //! each item's bytes move once instead of once per pass.
-use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, SortedHeadsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
+use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, ComparatorHeadsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
 use crate::device::Gpu;
@@ -223,15 +223,15 @@ impl TieRuns {
         self.segments(gpu, kernels)
     }
 
-    /// The runs of equal keys among the n keys at `keys`, sorted by the comparator of
-    /// `kernels` (the addresses of records under a custom comparator), as [`TieRuns::find`]'s.
-    pub(super) fn find_sorted(&self, gpu: &Gpu, kernels: &Kernels, keys: u64) -> Result<()> {
+    /// The runs of keys equal under the comparator of `kernels` among the n keys at `keys`
+    /// (the addresses of records under a custom comparator), as [`TieRuns::find`]'s.
+    pub(super) fn find_by_comparator(&self, gpu: &Gpu, kernels: &Kernels, keys: u64) -> Result<()> {
         let (chunk, cfg) = self.grid();
-        let heads = SortedHeadsParams { keys, count: self.n as i64, chunk: chunk as i64, heads: self.heads, chunk_heads: self.chunk_heads };
-        // SAFETY: `SortedHeadsParams` is `mergepath_sorted_heads`'s parameter struct; `keys`
-        // (keys of the module: for an address module, addresses of live records) and `heads`
-        // hold n items, `chunk_heads` one per CTA, and each CTA stays inside its chunk.
-        unsafe { gpu.launch(&kernels.sorted_heads()?, cfg, &heads) }?;
+        let heads = ComparatorHeadsParams { keys, count: self.n as i64, chunk: chunk as i64, heads: self.heads, chunk_heads: self.chunk_heads };
+        // SAFETY: `ComparatorHeadsParams` is `mergepath_comparator_heads`'s parameter struct;
+        // `keys` (keys of the module: for an address module, addresses of live records) and
+        // `heads` hold n items, `chunk_heads` one per CTA, and each CTA stays inside its chunk.
+        unsafe { gpu.launch(&kernels.comparator_heads()?, cfg, &heads) }?;
         self.segments(gpu, kernels)
     }
 

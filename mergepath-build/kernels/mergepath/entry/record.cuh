@@ -3,7 +3,7 @@
 // order's words packed beside each item's position, the (word, position) pairs sorted as u64
 // keys by the first word, then each later word inside the runs of items tied on the words
 // before it (the tie kernels), and the items gathered by position. Key-independent (the items
-// are bytes and the order's layout a parameter) but for mergepath_sorted_heads, the tie
+// are bytes and the order's layout a parameter) but for mergepath_comparator_heads, the tie
 // kernel's comparator twin. Included by ../instantiate.cuh.
 #pragma once
 #include <stdint.h>
@@ -67,12 +67,12 @@ extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
   mergepath::record_heads_body<mergepath::RECORD_TIES_THREADS>(p);
 }
 
-// The runs of equal keys among the module's keys sorted by its comparator (the ranks of records
-// under a custom comparator, whose module's keys are their addresses).
+// The runs of keys equal under the module's comparator (the ranks of records under a custom
+// comparator, whose module's keys are their addresses).
 extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)
-    mergepath_sorted_heads(const mergepath::sorted_heads_params p) {
+    mergepath_comparator_heads(const mergepath::comparator_heads_params p) {
   using namespace mergepath_instance;
-  mergepath::sorted_heads_body<mergepath::RECORD_TIES_THREADS, K>(p, Comp());
+  mergepath::comparator_heads_body<mergepath::RECORD_TIES_THREADS, K>(p, Comp());
 }
 
 extern "C" __global__ void __launch_bounds__(mergepath::RECORD_TIES_THREADS)

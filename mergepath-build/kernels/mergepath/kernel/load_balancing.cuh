@@ -69,8 +69,8 @@ struct load_balancing_items {
   const int* boundaries_before;  // shared: the tile's boundaries before its item k
   __device__ __forceinline__ int count() const { return r.b_count(); }
   __device__ __forceinline__ int64_t item(int k) const { return r.b_begin + k; }
-  // The tile's boundaries before item k, clamped: on starts that are not an exclusive scan the
-  // threads' splits can leave an item unnoted.
+  // The tile's boundaries before item k, clamped (they are in range; the clamp keeps any
+  // reading of bad starts in bounds whatever the notes say).
   __device__ __forceinline__ int boundaries(int k) const { return min(max(boundaries_before[k], 0), r.a_count()); }
   __device__ __forceinline__ int64_t segment(int k) const { return r.a_begin + boundaries(k); }
   // Unsigned: on bad starts a rank wraps to a large value instead of going negative.
@@ -81,8 +81,8 @@ struct load_balancing_items {
 // load_balancing_partitions_body's, one more than the tiles): the tile's range of the merge;
 // in shared memory the starts of its segments (slot 0 the start of the segment the tile's first
 // item is in, slot h + 1 the tile's boundary h) and each item's boundaries before it, from
-// each thread's walk of VT merge outputs from its own split (load_balancing_walk). Ready on
-// return; a kernel calls it once.
+// each thread's walk of VT merge outputs from its own split (load_balancing_walk; a search per
+// item where the tile's starts are out of order). Ready on return; a kernel calls it once.
 template <int NT, int VT, class I>
 __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
                                                                             const int64_t* partitions) {
@@ -94,14 +94,17 @@ __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(con
   const int a_n = r.a_count(), b_n = r.b_count();
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
   __syncthreads();
-  // Each thread notes only the items before the next thread's first: on starts that are not
-  // an exclusive scan two threads' splits can overlap, and a slot would be written twice.
   const item_positions<I> items{r.b_begin};
-  const int next_diag = min(VT * ((int)threadIdx.x + 1), a_n + b_n);
-  const int next_first = next_diag - merge_path<1>(tile_starts + 1, a_n, items, b_n, next_diag, less_t<I>());
-  load_balancing_walk<VT>(tile_starts, a_n, items, b_n, [](int, int) {}, [&](int k, int h) {
-    if (k < next_first) boundaries_before[k] = h;
-  });
+  // On starts that are not an exclusive scan (out of order in this tile) the threads' splits
+  // can overlap, and the walk would write a slot twice: there each item searches its own
+  // boundaries instead (unspecified segments, but in range and race-free).
+  bool out_of_order = false;
+  for (int h = (int)threadIdx.x; h < a_n; h += NT) out_of_order |= tile_starts[h + 1] < tile_starts[h];
+  if (__syncthreads_or(out_of_order)) {
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) boundaries_before[k] = sorted_bound<true>(tile_starts + 1, a_n, items[k], less_t<I>());
+  } else {
+    load_balancing_walk<VT>(tile_starts, a_n, items, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
+  }
   __syncthreads();
   return load_balancing_items<I>{r, tile_starts, boundaries_before};
 }

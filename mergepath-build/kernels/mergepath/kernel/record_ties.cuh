@@ -9,15 +9,15 @@
 // count of the chunks before it, and the chunk's share of the empty tail. Where no items tie,
 // every offset is n: all segments empty, so the segmented sort and the next word's packing
 // (which reads offsets[0]) return at once instead of sorting n runs of one item. The heads of
-// keys sorted by a comparator (records by a custom one, through their addresses) come the same
-// way, from the comparator instead of the words.
+// keys equal under a comparator (records by a custom one, through their addresses) come the
+// same way, from the comparator instead of the words.
 #pragma once
 #include "../cta/scan.cuh"
 
 namespace mergepath {
 
 // heads[i] = is_head(i) over chunk blockIdx.x of p's items (record_heads_params or
-// sorted_heads_params), and the chunk's count of heads.
+// comparator_heads_params), and the chunk's count of heads.
 template <int NT, class P, class IsHead>
 __device__ __forceinline__ void heads_body(const P& p, IsHead is_head) {
   __shared__ scan_shared<NT> shared;
@@ -39,11 +39,12 @@ __device__ __forceinline__ void record_heads_body(const record_heads_params& p) 
   heads_body<NT>(p, [&](int64_t i) { return p.order[i] != p.order[i - 1] || (!p.first && p.heads[i]); });
 }
 
-// The heads of keys sorted by `comp`: where a key is not equal to (not after) the one before.
+// The heads of the runs of keys equal under `comp` (neither goes before the other): where a
+// key is not equal to the one before, whether the keys are sorted or not.
 template <int NT, class K, class Comp>
-__device__ __forceinline__ void sorted_heads_body(const sorted_heads_params& p, Comp comp) {
+__device__ __forceinline__ void comparator_heads_body(const comparator_heads_params& p, Comp comp) {
   const K* keys = reinterpret_cast<const K*>(p.keys);
-  heads_body<NT>(p, [&](int64_t i) { return comp(keys[i - 1], keys[i]); });
+  heads_body<NT>(p, [&](int64_t i) { return comp(keys[i - 1], keys[i]) || comp(keys[i], keys[i - 1]); });
 }
 
 template <int NT>
