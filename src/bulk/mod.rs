@@ -16,7 +16,7 @@
 //!   place. Positions may repeat (an item goes once).
 //!
 //! This folder holds the whole algorithm: the device calls and their checks here, the host
-//! backend ([`host`]), the host-slice [`Gpu`] methods (`slices.rs`) and the sequential oracle
+//! backend (`host.rs`), the host-slice [`Gpu`] methods (`slices.rs`) and the sequential oracle
 //! ([`crate::cpu::bulk_insert`], `cpu.rs`) and the properties that hold them to it
 //! ([`crate::testing::bulk_insert`], `properties.rs`).
 

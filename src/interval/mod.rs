@@ -28,7 +28,7 @@
 //! several words, so it can mix the words of two values written there; on the host backend the
 //! later interval's). Values of any size. The host backend ([`crate::host::interval_gather`], ...) and host slices
 //! ([`crate::Gpu::interval_gather`], ...) take the same arguments and check every interval
-//! against its arrays ([`Error::InvalidArgument`](crate::Error::InvalidArgument)); the device
+//! against its arrays ([`Error::InvalidArgument`]); the device
 //! calls do not, as that would wait for the GPU: a move whose source or destination is outside
 //! its array is skipped, never an access out of bounds.
 //!
@@ -55,10 +55,10 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
 /// Gathers `count` items in intervals (see the module's semantics): `out[starts[s] + r] =
 /// input[sources[s] + r]` for the item of rank `r` in interval `s`. `sources` holds one index
-/// per interval ([`Error::LengthMismatch`](crate::Error::LengthMismatch) otherwise), `out` at
-/// least `count` values ([`Error::OutputTooSmall`](crate::Error::OutputTooSmall)) and must not
+/// per interval ([`Error::LengthMismatch`] otherwise), `out` at
+/// least `count` values ([`Error::OutputTooSmall`]) and must not
 /// overlap the others. Indices are `u32` (up to 2^32 items and intervals,
-/// [`Error::TooLarge`](crate::Error::TooLarge) past that) or `u64`. O(count + intervals) work
+/// [`Error::TooLarge`] past that) or `u64`. O(count + intervals) work
 /// in tiles of equal size. Device arguments are not checked (see the module). Returns without
 /// waiting for the GPU.
 pub fn interval_gather<I: SortIndex, V: Value>(
@@ -79,7 +79,7 @@ pub fn interval_gather<I: SortIndex, V: Value>(
 
 /// Scatters `count` items in intervals (see the module's semantics): `out[destinations[s] + r]
 /// = input[starts[s] + r]`. `destinations` holds one index per interval, `input` at least
-/// `count` values ([`Error::InvalidArgument`](crate::Error::InvalidArgument)); otherwise as
+/// `count` values ([`Error::InvalidArgument`]); otherwise as
 /// [`interval_gather`].
 pub fn interval_scatter<I: SortIndex, V: Value>(
     gpu: &Gpu,

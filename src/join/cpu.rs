@@ -5,7 +5,7 @@ use crate::key::{Comparator, Key};
 
 /// The pairs of rows of `a` and `b` (each sorted by `comp`) with equal keys, in `a`'s order
 /// and then `b`'s, plus the unmatched rows `kind` keeps, as two columns ([`NO_ROW`] for no
-/// row): the oracle of [`crate::join`], by walking both columns in step.
+/// row): the oracle of [`crate::join()`], by walking both columns in step.
 pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> (Vec<i64>, Vec<i64>) {
     let (mut rows_a, mut rows_b) = (Vec::new(), Vec::new());
     for (i, matches) in equal_runs(a, b, comp).into_iter().enumerate() {

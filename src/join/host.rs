@@ -6,7 +6,7 @@ use crate::host::parallel::search_each;
 use crate::key::{Comparator, Key};
 
 /// A join on host slices: the pairs of rows of `a` and `b` (each sorted by `comp`) with equal
-/// keys as two columns, as [`crate::join`] writes them (same order, same unmatched rows, same
+/// keys as two columns, as [`crate::join()`] writes them (same order, same unmatched rows, same
 /// errors). Each row's range of equal rows comes from the host sorted search's walk (spans of
 /// rows in parallel); the pairs are written in one pass.
 pub fn join<K: Key, C: Comparator<K>>(a: &[K], b: &[K], kind: JoinKind, comp: C) -> Result<(Vec<i64>, Vec<i64>)> {

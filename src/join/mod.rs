@@ -12,7 +12,7 @@
 //! GPU reads the result's length, to allocate it.
 //!
 //! This folder holds the whole algorithm: the device call and its checks here, the host
-//! backend ([`host`]), the host-slice [`Gpu`] method (`slices.rs`), the sequential oracle
+//! backend (`host.rs`), the host-slice [`Gpu`] method (`slices.rs`), the sequential oracle
 //! ([`crate::cpu::join`], `cpu.rs`) and the property that holds them to it
 //! ([`crate::testing::join`], `properties.rs`).
 

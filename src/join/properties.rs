@@ -8,7 +8,7 @@ use crate::testing::properties::{on_gpu, op_error, Backend, PropertyResult};
 use crate::testing::keys::TestKey;
 use proptest::test_runner::TestCaseError;
 
-/// [`crate::join`] of `a` and `b` (each sorted by `comp`) of every [`JoinKind`] (on the GPU
+/// [`crate::join()`] of `a` and `b` (each sorted by `comp`) of every [`JoinKind`] (on the GPU
 /// the device call and the host-slice method, or the host backend's) equals the sequential
 /// join: the same pairs in the same order; [`crate::join_len`] (each front end's) counts them.
 pub fn join<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, a: &[K], b: &[K], comp: C) -> PropertyResult {

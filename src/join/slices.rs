@@ -9,7 +9,7 @@ use crate::key::{Comparator, Key};
 
 impl Gpu {
     /// A join on the GPU (host slices): the pairs of rows of `a` and `b` (each sorted by
-    /// `comp`) with equal keys as two columns, as [`crate::join`] writes them, with the errors
+    /// `comp`) with equal keys as two columns, as [`crate::join()`] writes them, with the errors
     /// of [`crate::host::join`]. The columns and the pairs must fit the device together.
     pub fn join<K: Key, C: Comparator<K>>(&self, a: &[K], b: &[K], kind: JoinKind, _comp: C) -> Result<(Vec<i64>, Vec<i64>)> {
         self.with_columns(a, b, |a, b| launch_join::<K, C>(self, a, b, kind)?.download(self))
