@@ -191,6 +191,12 @@ fn sharded_host_keys() {
         want.sort_by(|a, b| cpu::ordering_by(|x, y| Less.is_less(x, y), a, b));
         group.sort_host_keys(&mut wide, Less).unwrap();
         assert!(wide == want, "records, {} ranks", group.ranks().len());
+        // Records by a custom comparator (6 classes): the stable order.
+        let mut rows: Vec<Row> = (0..200_003u64).map(|i| Row { score: rng.below(8) as f32, id: i as u32, seq: i, payload: [rng.below(6) as u32; 4] }).collect();
+        let mut want = rows.clone();
+        want.sort_by(|a, b| cpu::ordering_by(|x, y| ByPayload.is_less(x, y), a, b));
+        group.sort_host_keys(&mut rows, ByPayload).unwrap();
+        assert!(rows == want, "records by a custom comparator, {} ranks", group.ranks().len());
     }
 }
 
