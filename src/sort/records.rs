@@ -4,7 +4,8 @@
 //! pairs sorted as `u64` keys, then each later word sorted only inside the runs of items tied on
 //! the words before it (a segmented sort over the runs the tie kernels find on the device; where
 //! no items tie, nothing), then the items (and their values) gathered by position, so
-//! each item's bytes move once instead of once per pass.
+//! each item's bytes move once instead of once per pass. Records under a custom comparator
+//! sort their device addresses instead of packed words, with the comparator's own module.
 use crate::device::contract::{RecordHeadsParams, RecordOrderParams, RecordSegmentsParams, ComparatorHeadsParams, RECORD_TIES_CHUNKS, RECORD_TIES_THREADS};
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
