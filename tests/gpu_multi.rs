@@ -141,7 +141,8 @@ fn sharded_floats_and_derived_keys_on_one_shared_gpu() {
     check_pairs(&group, &derived, ByX, "derived key, custom comparator on one field");
 }
 
-/// Records (`common/records.rs`), one of one order word and one of three, in both orders.
+/// Records (`common/records.rs`), one of one order word and one of three, in both orders, and
+/// the first by a custom comparator.
 #[test]
 fn sharded_records_on_one_shared_gpu() {
     let mut rng = Rng(0x5eed_0006);

@@ -216,12 +216,12 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
         let (rust_type, cname, functor, body) = (&r.rust_type, &c.name, &c.functor, &r.is_less);
         // Less and Greater sort by the packed order with the u64 kernels; a custom comparator
         // by the records' addresses with its own.
-        let (kernels, record) = match (i, c.field_order) {
-            (_, Some(descending)) => (
+        let (kernels, record) = match c.field_order {
+            Some(descending) => (
                 quote!(<::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS),
                 quote!(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending, by_address: ::core::option::Option::None }),
             ),
-            (i, None) => {
+            None => {
                 let kernels = embedded(&fatbins[i - 2]);
                 (kernels.clone(), quote!(::mergepath::RecordOrder { fields: &[], descending: false, by_address: ::core::option::Option::Some(#kernels) }))
             }
