@@ -97,10 +97,11 @@ pub struct RecordField {
 pub struct RecordOrder {
     pub fields: &'static [RecordField],
     pub descending: bool,
-    /// For a custom comparator (`fields` empty): the module of its kernels on the records'
-    /// device addresses, `u64` keys that compare as the records they point to
-    /// (`mergepath::by_address`), so sorts sort the addresses with the positions and the other
-    /// algorithms the records' ranks found by that sort.
+    /// The module of the order's kernels on the records' device addresses, `u64` keys that
+    /// compare as the records they point to (`mergepath::by_address`; the addresses' bit
+    /// `RECORD_ADDRESS_REVERSED_BIT` reverses it): a custom comparator's (`fields` empty),
+    /// whose sorts sort the addresses with the positions, and a field order's of several
+    /// words (`Greater` has `Less`'s). Merges and searches run on the addresses.
     pub by_address: Option<&'static [u8]>,
 }
 
@@ -149,6 +150,11 @@ impl RecordOrder {
             *w = f.encoded();
         }
         words
+    }
+
+    /// A custom comparator's module on addresses: its records have no packed order.
+    pub(crate) fn custom(&self) -> Option<&'static [u8]> {
+        self.by_address.filter(|_| self.fields.is_empty())
     }
 
     /// Words of the packed order: each sorted by one stable pass, the last first.

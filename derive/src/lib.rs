@@ -202,7 +202,8 @@ fn key_impls(key: &DerivedKey) -> TokenStream2 {
 /// A record wider than the kernels' key tiles: no kernels of its own; its `order` (checked by
 /// `DerivedKey::parse`) becomes `Comparator::RECORD` of `Less` and `Greater`, so sorts sort
 /// its packed order, word by word, with the `u64` kernels and gather the records by position.
-/// Each custom comparator gets a module on the records' device addresses (`RecordOrder::by_address`).
+/// Each custom comparator, and a field order of several words, gets a module on the records'
+/// device addresses (`RecordOrder::by_address`; `Greater` uses `Less`'s, reversed).
 /// `CUDA_FUNCTOR` names the functors of the key's header (`mergepath_build::Kernels::keys`),
 /// for a user's own kernels.
 fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> {
@@ -210,7 +211,17 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
     let packed = packed_order(&key.fields, &key.order_elements());
     let cuda = key.comparators();
     let rust = rust_comparators(key)?;
-    let fatbins = compile(key, &cuda[2..])?;
+    // Modules: the field order's (`less`'s) where it spans several words, then the customs'.
+    let multi_word = key.order_bits() > 64;
+    let units: Vec<_> = cuda.iter().enumerate().filter(|&(i, c)| c.field_order.is_none() || (i == 0 && multi_word)).map(|(_, c)| c.clone()).collect();
+    let fatbins = compile(key, &units)?;
+    let field_order_address = match multi_word {
+        true => {
+            let kernels = embedded(&fatbins[0]);
+            quote!(::core::option::Option::Some(#kernels))
+        }
+        false => quote!(::core::option::Option::None),
+    };
     let key_impls = key_impls(key);
     let impls = cuda.iter().zip(&rust).enumerate().map(|(i, (c, r))| {
         let (rust_type, cname, functor, body) = (&r.rust_type, &c.name, &c.functor, &r.is_less);
@@ -219,10 +230,10 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
         let (kernels, record) = match c.field_order {
             Some(descending) => (
                 quote!(<::mergepath::Less as ::mergepath::Comparator<u64>>::KERNELS),
-                quote!(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending, by_address: ::core::option::Option::None }),
+                quote!(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending, by_address: #field_order_address }),
             ),
             None => {
-                let kernels = embedded(&fatbins[i - 2]);
+                let kernels = embedded(&fatbins[i - 2 + usize::from(multi_word)]);
                 (kernels.clone(), quote!(::mergepath::RecordOrder { fields: &[], descending: false, by_address: ::core::option::Option::Some(#kernels) }))
             }
         };

@@ -167,7 +167,7 @@ impl DerivedKey {
     }
 
     /// The order's bits, where its fields are compared as one packed integer.
-    fn order_bits(&self) -> usize {
+    pub fn order_bits(&self) -> usize {
         self.order.iter().map(|&(i, _)| self.fields[i].size() * 8).sum()
     }
 

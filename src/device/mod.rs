@@ -205,8 +205,8 @@ impl Gpu {
         self.module(ModuleKey::Pair(TypeId::of::<(K, C)>()), C::KERNELS, C::RECORD.is_some().then(std::any::type_name::<K>))
     }
 
-    /// The kernels of a custom comparator on records (`RecordOrder::by_address`: `fatbin`, whose
-    /// keys are the records' device addresses), loaded on first use.
+    /// The kernels of a record order on the records' device addresses (`RecordOrder::by_address`:
+    /// `fatbin`), loaded on first use.
     pub(crate) fn address_kernels(&self, fatbin: &'static [u8]) -> Result<Arc<Kernels>> {
         self.module(ModuleKey::Addresses(fatbin.as_ptr() as usize), fatbin, None)
     }

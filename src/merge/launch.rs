@@ -4,6 +4,7 @@ use super::plan::MergeStrategy;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{MergeFallbackParams, MergeKeysParams, MergeLadderParams, MergePairsParams};
 use crate::device::launch::{grid_ctas, merge_fallback_config};
+use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::key::{Comparator, Key};
@@ -12,22 +13,25 @@ use crate::partition::plan::partition_count;
 use crate::tuning::{ladder_shape, merge_shape};
 use cudarc::driver::LaunchConfig;
 
+/// A merge's values: a's, b's, the output's, and a value's bytes.
+pub(crate) type MergeValues<'a, 'b> = Option<(&'a CheckedBuffer<'b>, &'a CheckedBuffer<'b>, &'a CheckedBuffer<'b>, usize)>;
+
 /// Enqueues the partition and merge kernels on validated buffers (keys with kernels of their
 /// own: records go through [`super::launch_merge`]).
-pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
-    gpu: &Gpu,
-    a: &CheckedBuffer<'_>,
-    b: &CheckedBuffer<'_>,
-    out: &CheckedBuffer<'_>,
-    values: Option<(&CheckedBuffer<'_>, &CheckedBuffer<'_>, &CheckedBuffer<'_>, usize)>,
-    _comp: C,
-) -> Result<()> {
+pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>, values: MergeValues<'_, '_>, _comp: C) -> Result<()> {
+    if a.len + b.len == 0 {
+        return Ok(());
+    }
+    launch_merge_with(gpu, &*gpu.kernels::<K, C>()?, std::mem::size_of::<K>(), a, b, out, values)
+}
+
+/// [`launch_merge`] by the kernels of `kernels`, whose keys are `key_bytes` wide.
+pub(crate) fn launch_merge_with(gpu: &Gpu, kernels: &Kernels, key_bytes: usize, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, out: &CheckedBuffer<'_>, values: MergeValues<'_, '_>) -> Result<()> {
     let total = a.len + b.len;
     if total == 0 {
         return Ok(());
     }
-    let kernels = gpu.kernels::<K, C>()?;
-    let shape = merge_shape(kernels.arch, std::mem::size_of::<K>());
+    let shape = merge_shape(kernels.arch, key_bytes);
     let tile = shape.tile();
     let tiles = grid_ctas(total.div_ceil(tile), "merge grid")?;
     let parts = partition_count(total, tile);
@@ -35,7 +39,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     let (parts_ptr, _parts_guard) = temp.device_ptr_mut();
     // Held until the fallback is enqueued: this call's tiles and fallback stay adjacent.
     let (guard, _guard_lock) = gpu.merge_guard()?;
-    launch_partitions(gpu, &kernels, a, b, tile, parts_ptr, parts)?;
+    launch_partitions(gpu, kernels, a, b, tile, parts_ptr, parts)?;
 
     let cfg = LaunchConfig { grid_dim: (tiles, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     let (a_count, b_count) = (a.len as i64, b.len as i64);
@@ -70,8 +74,7 @@ pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
             (av.ptr, bv.ptr, ov.ptr, word)
         }
     };
-    let key_bytes = std::mem::size_of::<K>() as i64;
-    let params = MergeFallbackParams { guard, a: a.ptr, a_vals, a_count, b: b.ptr, b_vals, b_count, key_bytes, value_bytes: value_bytes as i64, out: out.ptr, out_vals };
+    let params = MergeFallbackParams { guard, a: a.ptr, a_vals, a_count, b: b.ptr, b_vals, b_count, key_bytes: key_bytes as i64, value_bytes: value_bytes as i64, out: out.ptr, out_vals };
     let func = kernels.merge_fallback()?;
     // SAFETY: `MergeFallbackParams` is `mergepath_merge_fallback`'s parameter struct; the buffers
     // are the merge's just above (values null where it had none), the kernel waits for it, and

@@ -1,12 +1,13 @@
-//! Merges of records wider than the key tiles ([`move_records`]): their order keys merged with
-//! the records' positions by the `u64` merge, then the records and values gathered.
+//! Merges of records wider than the key tiles ([`move_records`]): their comparable keys (the
+//! records' addresses, or order keys) merged with the records' positions, then the records and
+//! values gathered.
 
-use super::launch::launch_merge;
+use super::launch::launch_merge_with;
 use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::ValueSources;
-use crate::key::{Greater, Key, Less, RecordOrder};
+use crate::key::{Key, RecordOrder};
 use crate::sort::move_records;
 
 /// Merges the records `a` and `b` (each sorted by `order`) into `out`, values (a's, b's, the
@@ -25,11 +26,7 @@ pub(super) fn merge_records<K: Key>(
         let (ka, kb) = (CheckedBuffer::raw(o.keys, a.len, 8), CheckedBuffer::raw(o.keys + (a.len * 8) as u64, b.len, 8));
         let (pa, pb) = (CheckedBuffer::raw(o.positions, a.len, o.word), CheckedBuffer::raw(o.positions + (a.len * o.word) as u64, b.len, o.word));
         let (ko, po) = (CheckedBuffer::raw(o.keys_out, total, 8), CheckedBuffer::raw(o.positions_out, total, o.word));
-        let positions = Some((&pa, &pb, &po, o.word));
-        match o.descending {
-            true => launch_merge::<u64, Greater>(gpu, &ka, &kb, &ko, positions, Greater),
-            false => launch_merge::<u64, Less>(gpu, &ka, &kb, &ko, positions, Less),
-        }?;
+        launch_merge_with(gpu, o.kernels, 8, &ka, &kb, &ko, Some((&pa, &pb, &po, o.word)))?;
         Ok((total, o.positions_out))
     })
 }

@@ -33,7 +33,6 @@ use crate::device::temp::TempLayout;
 use crate::gather::{copy_one_after_another, ValueSources};
 use crate::key::{value_word, Comparator, Key, RecordOrder, Value};
 use crate::sort::move_records;
-use crate::sort::records::order_key_kernels;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use launch::launch_multiway;
 pub(crate) use launch::multiway_temp_bytes;
@@ -116,8 +115,8 @@ fn merge_by<K: Key, C: Comparator<K>>(gpu: &Gpu, launch: MergeLaunch, keys: &[Ch
     }
 }
 
-/// The merge of records by their order keys ([`move_records`]): the inputs (and values) set
-/// one after another, so the gathers read one source; the order keys merged by the `u64`
+/// The merge of records by their comparable keys ([`move_records`]): the inputs (and values) set
+/// one after another, so the gathers read one source; the keys merged by their module's
 /// kernels with the records' positions; then the records and values gathered.
 fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'_>], values: Option<(&[CheckedBuffer<'_>], usize)>, out: u64, out_values: Option<u64>) -> Result<()> {
     let total: usize = keys.iter().map(|b| b.len).sum();
@@ -142,7 +141,7 @@ fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'
             positions.push(CheckedBuffer::raw(o.positions + (at * o.word) as u64, input.len, o.word));
             at += input.len;
         }
-        launch_merge::<u64>(gpu, &*order_key_kernels(gpu, o.descending)?, &order_keys, Some((&positions, o.word)), o.keys_out, Some(o.positions_out))?;
+        launch_merge::<u64>(gpu, o.kernels, &order_keys, Some((&positions, o.word)), o.keys_out, Some(o.positions_out))?;
         Ok((total, o.positions_out))
     })
 }

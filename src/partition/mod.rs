@@ -25,8 +25,7 @@ use crate::device::buffers::CheckedBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
-use crate::sort::order_keys::with_order_keys;
-use crate::sort::records::order_key_kernels;
+use crate::sort::with_comparable_keys;
 use launch::launch_partitions_tie;
 use launch::{launch_multiway_partitions, MultiwayTable};
 pub(crate) use multiway::clamp_multiway_splits;
@@ -44,8 +43,8 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 ///
 /// `a` and `b` must be sorted by `comp`. Returns without waiting for the GPU. Allocates the
 /// result; [`merge_path_partitions_into`] writes into a buffer of yours. Records (derived keys
-/// over 16 bytes, which have no kernels of their own) are partitioned by their order keys,
-/// computed first in temporary device memory (docs/keys.md).
+/// over 16 bytes, which have no kernels of their own) are partitioned by their addresses or
+/// order keys, computed first in temporary device memory (docs/keys.md).
 pub fn merge_path_partitions<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &impl DevicePtr<K>,
@@ -107,11 +106,11 @@ pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
     let Some(order) = &C::RECORD else {
         return launch_partitions_tie(gpu, &*gpu.kernels::<K, C>()?, &a, &b, spacing, tie, out.ptr, count);
     };
-    // Records have no kernels of their own: their order keys order and tie as they do, so the
-    // keys' merge path is theirs.
-    with_order_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, descending| {
+    // Records have no kernels of their own: their comparable keys order and tie as they do, so
+    // the keys' merge path is theirs.
+    with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, kernels| {
         let (ka, kb) = (CheckedBuffer::raw(keys, a.len, 8), CheckedBuffer::raw(keys + (a.len * 8) as u64, b.len, 8));
-        launch_partitions_tie(gpu, &*order_key_kernels(gpu, descending)?, &ka, &kb, spacing, tie, out.ptr, count)
+        launch_partitions_tie(gpu, kernels, &ka, &kb, spacing, tie, out.ptr, count)
     })
 }
 
@@ -147,9 +146,9 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
         launch_multiway_partitions(gpu, &*gpu.kernels::<K, C>()?, &table, spacing, out_ptr, count)?;
         return Ok(out);
     };
-    // As a record's merge path: the splits of its order keys.
+    // As a record's merge path: the splits of its comparable keys.
     let sources: Vec<(u64, usize)> = checked.iter().map(|c| (c.ptr, c.len)).collect();
-    with_order_keys::<K, _>(gpu, order, &sources, false, |keys, descending| {
+    with_comparable_keys::<K, _>(gpu, order, &sources, false, |keys, kernels| {
         let key_inputs: Vec<CheckedBuffer<'_>> = checked
             .iter()
             .scan(keys, |at, c| {
@@ -159,7 +158,7 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
             })
             .collect();
         let table = MultiwayTable::upload::<u64>(gpu, &key_inputs)?;
-        launch_multiway_partitions(gpu, &*order_key_kernels(gpu, descending)?, &table, spacing, out_ptr, count)
+        launch_multiway_partitions(gpu, kernels, &table, spacing, out_ptr, count)
     })?;
     Ok(out)
 }

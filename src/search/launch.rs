@@ -6,8 +6,8 @@ use crate::device::kernels::Kernels;
 use crate::device::contract::{KeyBoundsParams, SortedSearchParams};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::key::{Comparator, Greater, Key, Less};
-use crate::sort::with_order_keys;
+use crate::key::{Comparator, Key};
+use crate::sort::with_comparable_keys;
 use crate::partition::launch::launch_partitions;
 use crate::types::Bound;
 use crate::device::kernels::Entry;
@@ -23,16 +23,17 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
         return Ok(());
     }
     if let Some(order) = &C::RECORD {
-        // Records wider than the key tiles: their order keys searched by the `u64` kernels.
-        return with_order_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], true, |keys, descending| {
+        // Records wider than the key tiles: their comparable keys searched.
+        return with_comparable_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], true, |keys, kernels| {
             let (n, h) = (CheckedBuffer::raw(keys, needles.len, 8), CheckedBuffer::raw(keys + (needles.len * 8) as u64, haystack.len, 8));
-            match descending {
-                true => launch_search::<u64, Greater>(gpu, &n, &h, what, outs),
-                false => launch_search::<u64, Less>(gpu, &n, &h, what, outs),
-            }
+            launch_search_with(gpu, kernels, 8, &n, &h, what, outs)
         });
     }
-    let kernels = gpu.kernels::<K, C>()?;
+    launch_search_with(gpu, &*gpu.kernels::<K, C>()?, std::mem::size_of::<K>(), needles, haystack, what, outs)
+}
+
+/// [`launch_search`] by the kernels of `kernels`, whose keys are `key_bytes` wide.
+fn launch_search_with(gpu: &Gpu, kernels: &Kernels, key_bytes: usize, needles: &CheckedBuffer<'_>, haystack: &CheckedBuffer<'_>, what: SearchOutput, outs: &[u64]) -> Result<()> {
     let (bound, func) = match what {
         SearchOutput::Bound(Bound::Upper, word) => (Bound::Upper, kernels.sorted_search_upper(word)?),
         SearchOutput::Bound(Bound::Lower, word) => (Bound::Lower, kernels.sorted_search_lower(word)?),
@@ -40,10 +41,10 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
         SearchOutput::Count(word) => (Bound::Lower, kernels.sorted_search_count(word)?),
         SearchOutput::Contains => (Bound::Lower, kernels.sorted_search_contains()?),
     };
-    let grid = SearchGrid::new(kernels.arch, std::mem::size_of::<K>(), needles.len, haystack.len)?;
+    let grid = SearchGrid::new(kernels.arch, key_bytes, needles.len, haystack.len)?;
     let mut temp = gpu.temp(grid.partition_bytes())?;
     let (parts, _guard) = temp.device_ptr_mut();
-    grid.launch(gpu, &kernels, needles, haystack, bound, &func, parts, outs[0], outs.get(1).copied().unwrap_or(0))
+    grid.launch(gpu, kernels, needles, haystack, bound, &func, parts, outs[0], outs.get(1).copied().unwrap_or(0))
 }
 
 /// Enqueues both bounds of every needle (any order; `needles.len` of them) in the sorted

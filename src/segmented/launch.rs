@@ -25,11 +25,22 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     offsets: &O,
     _comp: C,
 ) -> Result<()> {
-    let kernels = gpu.kernels::<K, C>()?;
-    let key_bytes = std::mem::size_of::<K>();
+    launch_segmented_with(gpu, &*gpu.kernels::<K, C>()?, std::mem::size_of::<K>(), keys, values, n, offsets)
+}
+
+/// [`launch_segmented`] by the kernels of `kernels`, whose keys are `key_bytes` wide.
+pub(crate) fn launch_segmented_with<O: SegmentOffsets + ?Sized>(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    key_bytes: usize,
+    keys: u64,
+    values: Option<(u64, usize)>,
+    n: usize,
+    offsets: &O,
+) -> Result<()> {
     let shape = if values.is_some() { sort_pairs_shape(kernels.arch, key_bytes) } else { sort_shape(kernels.arch, key_bytes) };
     let (stride, small) = segment_geometry(shape.tile());
-    let resolved = offsets.resolve(gpu, &kernels, n, (stride, small))?;
+    let resolved = offsets.resolve(gpu, kernels, n, (stride, small))?;
     let (offsets_ptr, offsets_len, levels, _guard) = match &resolved {
         sealed::Resolved::Host(buf, levels) => {
             let (ptr, guard) = buf.device_ptr(gpu.stream());
@@ -57,7 +68,7 @@ pub(crate) fn launch_segmented<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Si
     let (base, _temp_guard) = temp.device_ptr_mut();
     let sort = SegmentedLaunch {
         gpu,
-        kernels: &kernels,
+        kernels,
         shape,
         keys,
         values,

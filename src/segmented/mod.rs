@@ -49,9 +49,9 @@ pub(crate) mod plan;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{sort_values, ValueSources};
-use crate::key::{sort_value_align, Comparator, Greater, Key, Less, Value};
+use crate::key::{sort_value_align, Comparator, Key, Value};
 use crate::sort::move_records;
-pub(crate) use launch::launch_segmented;
+pub(crate) use launch::{launch_segmented, launch_segmented_with};
 pub use offsets::SegmentOffsets;
 #[cfg(any(test, feature = "models"))]
 pub use model::segment_level_merge;
@@ -101,19 +101,15 @@ pub fn sort_segments_pairs<K: Key, V: Value, C: Comparator<K>, O: SegmentOffsets
 }
 
 /// The segmented sort of `n` keys at `keys` in place, values (address, word) following; records
-/// wider than the key tiles by their order keys ([`move_records`]): the keys sorted by the
-/// `u64` kernels with the records' positions, then the records and values gathered.
+/// wider than the key tiles by their comparable keys ([`move_records`]): the keys sorted by
+/// their module's kernels with the records' positions, then the records and values gathered.
 pub(crate) fn sort_segments<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized>(gpu: &Gpu, keys: u64, values: Option<(u64, usize)>, n: usize, offsets: &O, comp: C) -> Result<()> {
     let Some(order) = &C::RECORD else {
         return launch_segmented::<K, C, O>(gpu, keys, values, n, offsets, comp);
     };
     let values = values.map(|(v, word)| (ValueSources { a: (v, n), b: None }, v, word));
     move_records::<K>(gpu, order, ValueSources { a: (keys, n), b: None }, false, keys, values, |o| {
-        let positions = Some((o.positions, o.word));
-        match o.descending {
-            true => launch_segmented::<u64, Greater, O>(gpu, o.keys, positions, n, offsets, Greater),
-            false => launch_segmented::<u64, Less, O>(gpu, o.keys, positions, n, offsets, Less),
-        }?;
+        launch_segmented_with(gpu, o.kernels, 8, o.keys, Some((o.positions, o.word)), n, offsets)?;
         Ok((n, o.positions))
     })
 }

@@ -1,5 +1,5 @@
-//! Set operations on records wider than the key tiles: their order keys ([`move_records`]) run
-//! through the `u64` set kernels with the records' positions as values, then the records (and
+//! Set operations on records wider than the key tiles: their comparable keys ([`move_records`])
+//! run through the set kernels with the records' positions as values, then the records (and
 //! values) of the result gathered. The gather needs the result's length, so these wait for the
 //! GPU.
 
@@ -9,7 +9,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::gather::ValueSources;
 use crate::key::{Key, RecordOrder};
-use crate::sort::{move_records, with_order_keys, OrderedPositions};
+use crate::sort::{move_records, with_comparable_keys, OrderedPositions};
 use crate::types::SetOperation;
 use cudarc::driver::CudaSlice;
 
@@ -18,9 +18,9 @@ use cudarc::driver::CudaSlice;
 pub(super) fn set_op_records<K: Key>(gpu: &Gpu, order: &RecordOrder, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
     let (out, values) = match output {
         Output::LenOnly => {
-            return with_order_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, descending| {
+            return with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, kernels| {
                 let (ka, kb) = (CheckedBuffer::raw(keys, a.len, 8), CheckedBuffer::raw(keys + (a.len * 8) as u64, b.len, 8));
-                launch_by_order(gpu, descending, op, &ka, &kb, Output::LenOnly)
+                launch_set_op::<u64>(gpu, kernels, op, &ka, &kb, Output::LenOnly)
             });
         }
         Output::Keys(keys) => (keys, None),
@@ -33,17 +33,10 @@ pub(super) fn set_op_records<K: Key>(gpu: &Gpu, order: &RecordOrder, op: SetOper
         let (ka, kb) = (CheckedBuffer::raw(o.keys, a.len, 8), CheckedBuffer::raw(o.keys + (a.len * 8) as u64, b.len, 8));
         let (pa, pb) = (CheckedBuffer::raw(o.positions, a.len, o.word), CheckedBuffer::raw(o.positions + (a.len * o.word) as u64, b.len, o.word));
         let (ko, po) = (CheckedBuffer::raw(o.keys_out, room, 8), CheckedBuffer::raw(o.positions_out, room, o.word));
-        let result = launch_by_order(gpu, o.descending, op, &ka, &kb, Output::Pairs { keys: &ko, a_values: &pa, b_values: &pb, values: &po, word: o.word })?;
+        let result = launch_set_op::<u64>(gpu, o.kernels, op, &ka, &kb, Output::Pairs { keys: &ko, a_values: &pa, b_values: &pb, values: &po, word: o.word })?;
         let written = usize::try_from(gpu.download(&result)?[0]).map_err(|_| Error::TooLarge { what: "set result length" })?.min(room);
         len = Some(result);
         Ok((written, o.positions_out))
     })?;
     Ok(len.expect("move_records runs the set operation"))
-}
-
-/// [`launch_set_op`] on `u64` order keys, by the `u64` kernels of `Greater` (`descending`) or
-/// `Less`.
-fn launch_by_order(gpu: &Gpu, descending: bool, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
-    let kernels = crate::sort::records::order_key_kernels(gpu, descending)?;
-    launch_set_op::<u64>(gpu, &kernels, op, a, b, output)
 }

@@ -113,7 +113,7 @@ fn sort_host<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &mut [K], carried: Carri
     // A record has no kernels of its own: its sort is the u64 sort of its packed orders, or
     // under a custom comparator the sort of its addresses on the device.
     if let Some(order) = &C::RECORD {
-        if order.by_address.is_some() {
+        if order.custom().is_some() {
             let moved = carried.moved_bytes(n, std::mem::size_of::<K>());
             let mut progress = Progress::new(progress, moved);
             let result = gpu.sort_records_resident(keys, carried, order);

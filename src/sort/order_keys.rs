@@ -13,9 +13,14 @@
 //! the records do. Under a custom comparator the records' device addresses are sorted instead
 //! of their words (its module's keys, compared as the records they point to), and the runs are
 //! those of records equal under it.
+//!
+//! Algorithms that only compare keys (merges, searches, set operations, partitions, segmented
+//! sorts) skip the ranks where the order has a module on addresses (custom comparators, field
+//! orders of several words): they run that module's kernels on the records' addresses
+//! ([`with_comparable_keys`]).
 
 use super::launch::{launch_sort, launch_sort_positions};
-use super::records::{record_kernels, PackedWords, TieRuns};
+use super::records::{order_key_kernels, record_kernels, PackedWords, TieRuns};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::kernels::Kernels;
 use crate::device::temp::TempLayout;
@@ -41,7 +46,7 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let keys = base + keys_at as u64;
-    match order.by_address {
+    match order.custom() {
         Some(fatbin) => ranks_by_address::<K>(gpu, order, fatbin, inputs, sorted, keys)?,
         None if order.words() == 1 => {
             pack_first_words::<K>(gpu, order, inputs, keys)?;
@@ -52,12 +57,34 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
     run(keys, false)
 }
 
+/// Runs `run(keys, kernels)` where `keys` holds one `u64` per record of `inputs` (as
+/// [`with_order_keys`]), input after input, and `kernels` is the module whose kernels order
+/// the keys as `order` orders the records: the records' device addresses under the order's
+/// module on addresses (one pass writes them; nothing is ranked), else the order keys under
+/// the `u64` kernels of their direction. For algorithms that only compare the keys with
+/// `kernels` (merges, searches, set operations, partitions, segmented sorts).
+pub(crate) fn with_comparable_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, run: impl FnOnce(u64, &Kernels) -> Result<R>) -> Result<R> {
+    let total: usize = inputs.iter().map(|i| i.1).sum();
+    let Some(fatbin) = order.by_address.filter(|_| total > 0) else {
+        return with_order_keys::<K, _>(gpu, order, inputs, sorted, |keys, descending| run(keys, &*order_key_kernels(gpu, descending)?));
+    };
+    let kernels = record_kernels(gpu, order)?;
+    let mut temp = gpu.temp(total * 8)?;
+    let (keys, _guard) = temp.device_ptr_mut();
+    let mut at = keys;
+    for &(records, n) in inputs.iter().filter(|i| i.1 > 0) {
+        launch_addresses(gpu, &kernels, at, n, (records, std::mem::size_of::<K>()), order.descending)?;
+        at += (n * 8) as u64;
+    }
+    run(keys, &*gpu.address_kernels(fatbin)?)
+}
+
 /// What an algorithm on records' order keys reads and writes: the keys and positions `0..total`
-/// (`word` bytes each) of the inputs, input after input, whether the keys' order is
-/// descending, and room for `total` keys and `total` positions it may write.
-pub(crate) struct OrderedPositions {
+/// (`word` bytes each) of the inputs, input after input, the module whose kernels order the
+/// keys, and room for `total` keys and `total` positions it may write.
+pub(crate) struct OrderedPositions<'a> {
     pub keys: u64,
-    pub descending: bool,
+    pub kernels: &'a Kernels,
     pub positions: u64,
     pub word: usize,
     pub keys_out: u64,
@@ -76,13 +103,13 @@ pub(crate) fn move_records<K: Key>(
     sorted: bool,
     out: u64,
     values: Option<(ValueSources, u64, usize)>,
-    run: impl FnOnce(&OrderedPositions) -> Result<(usize, u64)>,
+    run: impl FnOnce(&OrderedPositions<'_>) -> Result<(usize, u64)>,
 ) -> Result<()> {
     let kernels = record_kernels(gpu, order)?;
     let total = sources.a.1 + sources.b.map_or(0, |b| b.1);
     let record_bytes = std::mem::size_of::<K>();
     let inputs = [sources.a, sources.b.unwrap_or((0, 0))];
-    with_order_keys::<K, _>(gpu, order, &inputs, sorted, |keys, descending| {
+    with_comparable_keys::<K, _>(gpu, order, &inputs, sorted, |keys, key_kernels| {
         let word = position_bytes(total);
         let in_place = sources.b.is_none() && sources.a.0 == out;
         let value_bytes = values.as_ref().map_or(0, |v| v.2);
@@ -104,7 +131,7 @@ pub(crate) fn move_records<K: Key>(
         };
         let records = set_aside(sources, records_aside, record_bytes)?;
         let values = values.map(|(src, vout, bytes)| set_aside(src, values_aside, bytes).map(|src| (src, vout, bytes))).transpose()?;
-        let ordered = OrderedPositions { keys, descending, positions: at(positions), word, keys_out: at(keys_out), positions_out: at(positions_out) };
+        let ordered = OrderedPositions { keys, kernels: key_kernels, positions: at(positions), word, keys_out: at(keys_out), positions_out: at(positions_out) };
         let (count, gathered) = run(&ordered)?;
         launch_gather(gpu, &kernels, records.a, records.b, (gathered, word), out, count, record_bytes)?;
         if let Some((src, vout, bytes)) = values {

@@ -77,7 +77,7 @@ pub(crate) fn sort_records<K: Key>(
         other => other,
     };
 
-    match order.by_address {
+    match order.custom() {
         Some(fatbin) => {
             // A custom comparator: the records' addresses sorted with their positions.
             launch_addresses(gpu, &kernels, packed, n, (records_src, record_bytes), order.descending)?;
