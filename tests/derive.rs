@@ -630,7 +630,8 @@ fn stable<K: mergepath::Key, C: Comparator<K>>(items: &[K], comp: C) -> Vec<K> {
 }
 
 /// A record's packed order (what its sorts sort, word by word) orders as its field order, ties
-/// included: orders of one word (64 bits) and of two and three.
+/// included: orders of one word (64 bits) and of two and three; those of several words have a
+/// module on addresses.
 #[test]
 fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
     fn check<K: mergepath::Key>(items: &[K], words: usize)
@@ -641,6 +642,10 @@ fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
         let order = <Less as Comparator<K>>::RECORD.expect("a record");
         assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.descending), Some(true));
         assert_eq!(order.words(), words);
+        // Orders of several words have kernels on the records' addresses (merges and searches
+        // run on them), Greater too (Less's, reversed).
+        assert_eq!(order.by_address.is_some(), words > 1);
+        assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.by_address.is_some()), Some(words > 1));
         let packed = |x: &K| (0..words).map(|w| order.pack(bytemuck::bytes_of(x), w)).collect::<Vec<u64>>();
         for pair in items.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
@@ -731,9 +736,10 @@ fn sort_records_wider_than_the_key_tiles() {
     }
 }
 
-/// Records in the algorithms other than sorts, by their order keys, at sizes of many tiles:
-/// orders of one word (`Row`) and of two and three (`Labelled`, `ThreeWords`: by ranks), each
-/// against the CPU oracle through the testing kit's properties.
+/// Records in the algorithms other than sorts, at sizes of many tiles: orders of one word
+/// (`Row`: its packed word) and of two and three (`Labelled`, `ThreeWords`: their addresses,
+/// ranks for the runs), and a custom comparator, each against the CPU oracle through the
+/// testing kit's properties.
 #[test]
 fn records_in_every_algorithm() {
     let Some(gpu) = gpu() else { return };
