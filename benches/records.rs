@@ -5,9 +5,9 @@
 //! derived key moved whole), and u32 keys with values of 4, 8, 12, 16, 24 and 100 bytes (4, 8
 //! and 16 move as words, the others by position and one gather). Copy variants, timed with CUDA
 //! events. Then the records and the 16-byte keys merged, searched, united and made distinct (the
-//! records by one `u64` key each: the packed word, or for `triple24` their addresses (ranks for
-//! `unique`); `row64_custom` is the row by a custom comparator, the anchors' functor: by
-//! addresses, ranks for `unique`). Prints
+//! records by one `u64` key each: the packed word, or for `triple24` their addresses;
+//! `row64_custom` is the row by a custom comparator, the anchors' functor: by addresses).
+//! Prints
 //! criterion's report and one TSV line per case in the anchors' format: op impl type n ms
 //! gkeys_s gbytes_s (bytes: items read and written once).
 //!

@@ -737,9 +737,8 @@ fn sort_records_wider_than_the_key_tiles() {
 }
 
 /// Records in the algorithms other than sorts, at sizes of many tiles: orders of one word
-/// (`Row`: its packed word) and of two and three (`Labelled`, `ThreeWords`: their addresses,
-/// ranks for the runs), and a custom comparator, each against the CPU oracle through the
-/// testing kit's properties.
+/// (`Row`: its packed word) and of two and three (`Labelled`, `ThreeWords`: their addresses),
+/// and a custom comparator, each against the CPU oracle through the testing kit's properties.
 #[test]
 fn records_in_every_algorithm() {
     let Some(gpu) = gpu() else { return };

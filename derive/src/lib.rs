@@ -19,11 +19,12 @@
 //!   sort each record's order packed into `u64` words with its position (one stable pass per
 //!   word, the last first) and gather the records once, so a record's bytes move once instead
 //!   of once per merge pass. Merges, searches, set operations, segmented sorts, multiway merges
-//!   and runs of records go by each record's order as one `u64` key (its packed word, or its
-//!   rank where the order is wider) and gather the records once. A custom comparator on a
-//!   record gets kernels on the records' device addresses: its sorts sort the addresses with
-//!   the positions, its other algorithms go by each record's rank under it. An order of more
-//!   than 32 elements (an array counts each element) is a compile error.
+//!   and runs of records go by one `u64` key per record and gather the records once: the
+//!   packed word where the order fits 64 bits, else the records' device addresses, compared
+//!   as the records they point to by kernels the derive compiles for the field order. A
+//!   custom comparator on a record gets such kernels too: its sorts sort the addresses with
+//!   the positions, its other algorithms run on the addresses. An order of more than 32
+//!   elements (an array counts each element) is a compile error.
 //! - `order` (default: every field ascending, in declaration order) is the field-order
 //!   comparator: `mergepath::Less` sorts by it, `mergepath::Greater` by its reverse. Floats use
 //!   the IEEE total order, as the built-in keys; arrays compare lexicographically (element 0

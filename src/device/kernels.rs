@@ -144,7 +144,7 @@ impl Kernels {
             return Err(Error::NotSupported {
                 key,
                 operation: format!(
-                    "{} (no kernel for records wider than 16 bytes: their sorts, merges, searches, set operations, segmented sorts, multiway merges, runs and partitions go by order keys)",
+                    "{} (no kernel for records wider than 16 bytes: their sorts, merges, searches, set operations, segmented sorts, multiway merges, runs and partitions go by one u64 key per record)",
                     name.trim_start_matches("mergepath_")
                 ),
             });

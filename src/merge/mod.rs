@@ -62,7 +62,7 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
     let b = gpu.input("b", b, align)?;
     let out = gpu.output("out", out, align, a.len + b.len, &[&a, &b])?;
     let total = a.len + b.len;
-    // Records wider than the key tiles merge by their order keys with the two-phase merge.
+    // Records wider than the key tiles merge by their comparable keys with the two-phase merge.
     if strategy == MergeStrategy::TwoPhase || total == 0 || C::RECORD.is_some() {
         return launch_merge::<K, C>(gpu, &a, &b, &out, None, comp);
     }
@@ -71,7 +71,7 @@ pub fn merge_keys_with<K: Key, C: Comparator<K>>(
 
 /// Enqueues the merge of validated buffers, values (a's, b's, the output's, word bytes)
 /// following: the two-phase merge's kernels, or for records wider than the key tiles the
-/// merge of their order keys ([`records`]).
+/// merge of their comparable keys ([`records`]).
 pub(crate) fn launch_merge<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     a: &CheckedBuffer<'_>,

@@ -22,7 +22,7 @@ pub(super) fn merge_records<K: Key>(
 ) -> Result<()> {
     let total = a.len + b.len;
     let values = values.map(|(av, bv, ov, word)| (ValueSources { a: (av.ptr, a.len), b: Some((bv.ptr, b.len)) }, ov.ptr, word));
-    move_records::<K>(gpu, order, ValueSources { a: (a.ptr, a.len), b: Some((b.ptr, b.len)) }, true, out.ptr, values, |o| {
+    move_records::<K>(gpu, order, ValueSources { a: (a.ptr, a.len), b: Some((b.ptr, b.len)) }, out.ptr, values, |o| {
         let (ka, kb) = (CheckedBuffer::raw(o.keys, a.len, 8), CheckedBuffer::raw(o.keys + (a.len * 8) as u64, b.len, 8));
         let (pa, pb) = (CheckedBuffer::raw(o.positions, a.len, o.word), CheckedBuffer::raw(o.positions + (a.len * o.word) as u64, b.len, o.word));
         let (ko, po) = (CheckedBuffer::raw(o.keys_out, total, 8), CheckedBuffer::raw(o.positions_out, total, o.word));

@@ -79,7 +79,7 @@ impl GpuRank {
     /// per round), send each rank its slices in one grouped send/receive and merge what they
     /// received (four-way passes of the multiway merge, ceil(log4 size) of them). Device memory: the shard,
     /// its sorted copy and three times the part (records wider than the key tiles: also their
-    /// order keys and positions, and a copy of what was received). Records' splitter bounds
+    /// comparable keys and positions, and a copy of what was received). Records' splitter bounds
     /// are sorted searches over the whole shard, a pass over it per round of the selection.
     /// Returns once the part is written. A
     /// comparator that is not a strict weak order gives parts of unspecified order and sizes.

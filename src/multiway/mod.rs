@@ -134,7 +134,7 @@ fn merge_records<K: Key>(gpu: &Gpu, order: &RecordOrder, keys: &[CheckedBuffer<'
         (Some((v, word)), Some(to)) => Some((one_after_another(v, base + values_at as u64, word)?, to, word)),
         _ => None,
     };
-    move_records::<K>(gpu, order, records, false, out, values, |o| {
+    move_records::<K>(gpu, order, records, out, values, |o| {
         let (mut order_keys, mut positions, mut at) = (Vec::new(), Vec::new(), 0);
         for input in keys {
             order_keys.push(CheckedBuffer::raw(o.keys + (at * 8) as u64, input.len, 8));

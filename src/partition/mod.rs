@@ -108,7 +108,7 @@ pub fn merge_path_partitions_tie_into<K: Key, C: Comparator<K>>(
     };
     // Records have no kernels of their own: their comparable keys order and tie as they do, so
     // the keys' merge path is theirs.
-    with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, kernels| {
+    with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], |keys, kernels| {
         let (ka, kb) = (CheckedBuffer::raw(keys, a.len, 8), CheckedBuffer::raw(keys + (a.len * 8) as u64, b.len, 8));
         launch_partitions_tie(gpu, kernels, &ka, &kb, spacing, tie, out.ptr, count)
     })
@@ -148,7 +148,7 @@ pub fn multiway_partitions<K: Key, C: Comparator<K>, S: DevicePtr<K>>(gpu: &Gpu,
     };
     // As a record's merge path: the splits of its comparable keys.
     let sources: Vec<(u64, usize)> = checked.iter().map(|c| (c.ptr, c.len)).collect();
-    with_comparable_keys::<K, _>(gpu, order, &sources, false, |keys, kernels| {
+    with_comparable_keys::<K, _>(gpu, order, &sources, |keys, kernels| {
         let key_inputs: Vec<CheckedBuffer<'_>> = checked
             .iter()
             .scan(keys, |at, c| {

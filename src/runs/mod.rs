@@ -37,8 +37,9 @@ use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::gather::{launch_gather, position_bytes};
-use crate::key::{Comparator, Greater, Key, Less};
-use crate::sort::with_order_keys;
+use crate::device::kernels::Kernels;
+use crate::key::{Comparator, Key};
+use crate::sort::with_comparable_keys;
 use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction};
 use crate::tuning::search_shape;
 use crate::types::SortIndex;
@@ -139,26 +140,23 @@ impl ReduceValues {
 /// before anything is written; returns the number of runs after the GPU is done.
 pub(crate) fn runs_on<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
     let Some(order) = &C::RECORD else {
-        return runs_by::<K, C, K, C>(gpu, keys, keys, outputs);
+        return runs_by::<K, C>(gpu, keys, (keys, &*gpu.kernels::<K, C>()?, std::mem::size_of::<K>()), outputs);
     };
-    // Records wider than the key tiles: the runs of their order keys, the records gathered.
-    with_order_keys::<K, _>(gpu, order, &[(keys.ptr, keys.len)], true, |order_keys, descending| {
-        let order_keys = CheckedBuffer::raw(order_keys, keys.len, 8);
-        match descending {
-            true => runs_by::<K, C, u64, Greater>(gpu, keys, &order_keys, outputs),
-            false => runs_by::<K, C, u64, Less>(gpu, keys, &order_keys, outputs),
-        }
+    // Records wider than the key tiles: the runs of their comparable keys, the records gathered.
+    with_comparable_keys::<K, _>(gpu, order, &[(keys.ptr, keys.len)], |order_keys, kernels| {
+        runs_by::<K, C>(gpu, keys, (&CheckedBuffer::raw(order_keys, keys.len, 8), kernels, 8), outputs)
     })
 }
 
-/// [`runs_on`] with the runs found in `found_by` (the keys, or their order keys of `F`) by `D`.
-fn runs_by<K: Key, C: Comparator<K>, F: Key, D: Comparator<F>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_by: &CheckedBuffer<'_>, outputs: RunOutputs) -> Result<usize> {
+/// [`runs_on`] with the runs found in `found_by` (the keys, or the records' comparable keys;
+/// its module, a key's bytes).
+fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_by: (&CheckedBuffer<'_>, &Kernels, usize), outputs: RunOutputs) -> Result<usize> {
     let index_bytes = outputs.lengths.map_or(position_bytes(keys.len), |l| l.2);
     // Room for a run per key (and the runs found in the keys themselves): the kernel writes
     // the runs' keys as it finds them; else they are gathered once the count says they fit.
     let direct = outputs.keys.2 >= keys.len && C::RECORD.is_none();
     let keep_starts = !direct || outputs.lengths.is_some() || outputs.values.is_some();
-    let runs = find_runs::<F, D>(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
+    let runs = find_runs(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;
@@ -191,14 +189,13 @@ struct FoundRuns<'a> {
     index_bytes: usize,
 }
 
-/// Finds the runs of the validated `keys` under `comp`, keeps their starts (with
-/// `keep_starts`) as indices of `index_bytes` (which hold the keys' count), and writes their
-/// first keys to `heads` unless it is 0 (room for a key per key); waits for the GPU to read
-/// the count.
-fn find_runs<'a, K: Key, C: Comparator<K>>(gpu: &'a Gpu, keys: &CheckedBuffer<'_>, index_bytes: usize, heads: u64, keep_starts: bool) -> Result<FoundRuns<'a>> {
+/// Finds the runs of the validated `keys` (by the comparator of `kernels`, keys of
+/// `key_bytes`), keeps their starts (with `keep_starts`) as indices of `index_bytes` (which
+/// hold the keys' count), and writes their first keys to `heads` unless it is 0 (room for a
+/// key per key); waits for the GPU to read the count.
+fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, heads: u64, keep_starts: bool) -> Result<FoundRuns<'a>> {
     let n = keys.len;
-    let kernels = gpu.kernels::<K, C>()?;
-    let shape = search_shape(kernels.arch, std::mem::size_of::<K>());
+    let shape = search_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
     // The tiles' scan states, the ticket and the count (zeroed), then the starts.
     let mut layout = TempLayout::default();

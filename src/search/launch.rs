@@ -24,7 +24,7 @@ pub(crate) fn launch_search<K: Key, C: Comparator<K>>(gpu: &Gpu, needles: &Check
     }
     if let Some(order) = &C::RECORD {
         // Records wider than the key tiles: their comparable keys searched.
-        return with_comparable_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], true, |keys, kernels| {
+        return with_comparable_keys::<K, _>(gpu, order, &[(needles.ptr, needles.len), (haystack.ptr, haystack.len)], |keys, kernels| {
             let (n, h) = (CheckedBuffer::raw(keys, needles.len, 8), CheckedBuffer::raw(keys + (needles.len * 8) as u64, haystack.len, 8));
             launch_search_with(gpu, kernels, 8, &n, &h, what, outs)
         });

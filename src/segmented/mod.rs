@@ -108,7 +108,7 @@ pub(crate) fn sort_segments<K: Key, C: Comparator<K>, O: SegmentOffsets + ?Sized
         return launch_segmented::<K, C, O>(gpu, keys, values, n, offsets, comp);
     };
     let values = values.map(|(v, word)| (ValueSources { a: (v, n), b: None }, v, word));
-    move_records::<K>(gpu, order, ValueSources { a: (keys, n), b: None }, false, keys, values, |o| {
+    move_records::<K>(gpu, order, ValueSources { a: (keys, n), b: None }, keys, values, |o| {
         launch_segmented_with(gpu, o.kernels, 8, o.keys, Some((o.positions, o.word)), n, offsets)?;
         Ok((n, o.positions))
     })

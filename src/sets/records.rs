@@ -18,7 +18,7 @@ use cudarc::driver::CudaSlice;
 pub(super) fn set_op_records<K: Key>(gpu: &Gpu, order: &RecordOrder, op: SetOperation, a: &CheckedBuffer<'_>, b: &CheckedBuffer<'_>, output: Output<'_, '_>) -> Result<CudaSlice<u64>> {
     let (out, values) = match output {
         Output::LenOnly => {
-            return with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], true, |keys, kernels| {
+            return with_comparable_keys::<K, _>(gpu, order, &[(a.ptr, a.len), (b.ptr, b.len)], |keys, kernels| {
                 let (ka, kb) = (CheckedBuffer::raw(keys, a.len, 8), CheckedBuffer::raw(keys + (a.len * 8) as u64, b.len, 8));
                 launch_set_op::<u64>(gpu, kernels, op, &ka, &kb, Output::LenOnly)
             });
@@ -29,7 +29,7 @@ pub(super) fn set_op_records<K: Key>(gpu: &Gpu, order: &RecordOrder, op: SetOper
     // The room the result has: the shorter output, at most the inputs' items.
     let room = output.capacity().min(a.len + b.len);
     let mut len = None;
-    move_records::<K>(gpu, order, ValueSources { a: (a.ptr, a.len), b: Some((b.ptr, b.len)) }, true, out.ptr, values, |o: &OrderedPositions| {
+    move_records::<K>(gpu, order, ValueSources { a: (a.ptr, a.len), b: Some((b.ptr, b.len)) }, out.ptr, values, |o: &OrderedPositions| {
         let (ka, kb) = (CheckedBuffer::raw(o.keys, a.len, 8), CheckedBuffer::raw(o.keys + (a.len * 8) as u64, b.len, 8));
         let (pa, pb) = (CheckedBuffer::raw(o.positions, a.len, o.word), CheckedBuffer::raw(o.positions + (a.len * o.word) as u64, b.len, o.word));
         let (ko, po) = (CheckedBuffer::raw(o.keys_out, room, 8), CheckedBuffer::raw(o.positions_out, room, o.word));

@@ -1,23 +1,23 @@
 //! Records wider than the kernels' key tiles ([`Comparator::RECORD`](crate::Comparator::RECORD))
-//! in the algorithms other than sorts: each record's order as one `u64` key, so merges,
-//! searches, set operations, segmented sorts, multiway merges and runs run their `u64` kernels
+//! in the algorithms other than sorts: one `u64` key per record and a module whose kernels
+//! order those keys as the records ([`with_comparable_keys`]), so merges, searches, set
+//! operations, partitions, segmented sorts, multiway merges and runs run that module's kernels
 //! on the keys (with the records' positions as values where records move) and gather the
 //! records once.
 //!
-//! An order of one packed word is that word, ascending (descending for `Greater`). An order of
-//! several words becomes each record's rank: the records put in the order by their words (the
-//! first word merged where the inputs are sorted, else sorted; each later word sorted only
-//! inside the runs tied on the words before, as the record sort does), the runs tied on every
-//! word found, each record given its run's index by a load-balancing search, and the ranks
-//! scattered back to the records' positions. Ranks ascend with the order and tie exactly where
-//! the records do. Under a custom comparator the records' device addresses are sorted instead
-//! of their words (its module's keys, compared as the records they point to), and the runs are
-//! those of records equal under it.
+//! An order of one packed word: that word, under the `u64` kernels of its direction. An order
+//! with a module on the records' device addresses (a custom comparator's, or a field order's
+//! of several words): the addresses, under that module, which compares the records they point
+//! to.
 //!
-//! Algorithms that only compare keys (merges, searches, set operations, partitions, segmented
-//! sorts) skip the ranks where the order has a module on addresses (custom comparators, field
-//! orders of several words): they run that module's kernels on the records' addresses
-//! ([`with_comparable_keys`]).
+//! [`with_order_keys`] gives keys that compare as plain `u64`s (the testing kit reads them on
+//! the host): the packed word, or each record's rank. For ranks the records are put in order
+//! by their words (the first word sorted, each later word sorted only inside the runs tied on
+//! the words before, as the record sort does), the runs tied on every word found, each record
+//! given its run's index by a load-balancing search, and the ranks scattered back to the
+//! records' positions. Ranks ascend with the order and tie exactly where the records do.
+//! Under a custom comparator the records' addresses are sorted instead of their words, and the
+//! runs are those of records equal under it.
 
 use super::launch::{launch_sort, launch_sort_positions};
 use super::records::{order_key_kernels, record_kernels, PackedWords, TieRuns};
@@ -27,16 +27,14 @@ use crate::device::temp::TempLayout;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::gather::{copy_device, copy_one_after_another, launch_addresses, launch_gather, launch_iota, launch_scatter, position_bytes, ValueSources};
-use crate::merge::launch::launch_merge;
 use crate::key::{Greater, Key, Less, RecordOrder};
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
 use crate::segmented::plan::MAX_SEGMENT_OFFSETS;
 
 /// Runs `run(keys, descending)` where `keys` (a device address) holds one `u64` per record of
-/// `inputs` (device addresses and counts of records of `K`; each sorted by `order` where
-/// `sorted`), input after input, ordered as the records are by the `u64` kernels of `Less`
-/// (`descending == false`) or `Greater`.
-pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, run: impl FnOnce(u64, bool) -> Result<R>) -> Result<R> {
+/// `inputs` (device addresses and counts of records of `K`), input after input, ordered as the
+/// records are by the `u64` kernels of `Less` (`descending == false`) or `Greater`.
+pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], run: impl FnOnce(u64, bool) -> Result<R>) -> Result<R> {
     let total: usize = inputs.iter().map(|i| i.1).sum();
     if total == 0 {
         return run(0, order.descending);
@@ -47,12 +45,12 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
     let (base, _guard) = temp.device_ptr_mut();
     let keys = base + keys_at as u64;
     match order.custom() {
-        Some(fatbin) => ranks_by_address::<K>(gpu, order, fatbin, inputs, sorted, keys)?,
+        Some(fatbin) => ranks_by_address::<K>(gpu, order, fatbin, inputs, keys)?,
         None if order.words() == 1 => {
             pack_first_words::<K>(gpu, order, inputs, keys)?;
             return run(keys, order.descending);
         }
-        None => ranks::<K>(gpu, order, inputs, sorted, keys)?,
+        None => ranks::<K>(gpu, order, inputs, keys)?,
     }
     run(keys, false)
 }
@@ -63,10 +61,10 @@ pub(crate) fn with_order_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs:
 /// module on addresses (one pass writes them; nothing is ranked), else the order keys under
 /// the `u64` kernels of their direction. For algorithms that only compare the keys with
 /// `kernels` (merges, searches, set operations, partitions, segmented sorts).
-pub(crate) fn with_comparable_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, run: impl FnOnce(u64, &Kernels) -> Result<R>) -> Result<R> {
+pub(crate) fn with_comparable_keys<K: Key, R>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], run: impl FnOnce(u64, &Kernels) -> Result<R>) -> Result<R> {
     let total: usize = inputs.iter().map(|i| i.1).sum();
     let Some(fatbin) = order.by_address.filter(|_| total > 0) else {
-        return with_order_keys::<K, _>(gpu, order, inputs, sorted, |keys, descending| run(keys, &*order_key_kernels(gpu, descending)?));
+        return with_order_keys::<K, _>(gpu, order, inputs, |keys, descending| run(keys, &*order_key_kernels(gpu, descending)?));
     };
     let kernels = record_kernels(gpu, order)?;
     let mut temp = gpu.temp(total * 8)?;
@@ -91,8 +89,8 @@ pub(crate) struct OrderedPositions<'a> {
     pub positions_out: u64,
 }
 
-/// The records of `sources` (of `K`; each sorted by `order` where `sorted`) moved by an
-/// algorithm on their order keys: `run` writes the positions of its outputs and returns how
+/// The records of `sources` (of `K`) moved by an algorithm on their comparable keys
+/// ([`with_comparable_keys`]): `run` writes the positions of its outputs and returns how
 /// many and where; the records at those positions are gathered into `out`, and the values of
 /// `values` (sources, output, bytes of a value) into theirs. `out` may be the only source
 /// (in-place algorithms): the records (and values) are set aside first.
@@ -100,7 +98,6 @@ pub(crate) fn move_records<K: Key>(
     gpu: &Gpu,
     order: &RecordOrder,
     sources: ValueSources,
-    sorted: bool,
     out: u64,
     values: Option<(ValueSources, u64, usize)>,
     run: impl FnOnce(&OrderedPositions<'_>) -> Result<(usize, u64)>,
@@ -109,7 +106,7 @@ pub(crate) fn move_records<K: Key>(
     let total = sources.a.1 + sources.b.map_or(0, |b| b.1);
     let record_bytes = std::mem::size_of::<K>();
     let inputs = [sources.a, sources.b.unwrap_or((0, 0))];
-    with_comparable_keys::<K, _>(gpu, order, &inputs, sorted, |keys, key_kernels| {
+    with_comparable_keys::<K, _>(gpu, order, &inputs, |keys, key_kernels| {
         let word = position_bytes(total);
         let in_place = sources.b.is_none() && sources.a.0 == out;
         let value_bytes = values.as_ref().map_or(0, |v| v.2);
@@ -159,10 +156,9 @@ fn pack_first_words<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usiz
     Ok(())
 }
 
-/// Writes each record's rank in `order` among the records of `inputs` (each sorted by the order
-/// where `sorted`) to `keys` (`u64`s), input after input: the index of its run of records tied
-/// on every word, in ascending order.
-fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted: bool, keys: u64) -> Result<()> {
+/// Writes each record's rank in `order` among the records of `inputs` to `keys` (`u64`s),
+/// input after input: the index of its run of records tied on every word, in ascending order.
+fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], keys: u64) -> Result<()> {
     let lengths: Vec<usize> = inputs.iter().map(|i| i.1).filter(|&n| n > 0).collect();
     let total: usize = lengths.iter().sum();
     if total + 2 > MAX_SEGMENT_OFFSETS {
@@ -176,7 +172,7 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
     let mut layout = TempLayout::default();
     let (packed_at, positions_at) = (layout.region((total + 1) * 8), layout.region(total * word));
     let records_at = layout.region(if lengths.len() > 1 { total * record_bytes } else { 0 });
-    let (runs_at, merged_at) = (layout.region((total + 1) * 8), layout.region(total * word));
+    let runs_at = layout.region((total + 1) * 8);
     let ties_at = TieRuns::regions(&mut layout, total + 1);
     let mut temp = gpu.temp(layout.bytes())?;
     let extra_head = ties_at[0] + total;
@@ -191,45 +187,23 @@ fn ranks<K: Key>(gpu: &Gpu, order: &RecordOrder, inputs: &[(u64, usize)], sorted
             at(records_at)
         }
     };
-    // The first word in order: where the inputs are sorted, merged (two, into the runs' region
-    // and back); else sorted.
-    let first_word = |_: &Kernels, packed: u64, positions: u64, word: usize| match (sorted, lengths.as_slice()) {
-        (true, &[a, b]) => merge_first_words(gpu, order, (packed, positions, word), (a, b), (runs, at(merged_at))),
-        _ => sort_words(gpu, order, packed, positions, word, total),
-    };
+    let first_word = |_: &Kernels, packed: u64, positions: u64, word: usize| sort_words(gpu, order, packed, positions, word, total);
     let words = PackedWords { gpu, kernels: &kernels, order, records, record_bytes, n: total, packed, positions, word, sort_packed: first_word };
-    // The runs tied on a word and every word before, over the items and one more equal to the
-    // last (`first`: the first word).
-    let ties = TieRuns::at(base, ties_at, total + 1);
-    let find_ties = |first: bool| -> Result<()> {
-        copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
-        ties.find(gpu, &kernels, packed, first)
-    };
-    let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
-    let search_runs = || launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 });
-    if sorted && lengths.len() == 1 {
-        // One sorted input is in the order already: each word's ties in place, then each
-        // record's run is its rank where it is.
-        for w in 0..order.words() {
-            words.pack(w, false, None)?;
-            find_ties(w == 0)?;
-        }
-        search_runs()?;
-        return copy_device(gpu, keys, runs, total * 8);
-    }
     words.sort(Some(&TieRuns::at(base, ties_at, total)))?;
-    // The runs tied on the last word too; each record's run in the order; then the runs
-    // scattered back to the records' positions.
-    find_ties(false)?;
-    search_runs()?;
+    // The runs tied on the last word too, over the items and one more equal to the last; each
+    // record's run in the order; then the runs scattered back to the records' positions.
+    let ties = TieRuns::at(base, ties_at, total + 1);
+    copy_device(gpu, packed + (total * 8) as u64, packed + ((total - 1) * 8) as u64, 8)?;
+    ties.find(gpu, &kernels, packed, false)?;
+    let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
+    launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
     launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
 }
 
 /// [`ranks`] under a custom comparator (`fatbin`, its module on records' addresses): the
-/// records' addresses sorted with their positions (not where one input is sorted already: then
-/// the runs are those of adjacent records, sorted or not), the runs of records equal under the
+/// records' addresses sorted with their positions, the runs of records equal under the
 /// comparator found, each record given its run's index.
-fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8], inputs: &[(u64, usize)], sorted: bool, keys: u64) -> Result<()> {
+fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8], inputs: &[(u64, usize)], keys: u64) -> Result<()> {
     let inputs: Vec<(u64, usize)> = inputs.iter().copied().filter(|i| i.1 > 0).collect();
     let total: usize = inputs.iter().map(|i| i.1).sum();
     if total + 2 > MAX_SEGMENT_OFFSETS {
@@ -248,11 +222,8 @@ fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8
         launch_addresses(gpu, &kernels, addresses + (at * 8) as u64, n, (records, record_bytes), false)?;
         at += n;
     }
-    let in_order = sorted && inputs.len() == 1;
-    if !in_order {
-        launch_iota(gpu, &kernels, positions, total, 0, word)?;
-        launch_sort_positions(gpu, &by_address, addresses, positions, word, total)?;
-    }
+    launch_iota(gpu, &kernels, positions, total, 0, word)?;
+    launch_sort_positions(gpu, &by_address, addresses, positions, word, total)?;
     // One item more, the last record again: tied with the last, so the offsets are the runs'
     // starts (see `ranks`).
     copy_device(gpu, addresses + (total * 8) as u64, addresses + ((total - 1) * 8) as u64, 8)?;
@@ -260,10 +231,7 @@ fn ranks_by_address<K: Key>(gpu: &Gpu, order: &RecordOrder, fatbin: &'static [u8
     ties.find_by_comparator(gpu, &by_address, addresses)?;
     let starts = CheckedBuffer::raw(ties.offsets, total + 2, 8);
     launch_load_balancing(gpu, 8, total + 1, &starts, LoadBalancingOutput::Search { segments: runs, ranks: 0 })?;
-    match in_order {
-        true => copy_device(gpu, keys, runs, total * 8),
-        false => launch_scatter(gpu, &kernels, runs, (positions, word), keys, total),
-    }
+    launch_scatter(gpu, &kernels, runs, (positions, word), keys, total)
 }
 
 /// Sorts the `n` packed first words at `packed` as `u64` keys in the order's direction, the
@@ -273,20 +241,4 @@ fn sort_words(gpu: &Gpu, order: &RecordOrder, packed: u64, positions: u64, word:
         true => launch_sort::<u64, Greater>(gpu, packed, packed, Some((positions, positions, word)), n, Greater),
         false => launch_sort::<u64, Less>(gpu, packed, packed, Some((positions, positions, word)), n, Less),
     }
-}
-
-/// Merges the packed first words of two sorted inputs (`a` then `b` items at `packed`, the
-/// positions following) in the order's direction through `scratch` (room for the merged words
-/// and positions), then copies them back.
-fn merge_first_words(gpu: &Gpu, order: &RecordOrder, (packed, positions, word): (u64, u64, usize), (a, b): (usize, usize), scratch: (u64, u64)) -> Result<()> {
-    let total = a + b;
-    let (ka, kb, ko) = (CheckedBuffer::raw(packed, a, 8), CheckedBuffer::raw(packed + (a * 8) as u64, b, 8), CheckedBuffer::raw(scratch.0, total, 8));
-    let (pa, pb, po) = (CheckedBuffer::raw(positions, a, word), CheckedBuffer::raw(positions + (a * word) as u64, b, word), CheckedBuffer::raw(scratch.1, total, word));
-    let values = Some((&pa, &pb, &po, word));
-    match order.descending {
-        true => launch_merge::<u64, Greater>(gpu, &ka, &kb, &ko, values, Greater),
-        false => launch_merge::<u64, Less>(gpu, &ka, &kb, &ko, values, Less),
-    }?;
-    copy_device(gpu, packed, scratch.0, total * 8)?;
-    copy_device(gpu, positions, scratch.1, total * word)
 }

@@ -33,9 +33,9 @@ pub fn comparator_keys<K: TestKey>() -> BoxedStrategy<Vec<K>> {
 /// and `b ~ c` give `a ~ c`, where `x ~ y` is neither `x < y` nor `y < x`). On
 /// [`Backend::Gpu`] it also runs the comparator's CUDA functor on every ordered pair of `keys`
 /// and checks that it answers as [`Comparator::is_less`] (a derived comparator's two twins);
-/// for records (derived keys over 16 bytes), which the kernels order by `u64` order keys, it
-/// checks the keys the device computes for them (their packed order, or their ranks, under a
-/// custom comparator found by its CUDA functor) instead.
+/// for records (derived keys over 16 bytes), which the kernels order by `u64` keys, it checks
+/// the order keys the device computes for them instead (their packed order, or their ranks;
+/// under a custom comparator found by its CUDA functor).
 /// Fails with the keys that break the rule.
 pub fn check_comparator<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
     if keys.len() > MAX_COMPARATOR_KEYS {
@@ -125,7 +125,7 @@ fn record_compare_all<K: TestKey>(gpu: &Gpu, order: &RecordOrder, keys: &[K]) ->
     let descending = {
         let (from, _read) = records.device_ptr(gpu.stream());
         let (to, _write) = order_keys.device_ptr_mut(gpu.stream());
-        with_order_keys::<K, _>(gpu, order, &[(from, n)], false, |keys, descending| copy_device(gpu, to, keys, n * 8).map(|()| descending))?
+        with_order_keys::<K, _>(gpu, order, &[(from, n)], |keys, descending| copy_device(gpu, to, keys, n * 8).map(|()| descending))?
     };
     let order_keys = gpu.download(&order_keys)?;
     let before = |a: u64, b: u64| if descending { b < a } else { a < b };
