@@ -49,7 +49,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::search_shape;
+use crate::tuning::load_balancing_shape;
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
@@ -198,7 +198,7 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
-    let tile = search_shape(kernels.arch, index_bytes);
+    let tile = load_balancing_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;

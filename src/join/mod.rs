@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
 use crate::search::{launch_search, SearchOutput};
-use crate::tuning::search_shape;
+use crate::tuning::load_balancing_shape;
 use cudarc::driver::{CudaSlice, CudaView, DevicePtr, LaunchConfig};
 
 /// The row index that stands for "no row" in a join's output: the other side of an unmatched
@@ -265,7 +265,7 @@ pub(crate) fn launch_join<K: Key, C: Comparator<K>>(gpu: &Gpu, a: &CheckedBuffer
             continue;
         }
         // The outputs spread over the rows by a load-balancing search of the offsets.
-        let tile = search_shape(kernels.arch, 8);
+        let tile = load_balancing_shape(kernels.arch, 8);
         let tiles = load_balancing_tile_count(side.rows, counts[k], tile.tile());
         let mut parts = gpu.temp((tiles + 1) * 8)?;
         let (partitions, _guard) = parts.device_ptr_mut();

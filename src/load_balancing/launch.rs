@@ -8,7 +8,7 @@ use crate::device::kernels::Kernels;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::partition::launch::partition_launch_config;
-use crate::tuning::search_shape;
+use crate::tuning::load_balancing_shape;
 use cudarc::driver::LaunchConfig;
 
 /// What a load-balancing launch writes for each item (device addresses of `count` outputs).
@@ -34,7 +34,7 @@ pub(crate) fn launch_load_balancing(gpu: &Gpu, index_bytes: usize, count: usize,
             (0, 0, values, out, word, value_bytes / word)
         }
     };
-    let tile = search_shape(kernels.arch, index_bytes);
+    let tile = load_balancing_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "load-balancing grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;

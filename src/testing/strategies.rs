@@ -158,7 +158,7 @@ impl SplitMix {
 }
 
 /// The tiles of `K`'s kernels in the tuning table, for every architecture mergepath tunes
-/// (sm_80 and sm_90) and every algorithm: merge, search, sets, sort and sort-pairs passes (and
+/// (sm_80 and sm_90) and every algorithm: merge, search, load-balancing, sets, sort and sort-pairs passes (and
 /// their four-way output tiles of two tiles), blocksort, the ladder's tiles. Sorted, deduplicated.
 pub fn tile_sizes<K: Key>() -> Vec<usize> {
     let bytes = std::mem::size_of::<K>();
@@ -167,6 +167,7 @@ pub fn tile_sizes<K: Key>() -> Vec<usize> {
         let shapes = [
             tuning::merge_shape(arch, bytes),
             tuning::search_shape(arch, bytes),
+            tuning::load_balancing_shape(arch, bytes),
             tuning::sets_shape(arch, bytes),
             tuning::sort_shape(arch, bytes),
             tuning::sort_pairs_shape(arch, bytes),

@@ -8,9 +8,9 @@
 #include "words.cuh"
 
 namespace mergepath_instance {
-// The tiles: the sorted search's shapes for keys of the index's width.
-constexpr mergepath::launch_shape LOAD_BALANCING_4 = mergepath::search_shape(MERGEPATH_ARCH / 10, 4);
-constexpr mergepath::launch_shape LOAD_BALANCING_8 = mergepath::search_shape(MERGEPATH_ARCH / 10, 8);
+// The tiles, by the index's width (tuning.tsv's load_balancing rows).
+constexpr mergepath::launch_shape LOAD_BALANCING_4 = mergepath::load_balancing_shape(MERGEPATH_ARCH / 10, 4);
+constexpr mergepath::launch_shape LOAD_BALANCING_8 = mergepath::load_balancing_shape(MERGEPATH_ARCH / 10, 8);
 }  // namespace mergepath_instance
 
 #define MERGEPATH_LOAD_BALANCING_PARTITIONS(BYTES, INDEX)                                            \
