@@ -66,7 +66,7 @@ pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
 }
 
 /// The launch shape of the load-balancing search's tiles and those built on them (interval
-/// operations, bulk insert and remove, the joins' expansion), by the index's size.
+/// operations, the joins' expansion), by the index's size.
 pub fn load_balancing_shape(arch: u32, index_bytes: usize) -> LaunchShape {
     select_shape(LOAD_BALANCING_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has load_balancing rows")
 }

@@ -34,7 +34,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::{value_align, Comparator, Key, Less, Value};
 use crate::partition::launch::partition_launch_config;
-use crate::tuning::load_balancing_shape;
+use crate::tuning::search_shape;
 use crate::runs::{runs_on, RunOutputs};
 use crate::search::{launch_search, SearchOutput};
 use crate::types::{Bound, SortIndex};
@@ -222,7 +222,8 @@ fn launch_bulk(gpu: &Gpu, tile: BulkTile, (index_bytes, value_bytes): (usize, us
     let (n, count) = (array.len, positions.len);
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, array.ptr | values | out.ptr);
-    let shape = load_balancing_shape(kernels.arch, index_bytes);
+    // The sorted search's shape, as the tiles' (entry/bulk.cuh).
+    let shape = search_shape(kernels.arch, index_bytes);
     let tiles = (n + count).div_ceil(shape.tile());
     let grid = grid_ctas(tiles, "bulk grid")?;
     let words = value_bytes / word;

@@ -1,9 +1,15 @@
 // Entry layer: the `extern "C"` bulk insert and remove kernels: the partitions for positions of
 // 4 or 8 bytes, and the tiles, values moved as words of 1 to 16 bytes. Key-independent:
-// compiled only into the u32 / less module (MERGEPATH_INDEX_ENTRIES), on the load-balancing
-// search's tile shapes. Included by ../instantiate.cuh.
+// compiled only into the u32 / less module (MERGEPATH_INDEX_ENTRIES), on tiles of the
+// load-balancing search's kind in the sorted search's shapes (the load-balancing rows' 128 x 15
+// made them 8-12 % slower at 2^26: BENCHMARKS.md). Included by ../instantiate.cuh.
 #pragma once
 #include "load_balancing.cuh"
+
+namespace mergepath_instance {
+constexpr mergepath::launch_shape BULK_4 = mergepath::search_shape(MERGEPATH_ARCH / 10, 4);
+constexpr mergepath::launch_shape BULK_8 = mergepath::search_shape(MERGEPATH_ARCH / 10, 8);
+}  // namespace mergepath_instance
 
 #ifdef MERGEPATH_INDEX_ENTRIES
 #include "../kernel/bulk.cuh"
@@ -18,12 +24,12 @@ MERGEPATH_BULK_PARTITIONS(8, uint64_t)
 #undef MERGEPATH_BULK_PARTITIONS
 
 #define MERGEPATH_BULK(OP, WBYTES, W, BYTES, INDEX)                                                    \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::LOAD_BALANCING_##BYTES.nt)         \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::BULK_##BYTES.nt)                   \
   mergepath_bulk_##OP##_##WBYTES##_##BYTES(const mergepath::bulk_params<INDEX> p) {                   \
     using namespace mergepath_instance;                                                                \
     const mergepath::bulk_values<W> v{reinterpret_cast<const W*>(p.array), reinterpret_cast<const W*>(p.values), \
                                       reinterpret_cast<W*>(p.out), p.out_len, (int)p.words};           \
-    mergepath::bulk_##OP##_tile<LOAD_BALANCING_##BYTES.nt, LOAD_BALANCING_##BYTES.vt>(                 \
+    mergepath::bulk_##OP##_tile<BULK_##BYTES.nt, BULK_##BYTES.vt>(                                     \
         p.positions, p.count, p.n, p.partitions, v, p.guard);                                          \
   }
 #define MERGEPATH_BULK_INSERT(WBYTES, W, BYTES, INDEX) MERGEPATH_BULK(insert, WBYTES, W, BYTES, INDEX)
