@@ -47,8 +47,9 @@ pub trait Comparator<K: Key>: Copy + Send + Sync + 'static {
     /// `Some` for the orders of records wider than the kernels' key tiles (`#[derive(Key)]` on
     /// structs over 16 bytes): the order fields packed into `u64` words, so sorts sort (packed
     /// order, position) pairs and gather each record once ([`RecordOrder`]), and the other
-    /// algorithms run on each record's order as one `u64` key (`sort::order_keys`); a custom
-    /// comparator's records go by their device addresses instead (`RecordOrder::by_address`).
+    /// algorithms run on one `u64` key per record (`sort::order_keys`): its packed word, or its
+    /// device address where the order has a module on addresses (`RecordOrder::by_address`:
+    /// custom comparators, whose sorts sort the addresses too, and orders of several words).
     /// Of such a comparator's [`Comparator::KERNELS`] (the `u64` ones, or the custom
     /// comparator's address module) a record may use only the key-independent kernels.
     #[doc(hidden)]
