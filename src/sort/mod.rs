@@ -56,7 +56,7 @@ use crate::error::Error;
 use crate::gather::{launch_iota, sort_values};
 use crate::key::{sort_value_align, Comparator, Key, Value};
 pub(crate) use launch::{launch_sort, launch_sort_by_words};
-pub(crate) use order_keys::{move_records, with_comparable_keys, with_order_keys, OrderedPositions};
+pub(crate) use order_keys::{move_records, with_comparable_keys, OrderedPositions};
 #[cfg(any(test, feature = "models"))]
 pub use model::{mergesort4_tiles, mergesort_tile_ranges};
 pub(crate) use plan::{mergesort4_pair_boundaries, sort_temp_bytes};

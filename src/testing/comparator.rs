@@ -7,7 +7,7 @@ use crate::device::contract::CompareAllParams;
 use crate::device::Gpu;
 use crate::gather::copy_device;
 use crate::key::{Comparator, RecordOrder};
-use crate::sort::with_order_keys;
+use crate::sort::order_keys::with_order_keys;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
