@@ -643,9 +643,10 @@ fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
         assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.descending), Some(true));
         assert_eq!(order.words(), words);
         // Orders of several words have kernels on the records' addresses (merges and searches
-        // run on them), Greater too (Less's, reversed).
+        // run on them), Greater the same module (reversed).
         assert_eq!(order.by_address.is_some(), words > 1);
-        assert_eq!(<Greater as Comparator<K>>::RECORD.map(|o| o.by_address.is_some()), Some(words > 1));
+        let greater = <Greater as Comparator<K>>::RECORD.and_then(|o| o.by_address);
+        assert_eq!(greater.map(<[u8]>::as_ptr), order.by_address.map(<[u8]>::as_ptr), "one module, embedded once");
         let packed = |x: &K| (0..words).map(|w| order.pack(bytemuck::bytes_of(x), w)).collect::<Vec<u64>>();
         for pair in items.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
@@ -659,6 +660,9 @@ fn records_pack_their_order_into_u64_words_that_order_as_the_fields() {
     check(&labelled(20_000, 3), 2);
     check(&three_words(20_000, 4), 3);
     assert!(<Less as Comparator<Point>>::RECORD.is_none(), "keys of at most 16 bytes are not records");
+    // A custom comparator's module: its kernels and its records' module on addresses, one copy.
+    let by_tail = <ByTail as Comparator<Row>>::RECORD.and_then(|o| o.by_address).map(<[u8]>::as_ptr);
+    assert_eq!(by_tail, Some(<ByTail as Comparator<Row>>::KERNELS.as_ptr()));
 }
 
 /// Records sorted on the GPU (in place, copying, with values of 4 and 12 bytes, with indices;

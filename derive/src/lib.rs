@@ -216,10 +216,13 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
     let multi_word = key.order_bits() > 64;
     let units: Vec<_> = cuda.iter().enumerate().filter(|&(i, c)| c.field_order.is_none() || (i == 0 && multi_word)).map(|(_, c)| c.clone()).collect();
     let fatbins = compile(key, &units)?;
+    // Each module in one static, which every constant naming it refers to.
+    let statics: Vec<Ident> = units.iter().map(|c| Ident::new(&format!("__mergepath_{name}_{}_kernels", c.name), Span::call_site())).collect();
+    let static_defs = statics.iter().zip(&fatbins).map(|(ident, fatbin)| embedded_static(ident, fatbin));
     let field_order_address = match multi_word {
         true => {
-            let kernels = embedded(&fatbins[0]);
-            quote!(::core::option::Option::Some(#kernels))
+            let kernels = &statics[0];
+            quote!(::core::option::Option::Some(&#kernels))
         }
         false => quote!(::core::option::Option::None),
     };
@@ -234,8 +237,8 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
                 quote!(::mergepath::RecordOrder { fields: &[#(#packed),*], descending: #descending, by_address: #field_order_address }),
             ),
             None => {
-                let kernels = embedded(&fatbins[i - 2 + usize::from(multi_word)]);
-                (kernels.clone(), quote!(::mergepath::RecordOrder { fields: &[], descending: false, by_address: ::core::option::Option::Some(#kernels) }))
+                let kernels = &statics[i - 2 + usize::from(multi_word)];
+                (quote!(&#kernels), quote!(::mergepath::RecordOrder { fields: &[], descending: false, by_address: ::core::option::Option::Some(&#kernels) }))
             }
         };
         let declare = declaration(name, r, vis);
@@ -254,8 +257,27 @@ fn record(key: &DerivedKey, vis: &syn::Visibility) -> syn::Result<TokenStream2> 
     });
     Ok(quote! {
         #key_impls
+        #(#static_defs)*
         #(#impls)*
     })
+}
+
+/// A compiled module's bytes as the static `ident` (empty where nothing is compiled): the
+/// constants that name it share its one copy, so the module is embedded once and loaded once
+/// (`Gpu` caches modules by their address).
+fn embedded_static(ident: &Ident, fatbin: &Option<std::path::PathBuf>) -> TokenStream2 {
+    let (len, bytes) = match fatbin {
+        Some(path) => {
+            let path = path.to_string_lossy();
+            (quote!(include_bytes!(#path).len()), quote!(*include_bytes!(#path)))
+        }
+        None => (quote!(0), quote!([])),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #ident: [u8; #len] = #bytes;
+    }
 }
 
 /// The order's elements (field, array element, descending) as the `RecordField`s of a packed
