@@ -1,5 +1,6 @@
 //! Load-balancing search, interval expand, gather and move and segmented reduction throughput:
-//! the segment and rank of each of n work items (u32 indices), each item's segment's u32 value,
+//! the segment and rank (and the segment alone) of each of n work items (u32 indices), each
+//! item's segment's u32 value,
 //! each interval's u32 values read from (gather) or moved to and from (move) the mirror of its
 //! place, and the sum of each segment's u32 values, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
 //! included), and skewed (one segment of half the items, the rest uniform in 0..32) — n = 2^20,
@@ -51,6 +52,12 @@ fn load_balancing(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(name, n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut run)));
             let ms = event_median_ms(&gpu, 20, &mut run);
             println!("load_balancing_search_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+            // The search alone (each item's segment, no ranks): the starts read, the segments written.
+            let bytes = starts.len() * 4 + n * 4;
+            let mut search = || mergepath::load_balancing_search(&gpu, n, &starts, &mut segments).unwrap();
+            group.bench_function(BenchmarkId::new(format!("segments_{name}"), n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut search)));
+            let ms = event_median_ms(&gpu, 20, &mut search);
+            println!("load_balancing_search_segments_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
             // Interval expand of one u32 value per segment: the starts and values read, the items written.
             let values = gpu.upload(&(0..starts.len() as u32).collect::<Vec<u32>>()).unwrap();
             let bytes = 2 * starts.len() * 4 + n * 4;

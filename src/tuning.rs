@@ -66,9 +66,15 @@ pub fn blocksort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
 }
 
 /// The launch shape of the load-balancing search's tiles and those built on them (interval
-/// operations, the joins' expansion), by the index's size.
+/// expand, the joins' expansion), by the index's size.
 pub fn load_balancing_shape(arch: u32, index_bytes: usize) -> LaunchShape {
     select_shape(LOAD_BALANCING_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has load_balancing rows")
+}
+
+/// The launch shape of interval move, gather and scatter's tiles (the load-balancing search's,
+/// staging each segment's source and destination too), by the index's size.
+pub fn interval_shape(arch: u32, index_bytes: usize) -> LaunchShape {
+    select_shape(INTERVAL_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval rows")
 }
 
 /// The launch shape of the segmented reduction's tiles, by the key's size.

@@ -5,8 +5,9 @@
 // machine, from the repository root, with the generated headers in .gpu/include (timing.cuh
 // says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
-// `gather_staged*`: the gather with the tile's sources staged in shared memory (gather_staged_tile),
-// with 8 (the library's), 16 or 4 words in flight a thread.
+// The gather's tile stages its sources in shared memory beside its starts; the shapes whose
+// four arrays do not fit 48 KB measure the search alone. (Commit 1639249 measured a copy of
+// that tile against the one without staging: BENCHMARKS.md.)
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
 // of_copy ok, where ms is the partitions and the tile together and of_copy the device copy of
@@ -31,35 +32,6 @@ __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segme
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, nullptr, input, input_len, out, count, 1};
   mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
-}
-
-// The gather with each tile's sources staged in shared memory beside its starts (one coalesced
-// load a tile, in the same round as the starts), so an item's source is a shared read rather
-// than a global load its value's load waits on. U: words in flight a thread.
-template <int NT, int VT, int U>
-__global__ void __launch_bounds__(NT) gather_staged_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
-                                                         const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
-  constexpr int NV = NT * VT;
-  __shared__ I tile_starts[NV + 1];
-  __shared__ I tile_sources[NV + 1];
-  __shared__ int boundaries_before[NV];
-  const mergepath::merge_range r = mergepath::compute_merge_range(segments - 1, count, blockIdx.x, NV, parts);
-  const int a_n = r.a_count(), b_n = r.b_count();
-  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
-    tile_starts[h] = starts[r.a_begin + h];
-    tile_sources[h] = sources[r.a_begin + h];
-  }
-  __syncthreads();
-  const mergepath::item_positions<I> items{r.b_begin};
-  mergepath::load_balancing_walk<VT>(tile_starts, a_n, items, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
-  __syncthreads();
-  mergepath::cta_move_words<NT, U>(b_n, input, out, [&](int k, uint64_t& from, uint64_t& to) {
-    const int h = boundaries_before[k];
-    const uint64_t j = (uint64_t)r.b_begin + k;
-    from = (uint64_t)tile_sources[h] + (j - (uint64_t)tile_starts[h]);
-    to = j;
-    return from < (uint64_t)input_len;
-  });
 }
 
 struct input {
@@ -128,26 +100,14 @@ static void run(const input& in, const char* dist, float copy_ms) {
   });
   const bool search_ok = check(in.want_segments);
   printf("search\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, search, copy_ms / search, search_ok ? "ok" : "WRONG");
-  CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
-  const float gather = median_ms([&] {
-    launch_parts();
-    gather_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
-  });
-  const bool gather_ok = check(in.want_gather);
-  printf("gather\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, gather, copy_ms / gather, gather_ok ? "ok" : "WRONG");
-  const auto staged = [&](auto moves, const char* op) {
+  if constexpr (NV * 4 * sizeof(I) < 48 * 1024) {  // the gather tile's shared memory
     CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
-    const float ms = median_ms([&] {
+    const float gather = median_ms([&] {
       launch_parts();
-      gather_staged_tile<NT, VT, decltype(moves)::value><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
+      gather_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
     });
-    const bool ok = check(in.want_gather);
-    printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", op, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
-  };
-  if constexpr (NV * 3 * sizeof(I) < 48 * 1024) {  // the staged tile's shared memory
-    staged(std::integral_constant<int, mergepath::LOAD_BALANCING_MOVES>(), "gather_staged");
-    staged(std::integral_constant<int, 16>(), "gather_staged_u16");
-    staged(std::integral_constant<int, 4>(), "gather_staged_u4");
+    const bool gather_ok = check(in.want_gather);
+    printf("gather\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, gather, copy_ms / gather, gather_ok ? "ok" : "WRONG");
   }
 }
 

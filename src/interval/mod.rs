@@ -49,7 +49,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::load_balancing_shape;
+use crate::tuning::interval_shape;
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
@@ -198,7 +198,7 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
-    let tile = load_balancing_shape(kernels.arch, index_bytes);
+    let tile = interval_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;
@@ -221,7 +221,7 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
     let func = kernels.interval_move(word, index_bytes)?;
     // SAFETY: `IntervalMoveParams` is `mergepath_interval_move_{word}_{4,8}`'s parameter struct;
-    // its tile is the search shape of the index width (the partitions' spacing above, enqueued
+    // its tile is the interval shape of the index width (the partitions' spacing above, enqueued
     // before it), one CTA per tile of the boundaries' and items' merge over `starts.len >= 1`
     // starts (check_intervals: items need intervals); `sources` and `destinations`, where not
     // null, hold one index per start; the kernel moves only within `input_len` and `output_len`

@@ -82,17 +82,22 @@ struct load_balancing_items {
 // in shared memory the starts of its segments (slot 0 the start of the segment the tile's first
 // item is in, slot h + 1 the tile's boundary h) and each item's boundaries before it, from
 // each thread's walk of VT merge outputs from its own split (load_balancing_walk; a search per
-// item where the tile's starts are out of order). Ready on return; a kernel calls it once.
-template <int NT, int VT, class I>
+// item where the tile's starts are out of order). stage(h, s) is called for each slot h, of
+// segment s, as its start is loaded, for a tile that keeps more of its segments' data in
+// shared memory (its loads in flight with the starts'). Ready on return; a kernel calls it once.
+template <int NT, int VT, class I, class Stage>
 __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
-                                                                            const int64_t* partitions) {
+                                                                            const int64_t* partitions, Stage stage) {
   constexpr int NV = NT * VT;
   __shared__ I tile_starts[NV + 1];
   __shared__ int boundaries_before[NV];
   wait_for_previous_kernel();  // the partitions (see merge.cuh)
   const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
   const int a_n = r.a_count(), b_n = r.b_count();
-  for (int h = (int)threadIdx.x; h <= a_n; h += NT) tile_starts[h] = starts[r.a_begin + h];
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
+    tile_starts[h] = starts[r.a_begin + h];
+    stage(h, r.a_begin + h);
+  }
   __syncthreads();
   const item_positions<I> items{r.b_begin};
   // On starts that are not an exclusive scan (out of order in this tile) the threads' splits
@@ -107,6 +112,13 @@ __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(con
   }
   __syncthreads();
   return load_balancing_items<I>{r, tile_starts, boundaries_before};
+}
+
+// load_balancing_tile_items staging nothing more.
+template <int NT, int VT, class I>
+__device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
+                                                                            const int64_t* partitions) {
+  return load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, [](int, int64_t) {});
 }
 
 // Unit u of a tile's values of `words` words each: the value's index (x) and the word (y).
