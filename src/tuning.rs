@@ -82,6 +82,12 @@ pub fn reduce_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(REDUCE_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has reduce rows")
 }
 
+/// The launch shape of reduce-by-key's tiles (threads, rows of 32 values a warp), by the
+/// values' size.
+pub fn reduce_runs_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(REDUCE_RUNS_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has reduce_runs rows")
+}
+
 /// The launch shape of the sample sort's distribution passes (its count and scatter tiles).
 pub fn samplesort_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(SAMPLESORT_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has samplesort rows")

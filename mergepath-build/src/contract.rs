@@ -601,9 +601,11 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "segmented_reduce_params",
         templates: &["I"],
-        doc: "mergepath_segmented_reduce_{sum,min,max}_{4,8} (one CTA per tile of the load-balancing search's merge, tiles of `spacing` outputs, partitions from mergepath_load_balancing_partitions_{4,8} at that spacing): out[s] = the fold of segment s's values (count keys, segments by starts as the search's) for the segments that begin and end in the tile, the tile's head and tail folds in heads[tile] and tails[tile] (REDUCE_PARTIAL_BYTES each); then mergepath_segmented_reduce_spine_{sum,min,max} (one CTA of REDUCE_SPINE_THREADS over the `tiles` tiles' partials) writes the others. `empty` holds the key (at most 16 bytes) given to segments with no values.",
+        doc: "mergepath_segmented_reduce_{sum,min,max}_{4,8} (one CTA per tile of the load-balancing search's merge, tiles of `spacing` outputs, partitions from mergepath_load_balancing_partitions_{4,8} at that spacing): out[s] = the fold of segment s's values (count keys, segments by starts as the search's) for the segments that begin and end in the tile, the tile's head and tail folds in heads[tile] and tails[tile] (REDUCE_PARTIAL_BYTES each); then mergepath_segmented_reduce_spine_{sum,min,max} (one CTA of REDUCE_SPINE_THREADS over the `tiles` tiles' partials) writes the others. `empty` holds the key (at most 16 bytes) given to segments with no values. mergepath_reduce_runs_{sum,min,max}_{4,8} (one CTA per tile of the reduce_runs shape over the `count` values, `tiles` of them) takes the segments as runs (none empty) from their boundary words instead of starts (boundary_bits[w]: bit i where value 32w + i begins a run other than the first; boundaries_before[w]: the bits set in the words before w, from mergepath_run_starts_{4,8}), writes the runs that begin and end in the tile, the partials as the tiles above, and partitions[tile] = the boundaries before the tile (the last tile also partitions[tiles] = segments - 1), for the same spine.",
         fields: &[
             ("starts", Ptr("const I*")),
+            ("boundary_bits", Ptr("const unsigned*")),
+            ("boundaries_before", Ptr("const I*")),
             ("segments", I64),
             ("count", I64),
             ("values", Ptr(BYTES)),
@@ -619,7 +621,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "runs_params",
         templates: &["I"],
-        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
+        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; where boundary_bits is not null, the runs' boundaries as mergepath_reduce_runs_{sum,min,max}_{4,8} reads them (boundary_bits: a word for each 32 keys, boundaries_before: one I per word); mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
         fields: &[
             ("keys", Ptr(BYTES)),
             ("count", I64),
@@ -629,6 +631,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("heads", Ptr(BYTES_OUT)),
             ("runs", Ptr("uint64_t*")),
             ("lengths", Ptr("I*")),
+            ("boundary_bits", Ptr("unsigned*")),
+            ("boundaries_before", Ptr("I*")),
         ],
     },
     Struct {
@@ -1105,6 +1109,9 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     entry("segmented_reduce_sum", "segmented_reduce_params", Indices),
     entry("segmented_reduce_min", "segmented_reduce_params", Indices),
     entry("segmented_reduce_max", "segmented_reduce_params", Indices),
+    entry("reduce_runs_sum", "segmented_reduce_params", Indices),
+    entry("reduce_runs_min", "segmented_reduce_params", Indices),
+    entry("reduce_runs_max", "segmented_reduce_params", Indices),
     entry("segmented_reduce_spine_sum", "segmented_reduce_params", One),
     entry("segmented_reduce_spine_min", "segmented_reduce_params", One),
     entry("segmented_reduce_spine_max", "segmented_reduce_params", One),

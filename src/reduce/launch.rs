@@ -1,5 +1,6 @@
 //! The launches of a segmented reduction: the load-balancing search's partitions at the
-//! reduction's tile, the tiles, then the spine.
+//! reduction's tile, the tiles, then the spine; or for runs of keys (reduce-by-key) the tiles
+//! over the runs' boundary words, then the same spine.
 
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::{SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
@@ -13,52 +14,86 @@ use crate::key::{Comparator, Key, Less, RecordOrder};
 use crate::sort::launch_sort_by_words;
 use crate::sort::records::order_key_kernels;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::reduce_shape;
+use crate::tuning::{reduce_runs_shape, reduce_shape};
 use crate::types::Reduction;
 use cudarc::driver::{DevicePtr, LaunchConfig};
 
-/// Enqueues the reduction of the `count` values at `values` in the segments of the validated
-/// `starts` (indices of `index_bytes`) into `out` (one key per segment), `empty` for segments
-/// with no values. The caller checked the sizes ([`super::check_reduce`]).
+/// The segments of a segmented reduction: their starts (indices, validated), or runs of values
+/// (none empty) by the boundary words the runs-finding kernel writes on the device (`bits`, and
+/// `before` of the reduction's index width), `runs` of them.
+#[derive(Clone, Copy)]
+pub(crate) enum Segments<'a> {
+    Starts(&'a CheckedBuffer<'a>),
+    Runs { bits: u64, before: u64, runs: usize },
+}
+
+impl Segments<'_> {
+    fn count(&self) -> usize {
+        match self {
+            Segments::Starts(starts) => starts.len,
+            Segments::Runs { runs, .. } => *runs,
+        }
+    }
+}
+
+/// Enqueues the reduction of the `count` values at `values` in `segments` (indices of
+/// `index_bytes`) into `out` (one key per segment), `empty` for segments with no values. The
+/// caller checked the sizes ([`super::check_reduce`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     gpu: &Gpu,
     index_bytes: usize,
-    starts: &CheckedBuffer<'_>,
+    segments: Segments<'_>,
     values: u64,
     count: usize,
     out: u64,
     reduction: Reduction,
     empty: K,
 ) -> Result<()> {
-    let segments = starts.len;
-    if segments == 0 {
+    let segment_count = segments.count();
+    if segment_count == 0 {
         return Ok(()); // and no values (checked)
     }
     if let Some(order) = &C::RECORD {
-        let reduce_places = |places, chosen| launch_segmented_reduce::<u64, Less>(gpu, index_bytes, starts, places, count, chosen, Reduction::Min, count as u64);
-        return reduce_records::<K>(gpu, order, reduction, (values, count), (out, segments, empty), reduce_places);
+        let reduce_places = |places, chosen| launch_segmented_reduce::<u64, Less>(gpu, index_bytes, segments, places, count, chosen, Reduction::Min, count as u64);
+        return reduce_records::<K>(gpu, order, reduction, (values, count), (out, segment_count, empty), reduce_places);
     }
     let kernels = gpu.kernels::<K, C>()?;
-    let shape = reduce_shape(kernels.arch, std::mem::size_of::<K>());
-    let tile = shape.tile();
-    let tiles = load_balancing_tile_count(segments, count, tile);
+    let key_bytes = std::mem::size_of::<K>();
+    let (shape, tiles) = match segments {
+        Segments::Starts(starts) => {
+            let shape = reduce_shape(kernels.arch, key_bytes);
+            (shape, load_balancing_tile_count(starts.len, count, shape.tile()))
+        }
+        Segments::Runs { .. } => {
+            let shape = reduce_runs_shape(kernels.arch, key_bytes);
+            (shape, count.div_ceil(shape.tile()))
+        }
+    };
     let mut layout = TempLayout::default();
     let partial_bytes = tiles * REDUCE_PARTIAL_BYTES;
     let (partitions_at, heads_at, tails_at) = (layout.region((tiles + 1) * 8), layout.region(partial_bytes), layout.region(partial_bytes));
     let mut temp = gpu.temp(layout.bytes())?;
     let (base, _guard) = temp.device_ptr_mut();
     let partitions = base + partitions_at as u64;
-    let partition_params = load_balancing_params(starts.ptr, segments, count, tile, partitions);
-    launch_load_balancing_partitions(gpu, &kernels, index_bytes, &partition_params)?;
+    if let Segments::Starts(starts) = segments {
+        let partition_params = load_balancing_params(starts.ptr, starts.len, count, shape.tile(), partitions);
+        launch_load_balancing_partitions(gpu, &kernels, index_bytes, &partition_params)?;
+    }
     let mut empty_words = [0u64; 2];
-    bytemuck::bytes_of_mut(&mut empty_words)[..std::mem::size_of::<K>()].copy_from_slice(bytemuck::bytes_of(&empty));
+    bytemuck::bytes_of_mut(&mut empty_words)[..key_bytes].copy_from_slice(bytemuck::bytes_of(&empty));
+    let (starts, (boundary_bits, boundaries_before)) = match segments {
+        Segments::Starts(starts) => (starts.ptr, (0, 0)),
+        Segments::Runs { bits, before, .. } => (0, (bits, before)),
+    };
     let params = SegmentedReduceParams {
-        starts: starts.ptr,
-        segments: segments as i64,
+        starts,
+        boundary_bits,
+        boundaries_before,
+        segments: segment_count as i64,
         count: count as i64,
         values,
-        spacing: tile as i64,
+        spacing: shape.tile() as i64,
         partitions,
         tiles: tiles as i64,
         heads: base + heads_at as u64,
@@ -66,16 +101,24 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
         out,
         empty: empty_words,
     };
-    let (tile_entry, spine) = entries::<K>(&kernels, reduction, index_bytes)?;
+    let (tile_entry, spine) = entries::<K>(&kernels, reduction, index_bytes, matches!(segments, Segments::Runs { .. }))?;
     if tiles > 0 {
         let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "segmented reduction grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: `SegmentedReduceParams` is `mergepath_segmented_reduce_{op}_{4,8}`'s parameter
-        // struct; one CTA of the reduction shape (the same table row as the kernel's) per tile
-        // of the merge of `segments - 1` boundaries with `count` items, whose partitions the
-        // launch before wrote at this tile; `starts` holds `segments` indices of the entry's
-        // width, `values` `count` keys and `out` at least `segments` (checked by the caller), the
-        // partials room for `tiles` of REDUCE_PARTIAL_BYTES each.
-        unsafe { gpu.launch_dependent(&tile_entry, cfg, &params, kernels.arch) }?;
+        match segments {
+            // SAFETY: `SegmentedReduceParams` is `mergepath_segmented_reduce_{op}_{4,8}`'s
+            // parameter struct; one CTA of the reduction shape (the same table row as the
+            // kernel's) per tile of the merge of `segments - 1` boundaries with `count` items,
+            // whose partitions the launch before wrote at this tile; `starts` holds `segments`
+            // indices of the entry's width, `values` `count` keys and `out` at least `segments`
+            // (checked by the caller), the partials room for `tiles` of REDUCE_PARTIAL_BYTES each.
+            Segments::Starts(_) => unsafe { gpu.launch_dependent(&tile_entry, cfg, &params, kernels.arch) }?,
+            // SAFETY: as above for `mergepath_reduce_runs_{op}_{4,8}`, one CTA of the reduce_runs
+            // shape per tile of the `count` values; the boundary words (a word and an index of
+            // the entry's width per 32 values) were written before in stream order by the runs
+            // of the same values, `runs` of them, the size of `out` (checked by the caller); the
+            // kernel writes the `tiles + 1` partitions.
+            Segments::Runs { .. } => unsafe { gpu.launch(&tile_entry, cfg, &params) }?,
+        }
     }
     let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (REDUCE_SPINE_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: as above for `mergepath_segmented_reduce_spine_{op}`, one CTA of
@@ -121,12 +164,16 @@ fn reduce_records<K: Key>(
     launch_gather(gpu, &kernels, (sorted, count), Some((empty, 1)), (chosen, 8), out, segments, record_bytes)
 }
 
-/// The tile and spine entries of `reduction` for indices of `index_bytes`.
-fn entries<K>(kernels: &Kernels, reduction: Reduction, index_bytes: usize) -> Result<(Entry<SegmentedReduceParams>, Entry<SegmentedReduceParams>)> {
-    let pair = match reduction {
-        Reduction::Sum => (kernels.segmented_reduce_sum(index_bytes), kernels.segmented_reduce_spine_sum()),
-        Reduction::Min => (kernels.segmented_reduce_min(index_bytes), kernels.segmented_reduce_spine_min()),
-        Reduction::Max => (kernels.segmented_reduce_max(index_bytes), kernels.segmented_reduce_spine_max()),
+/// The tile (by starts, or for `runs`) and spine entries of `reduction` for indices of
+/// `index_bytes`.
+fn entries<K>(kernels: &Kernels, reduction: Reduction, index_bytes: usize, runs: bool) -> Result<(Entry<SegmentedReduceParams>, Entry<SegmentedReduceParams>)> {
+    let pair = match (reduction, runs) {
+        (Reduction::Sum, false) => (kernels.segmented_reduce_sum(index_bytes), kernels.segmented_reduce_spine_sum()),
+        (Reduction::Min, false) => (kernels.segmented_reduce_min(index_bytes), kernels.segmented_reduce_spine_min()),
+        (Reduction::Max, false) => (kernels.segmented_reduce_max(index_bytes), kernels.segmented_reduce_spine_max()),
+        (Reduction::Sum, true) => (kernels.reduce_runs_sum(index_bytes), kernels.segmented_reduce_spine_sum()),
+        (Reduction::Min, true) => (kernels.reduce_runs_min(index_bytes), kernels.segmented_reduce_spine_min()),
+        (Reduction::Max, true) => (kernels.reduce_runs_max(index_bytes), kernels.segmented_reduce_spine_max()),
     };
     match pair {
         (Ok(tile), Ok(spine)) => Ok((tile, spine)),

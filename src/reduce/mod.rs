@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::key::{Comparator, Key};
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
-pub(crate) use launch::launch_segmented_reduce;
+pub(crate) use launch::{launch_segmented_reduce, Segments};
 use std::any::TypeId;
 pub use crate::types::Reduction;
 
@@ -67,7 +67,7 @@ pub fn segmented_reduce<K: Key, I: SortIndex, C: Comparator<K>>(
     let values = gpu.input("values", values, K::DEVICE_ALIGN)?;
     let out = gpu.output("out", out, K::DEVICE_ALIGN, 0, &[&starts, &values])?;
     check_reduce::<K>(values.len, starts.len, out.len, I::MAX_COUNT, reduction)?;
-    launch_segmented_reduce::<K, C>(gpu, word, &starts, values.ptr, values.len, out.ptr, reduction, empty)
+    launch_segmented_reduce::<K, C>(gpu, word, Segments::Starts(&starts), values.ptr, values.len, out.ptr, reduction, empty)
 }
 
 /// The checks every front end makes of a segmented reduction of `count` values in `segments`

@@ -26,9 +26,11 @@
 //!
 //! How: one kernel over tiles of keys flags each run's first key, counts the flags, and writes
 //! their positions compacted in order (a single-pass scan of the tiles' counts, decoupled
-//! look-back), then the keys are gathered at those positions, the lengths are their
-//! differences, and the values are reduced with the runs as the segments of
-//! [`crate::segmented_reduce`].
+//! look-back), then the keys are gathered at those positions and the lengths are their
+//! differences. For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
+//! for each 32 keys, and the count before each word), and the values are reduced over them
+//! warp by warp (a segmented scan of each 32 values across a warp), the runs that cross tiles
+//! joined by [`crate::segmented_reduce`]'s spine.
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
@@ -40,7 +42,7 @@ use crate::gather::{launch_gather, position_bytes};
 use crate::device::kernels::Kernels;
 use crate::key::{Comparator, Key};
 use crate::sort::with_comparable_keys;
-use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction};
+use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction, Segments};
 use crate::tuning::search_shape;
 use crate::types::SortIndex;
 use crate::device::temp::{Temp, TempLayout};
@@ -120,7 +122,7 @@ pub(crate) struct RunOutputs {
 pub(crate) struct ReduceValues {
     values: u64,
     out: (u64, usize),
-    launch: fn(&Gpu, usize, &CheckedBuffer<'_>, u64, usize, u64, Reduction) -> Result<()>,
+    launch: fn(&Gpu, usize, Segments<'_>, u64, usize, u64, Reduction) -> Result<()>,
     reduction: Reduction,
 }
 
@@ -129,8 +131,8 @@ impl ReduceValues {
     pub(crate) fn new<V: Key, D: Comparator<V>>(values: u64, out: (u64, usize), reduction: Reduction) -> Result<Self> {
         check_reduction::<V>(reduction)?;
         // No run is empty: the segmented reduction's empty value is never written.
-        let launch = |gpu: &Gpu, index_bytes: usize, starts: &CheckedBuffer<'_>, values: u64, count: usize, out: u64, reduction: Reduction| {
-            launch_segmented_reduce::<V, D>(gpu, index_bytes, starts, values, count, out, reduction, bytemuck::Zeroable::zeroed())
+        let launch = |gpu: &Gpu, index_bytes: usize, runs: Segments<'_>, values: u64, count: usize, out: u64, reduction: Reduction| {
+            launch_segmented_reduce::<V, D>(gpu, index_bytes, runs, values, count, out, reduction, bytemuck::Zeroable::zeroed())
         };
         Ok(ReduceValues { values, out, launch, reduction })
     }
@@ -155,8 +157,8 @@ fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_
     // Room for a run per key (and the runs found in the keys themselves): the kernel writes
     // the runs' keys as it finds them; else they are gathered once the count says they fit.
     let direct = outputs.keys.2 >= keys.len && C::RECORD.is_none();
-    let keep_starts = !direct || outputs.lengths.is_some() || outputs.values.is_some();
-    let runs = find_runs(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep_starts)?;
+    let keep = Keep { starts: !direct || outputs.lengths.is_some(), boundaries: outputs.values.is_some() };
+    let runs = find_runs(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep)?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;
@@ -171,53 +173,68 @@ fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_
         runs.lengths::<K, C>(gpu, keys.len, lengths)?;
     }
     if let (Some(v), true) = (outputs.values, runs.count > 0) {
-        let starts = CheckedBuffer::raw(runs.starts, runs.count, runs.index_bytes);
-        (v.launch)(gpu, runs.index_bytes, &starts, v.values, keys.len, v.out.0, v.reduction)?;
+        let boundaries = Segments::Runs { bits: runs.boundary_bits, before: runs.boundaries_before, runs: runs.count };
+        (v.launch)(gpu, runs.index_bytes, boundaries, v.values, keys.len, v.out.0, v.reduction)?;
     }
     gpu.synchronize()?; // the temporaries stay until the work on them is done
     Ok(runs.count)
 }
 
+/// What a runs search keeps beside the count: the runs' starts, and their boundary words (for
+/// reduce-by-key).
+#[derive(Clone, Copy)]
+struct Keep {
+    starts: bool,
+    boundaries: bool,
+}
+
 /// The runs of a sequence of keys, found on the device: `count` run starts of `index_bytes`
-/// each at `starts` (0 where not kept), and the count on the device at `runs`, both in the
-/// temporary buffer `_temp`.
+/// each at `starts`, the boundary words at `boundary_bits` and `boundaries_before` (each 0
+/// where not kept), and the count on the device at `runs`, all in the temporary buffer `_temp`.
 struct FoundRuns<'a> {
     _temp: Temp<'a>,
     starts: u64,
+    boundary_bits: u64,
+    boundaries_before: u64,
     runs: u64,
     count: usize,
     index_bytes: usize,
 }
 
 /// Finds the runs of the validated `keys` (by the comparator of `kernels`, keys of
-/// `key_bytes`), keeps their starts (with `keep_starts`) as indices of `index_bytes` (which
-/// hold the keys' count), and writes their first keys to `heads` unless it is 0 (room for a
-/// key per key); waits for the GPU to read the count.
-fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, heads: u64, keep_starts: bool) -> Result<FoundRuns<'a>> {
+/// `key_bytes`), keeps what `keep` says (indices of `index_bytes`, which hold the keys'
+/// count), and writes their first keys to `heads` unless it is 0 (room for a key per key);
+/// waits for the GPU to read the count.
+fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, heads: u64, keep: Keep) -> Result<FoundRuns<'a>> {
     let n = keys.len;
     let shape = search_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
-    // The tiles' scan states, the ticket and the count (zeroed), then the starts.
+    // The tiles' scan states, the ticket and the count (zeroed), then the starts and the
+    // boundary words.
+    let words = if keep.boundaries { n.div_ceil(32) } else { 0 };
     let mut layout = TempLayout::default();
-    let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep_starts { n * index_bytes } else { 0 }));
+    let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
+    let (bits_at, before_at) = (layout.region(words * 4), layout.region(words * index_bytes));
     let mut temp = gpu.temp(layout.bytes())?;
     gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(tiles + 2)?)?;
     let (base, guard) = temp.device_ptr_mut();
     drop(guard); // the kernels below are ordered after the memset on the same stream
     let (states, runs) = (base + states_at as u64, base + (states_at + 8 * (tiles + 1)) as u64);
-    let starts = if keep_starts { base + starts_at as u64 } else { 0 };
-    let mut found = FoundRuns { _temp: temp, starts, runs, count: 0, index_bytes };
+    let kept = |yes: bool, at: usize| if yes { base + at as u64 } else { 0 };
+    let (starts, boundary_bits, boundaries_before) = (kept(keep.starts, starts_at), kept(keep.boundaries, bits_at), kept(keep.boundaries, before_at));
+    let mut found = FoundRuns { _temp: temp, starts, boundary_bits, boundaries_before, runs, count: 0, index_bytes };
     if n == 0 {
         return Ok(found);
     }
-    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths: 0 };
+    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths: 0, boundary_bits, boundaries_before };
     let func = kernels.run_starts(index_bytes)?;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
     // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
     // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
-    // entry's width (at most one run per key) and `heads` (where not 0) for `n` keys, `runs`
-    // one zeroed u64.
+    // entry's width (at most one run per key) and `heads` (where not 0) for `n` keys, the
+    // boundary words (where not 0) room for a word and an index a 32 keys, `runs` one zeroed
+    // u64.
     unsafe { gpu.launch(&func, cfg, &params) }?;
     let mut count = [0u64];
     // SAFETY: `runs` is a u64 of the temp buffer, written by the kernel just enqueued.
@@ -244,7 +261,7 @@ impl FoundRuns<'_> {
             return Ok(());
         }
         let kernels = gpu.kernels::<K, C>()?;
-        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths };
+        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths, boundary_bits: 0, boundaries_before: 0 };
         let func = kernels.run_lengths(self.index_bytes)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `RunsParams` is `mergepath_run_lengths_{4,8}`'s parameter struct; `starts`

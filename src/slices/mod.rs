@@ -62,7 +62,7 @@ use crate::checks::{check_indices, check_load_balancing, check_starts, check_mer
 use crate::device::buffers::CheckedBuffer;
 use cudarc::driver::CudaSlice;
 use crate::load_balancing::{launch_load_balancing, LoadBalancingOutput};
-use crate::reduce::{check_reduce, launch_segmented_reduce, Reduction};
+use crate::reduce::{check_reduce, launch_segmented_reduce, Reduction, Segments};
 use crate::runs::{check_lengths, runs_on, ReduceValues, RunOutputs};
 use crate::key::{value_carry, value_word, Comparator, Greater, Key, Less, Value, ValueCarry};
 use crate::search::{check_search, SearchOutput};
@@ -408,7 +408,7 @@ impl Gpu {
             return Ok(());
         }
         let segments = starts.len();
-        let launch = |gpu: &Gpu, starts: &CheckedBuffer<'_>, values_ptr, out_ptr| launch_segmented_reduce::<K, C>(gpu, std::mem::size_of::<I>(), starts, values_ptr, values.len(), out_ptr, reduction, empty);
+        let launch = |gpu: &Gpu, starts: &CheckedBuffer<'_>, values_ptr, out_ptr| launch_segmented_reduce::<K, C>(gpu, std::mem::size_of::<I>(), Segments::Starts(starts), values_ptr, values.len(), out_ptr, reduction, empty);
         let reduced = self.load_balancing_on_device(starts, Some(bytemuck::cast_slice::<K, u8>(values)), segments * std::mem::size_of::<K>(), launch)?;
         self.download_into(&reduced, bytes_mut(&mut out[..segments]))
     }

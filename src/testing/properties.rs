@@ -233,7 +233,9 @@ pub fn segmented_reduce<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, leng
 
 /// [`crate::unique`], [`crate::run_length_encode`] and [`crate::reduce_by_key`] (sums and
 /// maxima of `u32` values; on the GPU also the host-slice methods, or the host backend's) of
-/// `keys` as given and sorted by `comp` (long runs) equal the sequential runs (`chunk_by`).
+/// `keys` as given and sorted by `comp` (long runs) equal the sequential runs (`chunk_by`); and
+/// the keys reduced by key as values, minima by `comp`, are the runs' first keys (the first of
+/// the least of equal keys, values of the key's own width).
 pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp: C) -> PropertyResult {
     let mut sorted = keys.to_vec();
     sorted.sort_by(|a, b| crate::key::ordering_by(|x: &K, y: &K| comp.is_less(x, y), a, b));
@@ -246,6 +248,7 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
         let (_, want_maxima) = cpu::reduce_by_key(keys, &values, u32::max, comp);
         // Each variant: (what, run count, keys, lengths or folds).
         let mut got: Vec<(String, usize, Vec<K>, Vec<u32>)> = Vec::new();
+        let mut minima: Vec<(String, usize, Vec<K>)> = Vec::new();
         let n = keys.len();
         let err = |e| op_error("runs", backend, e);
         match backend {
@@ -259,6 +262,9 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
                 got.push(("reduce_by_key Sum".into(), r, k[..r].to_vec(), l[..r].to_vec()));
                 let r = crate::host::reduce_by_key(keys, &values, &mut k, &mut l, crate::Reduction::Max, comp, crate::Less).map_err(err)?;
                 got.push(("reduce_by_key Max".into(), r, k[..r].to_vec(), l[..r].to_vec()));
+                let mut m = k.clone();
+                let r = crate::host::reduce_by_key(keys, keys, &mut k, &mut m, crate::Reduction::Min, comp, comp).map_err(err)?;
+                minima.push(("reduce_by_key Min of the keys".into(), r, m[..r].to_vec()));
             }
             Backend::Gpu(gpu) => on_gpu("runs", backend, || {
                 let (dk, dv) = (gpu.upload(&if n == 0 { vec![K::zeroed()] } else { keys.to_vec() })?, gpu.upload(&values)?);
@@ -271,6 +277,9 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
                 got.push(("run_length_encode".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
                 let r = crate::reduce_by_key(gpu, &dk, &dv, &mut k, &mut l, crate::Reduction::Sum, comp, crate::Less)?;
                 got.push(("reduce_by_key Sum".into(), r, prefix(gpu, &k, r)?, gpu.download(&l)?[..r].to_vec()));
+                let mut m = gpu.upload(&vec![K::zeroed(); n.max(1)])?;
+                let r = crate::reduce_by_key(gpu, &dk, &dk, &mut k, &mut m, crate::Reduction::Min, comp, comp)?;
+                minima.push(("reduce_by_key Min of the keys".into(), r, prefix(gpu, &m, r)?));
                 let (mut hk, mut hl) = (vec![K::zeroed(); n], vec![0u32; n]);
                 let r = gpu.reduce_by_key(keys, &values, &mut hk, &mut hl, crate::Reduction::Max, comp, crate::Less)?;
                 got.push(("reduce_by_key Max (host slices)".into(), r, hk[..r].to_vec(), hl[..r].to_vec()));
@@ -290,6 +299,12 @@ pub fn runs<K: TestKey, C: Comparator<K>>(backend: Backend<'_>, keys: &[K], comp
             }
             assert_same_bits(&format!("{what} keys on {}", backend.name()), &k, &want_keys)?;
             assert_same_bits(&format!("{what} lengths or folds on {}", backend.name()), &l, want)?;
+        }
+        for (what, r, m) in minima {
+            if r != runs {
+                return Err(TestCaseError::fail(format!("{what} on {}: {r} runs, want {runs}", backend.name())));
+            }
+            assert_same_bits(&format!("{what} on {}", backend.name()), &m, &want_keys)?;
         }
     }
     Ok(())

@@ -4,10 +4,25 @@
 // variable numbers of items write them compacted in one pass.
 #pragma once
 #include <stdint.h>
+#include <string.h>
 
 namespace mergepath {
 
 constexpr int WARP_THREADS = 32;
+
+// __shfl_sync / __shfl_up_sync of a value of any trivially copyable type, a 32-bit word at a time.
+template <bool Up, class T>
+__device__ __forceinline__ T warp_shuffle(const T& value, int lane_or_delta) {
+  constexpr int WORDS = (int)((sizeof(T) + 3) / 4);
+  unsigned words[WORDS] = {};
+  memcpy(words, &value, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < WORDS; ++i)
+    words[i] = Up ? __shfl_up_sync(0xffffffffu, words[i], lane_or_delta) : __shfl_sync(0xffffffffu, words[i], lane_or_delta);
+  T out;
+  memcpy(&out, words, sizeof(T));
+  return out;
+}
 
 // Shared memory of cta_exclusive_scan and cta_tile_offset.
 template <int NT> struct scan_shared {

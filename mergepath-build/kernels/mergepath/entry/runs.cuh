@@ -9,8 +9,9 @@
   mergepath_run_starts_##BYTES(const mergepath::runs_params<INDEX> p) {                                  \
     using namespace mergepath_instance;                                                                  \
     mergepath::run_starts_tile<SEARCH.nt, SEARCH.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
-                                                    p.tile_states, p.starts,             \
-                                                    reinterpret_cast<K*>(p.heads), p.runs, Comp());             \
+                                                    p.tile_states, p.starts, reinterpret_cast<K*>(p.heads),        \
+                                                    mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
+                                                    p.runs, Comp());                                            \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
   mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \

@@ -1,12 +1,14 @@
 // Entry layer: the `extern "C"` segmented reduction kernels of the module's key type: per
 // reduction (sum where the key is a built-in number, min and max by the module's comparator),
-// the tiles for starts of 4- or 8-byte indices, and the spine. Included by ../instantiate.cuh.
+// the tiles for starts of 4- or 8-byte indices, the tiles for runs by boundary words, and the
+// spine. Included by ../instantiate.cuh.
 #pragma once
 #include <string.h>
 #include "../kernel/segmented_reduce.cuh"
 
 namespace mergepath_instance {
 constexpr mergepath::launch_shape REDUCE = mergepath::reduce_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+constexpr mergepath::launch_shape REDUCE_RUNS = mergepath::reduce_runs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 // Tiles per spine thread and round.
 constexpr int REDUCE_SPINE_TILES = 4;
 static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
@@ -32,6 +34,14 @@ __device__ __forceinline__ void reduce_tile(const mergepath::segmented_reduce_pa
                                                         reduce_partials_of(p));
 }
 
+template <class I, class Op>
+__device__ __forceinline__ void reduce_runs(const mergepath::segmented_reduce_params<I>& p, Op op) {
+  const mergepath::run_boundaries<I> runs{p.boundary_bits, p.boundaries_before};
+  mergepath::reduce_runs_tile<REDUCE_RUNS.nt, REDUCE_RUNS.vt>(runs, p.segments, p.count, reinterpret_cast<const K*>(p.values),
+                                                            p.partitions, p.tiles, reinterpret_cast<K*>(p.out), op,
+                                                            reduce_partials_of(p));
+}
+
 template <class Op>
 __device__ __forceinline__ void reduce_spine(const mergepath::segmented_reduce_params<uint32_t>& p, Op op) {
   mergepath::segmented_reduce_spine<mergepath::REDUCE_SPINE_THREADS, REDUCE_SPINE_TILES>(
@@ -47,6 +57,14 @@ __device__ __forceinline__ void reduce_spine(const mergepath::segmented_reduce_p
   extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE.nt)                                  \
   mergepath_segmented_reduce_##NAME##_8(const mergepath::segmented_reduce_params<uint64_t> p) {                \
     mergepath_instance::reduce_tile(p, OP);                                                                     \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt)                             \
+  mergepath_reduce_runs_##NAME##_4(const mergepath::segmented_reduce_params<uint32_t> p) {                     \
+    mergepath_instance::reduce_runs(p, OP);                                                                     \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt)                             \
+  mergepath_reduce_runs_##NAME##_8(const mergepath::segmented_reduce_params<uint64_t> p) {                     \
+    mergepath_instance::reduce_runs(p, OP);                                                                     \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(mergepath::REDUCE_SPINE_THREADS)                                \
   mergepath_segmented_reduce_spine_##NAME(const mergepath::segmented_reduce_params<uint32_t> p) {              \

@@ -8,21 +8,49 @@
 
 namespace mergepath {
 
+// The runs' boundaries as run_boundaries reads them (where `bits` is not null): bits[w] for
+// each word of 32 keys, before[w] the boundaries before it.
+template <class I>
+struct run_boundaries_out {
+  unsigned* bits;
+  I* before;
+};
+
+// A runs tile's heads (head_bits, the tile's words; the thread's `heads` from key `first`, with
+// `heads_before` heads before it in all tiles) as boundary words: each word, key 0's bit
+// cleared, and the boundaries before it (the heads before it but key 0).
+template <int NT, int VT, class I>
+__device__ __forceinline__ void write_run_boundaries(const run_boundaries_out<I>& boundaries, int64_t base, int n, int first,
+                                                     unsigned heads, int64_t heads_before, const unsigned* head_bits) {
+  for (int w = (int)threadIdx.x; w * 32 < n; w += NT) boundaries.bits[base / 32 + w] = head_bits[w] & (base + w == 0 ? ~1u : ~0u);
+  // The thread whose keys hold a word's first key counts the heads before it.
+  for (int k = (first + 31) / 32 * 32; k < first + VT && k < n; k += 32) {
+    const int64_t before = heads_before + __popc(heads & ((1u << (k - first)) - 1u));
+    boundaries.before[(base + k) / 32] = (I)(before > 0 ? before - 1 : 0);
+  }
+}
+
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
 // (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
-// count to *runs. Both go out through shared memory, in coalesced stores. Tiles take their
-// indices from a ticket (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
+// count to *runs. Both go out through shared memory, in coalesced stores. Where
+// `boundaries.bits` is not null, the heads but key 0 as boundary words too (NV is a whole
+// number of words). Tiles take their indices from a ticket (tile_states[num_tiles]);
+// tile_states: num_tiles + 1 zeroed slots.
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
-                                                I* starts, K* heads_out, uint64_t* runs, Comp comp) {
+                                                I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
+                                                uint64_t* runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
-  constexpr int NV = NT * VT;
+  constexpr int NV = NT * VT, WORDS = NV / 32;
+  static_assert(NV % 32 == 0, "tiles of whole boundary words");
   __shared__ K tile_keys[NV + 1];  // the key before the tile's first (tile 0: unused), then the tile's
   __shared__ int head_positions[NV];
+  __shared__ unsigned head_bits[WORDS];
   __shared__ scan_shared<NT> scan;
   __shared__ int64_t tile_index;
   if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+  for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_bits[w] = 0;
   __syncthreads();
   const int64_t tile = tile_index, base = tile * NV;
   const int n = count - base < NV ? (int)(count - base) : NV;
@@ -41,11 +69,17 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     }
   }
   int tile_count;
-  int at = cta_exclusive_scan<NT>(__popc(heads), tile_count, scan);
+  const int heads_before = cta_exclusive_scan<NT>(__popc(heads), tile_count, scan);
+  int at = heads_before;
 #pragma unroll
   for (int i = 0; i < VT; ++i)
     if (heads >> i & 1) head_positions[at++] = first + i;
+  if (boundaries.bits && heads) {
+    atomicOr(&head_bits[first / 32], heads << first % 32);
+    if (first % 32 + VT > 32) atomicOr(&head_bits[first / 32 + 1], heads >> (32 - first % 32));
+  }
   const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  if (boundaries.bits) write_run_boundaries<NT, VT>(boundaries, base, n, first, heads, offset + heads_before, head_bits);
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
     const int position = head_positions[k];
     if (starts) starts[offset + k] = (I)(base + position);

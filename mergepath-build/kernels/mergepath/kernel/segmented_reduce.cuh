@@ -88,6 +88,105 @@ __device__ __forceinline__ void segmented_reduce_tile(const I* starts, int64_t s
   if (threadIdx.x == 0) partials.tails[blockIdx.x] = tile_tail.fold;
 }
 
+// Runs of items as segments, by their boundaries as bits (the runs-finding kernel writes them):
+// bit i of bits[w] is set where item 32w + i begins a run other than the first (item 0's bit
+// is clear), and before[w] counts the set bits of the words before w.
+template <class I>
+struct run_boundaries {
+  const unsigned* bits;
+  const I* before;
+};
+
+// Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty): each
+// warp folds its VT rows of 32 values in order, a row by a segmented scan across its lanes with
+// the run open before it carried in, and writes each run that begins and ends in its rows to
+// out[run]. Then one thread joins the warps' partials: the runs begun in one warp and ended in
+// a later one are written, and the tile leaves its head and tail for the spine as
+// segmented_reduce_tile does, with partitions[tile] = the boundaries before the tile (the last
+// tile also partitions[tiles] = segments - 1), the partitions segmented_reduce_spine reads.
+template <int NT, int VT, class I, class K, class Op>
+__device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, int64_t segments, int64_t count, const K* values,
+                                                 int64_t* partitions, int64_t tiles, K* out, Op op,
+                                                 const reduce_partials<K>& partials) {
+  static_assert(VT <= WARP_THREADS, "a warp's rows' bits are loaded one a lane");
+  constexpr int WARPS = NT / WARP_THREADS;
+  __shared__ segmented_fold<K> warp_heads[WARPS], warp_tails[WARPS];
+  __shared__ int64_t warp_before[WARPS];
+  __shared__ bool warp_bounded[WARPS];
+  const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
+  const int64_t warp_first = ((int64_t)blockIdx.x * WARPS + warp) * VT * WARP_THREADS;
+  const int rows = warp_first < count ? (int)min((int64_t)VT, (count - warp_first + WARP_THREADS - 1) / WARP_THREADS) : 0;
+  // The warp's rows' values and boundary bits, all loads issued before the folds.
+  K items[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (i < rows && warp_first + i * WARP_THREADS + lane < count) items[i] = values[warp_first + i * WARP_THREADS + lane];
+  const unsigned lane_bits = lane < rows ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
+  const int64_t warp_boundaries = rows > 0 ? (int64_t)runs.before[warp_first / WARP_THREADS] : 0;
+  int64_t before = warp_boundaries;  // the boundaries before the row
+  segmented_fold<K> carry{}, head{};  // the run open before the row; the warp's head
+  bool bounded = false;               // a boundary in the warp's rows before this one
+  bool holds_head = false;            // this lane met the warp's first boundary
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (i >= rows) break;
+    const unsigned bits = __shfl_sync(0xffffffffu, lane_bits, i);
+    segmented_fold<K> x{};
+    if (warp_first + i * WARP_THREADS + lane < count) x = segmented_fold<K>{items[i], true};
+    bool begins = bits >> lane & 1;
+#pragma unroll
+    for (int d = 1; d < WARP_THREADS; d *= 2) {
+      const segmented_fold<K> y = warp_shuffle<true>(x, d);
+      const bool y_begins = __shfl_up_sync(0xffffffffu, begins, d);
+      if (lane >= d && !begins) {
+        x = y.then(x, op);
+        begins = y_begins;
+      }
+    }
+    if (!begins) x = carry.then(x, op);
+    // A boundary at this lane ends the run of the item before it (the carried run at lane 0).
+    const segmented_fold<K> ended = warp_shuffle<true>(x, 1);
+    if (bits >> lane & 1) {
+      const unsigned earlier = bits & ((1u << lane) - 1u);
+      const segmented_fold<K> done = lane == 0 ? carry : ended;
+      if (bounded || earlier != 0) out[before + __popc(earlier)] = done.value;
+      else {  // the warp's first boundary: its run began before the warp
+        head = done;
+        holds_head = true;
+      }
+    }
+    carry = warp_shuffle<false>(x, WARP_THREADS - 1);
+    before += __popc(bits);
+    bounded |= bits != 0;
+  }
+  if (holds_head) warp_heads[warp] = head;
+  if (lane == 0) {
+    warp_before[warp] = warp_boundaries;
+    warp_bounded[warp] = bounded;
+    warp_tails[warp] = carry;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    segmented_fold<K> tile_carry{}, tile_head{};
+    bool tile_bounded = false;
+    for (int w = 0; w < WARPS; ++w) {
+      if (!warp_bounded[w]) {
+        tile_carry = tile_carry.then(warp_tails[w], op);
+        continue;
+      }
+      const segmented_fold<K> done = tile_carry.then(warp_heads[w], op);
+      if (tile_bounded) out[warp_before[w]] = done.value;
+      else tile_head = done;
+      tile_carry = warp_tails[w];
+      tile_bounded = true;
+    }
+    if (tile_bounded) partials.heads[blockIdx.x] = tile_head;
+    partials.tails[blockIdx.x] = tile_carry;
+    partitions[blockIdx.x] = warp_before[0];
+    if (blockIdx.x == tiles - 1) partitions[tiles] = segments - 1;
+  }
+}
+
 // The spine: one CTA of NT threads over the `tiles` tiles' partials in order, SV tiles a thread
 // a round, each thread's loads issued together before it folds. A tile with boundaries
 // (partitions[t] < partitions[t + 1]) ends the segment partitions[t], begun before it: its
