@@ -98,10 +98,11 @@ struct run_boundaries {
 };
 
 // Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty): each
-// warp folds its VT rows of 32 values in order, a row by a segmented scan across its lanes with
-// the run open before it carried in, and writes each run that begins and ends in its rows to
-// out[run]. Then one thread joins the warps' partials: the runs begun in one warp and ended in
-// a later one are written, and the tile leaves its head and tail for the spine as
+// warp folds its VT rows of 32 values in order, a row by a segmented scan across its lanes (the
+// values alone shuffled: where each lane's run begins in the row comes from the row's bits)
+// with the run open before it carried in, and writes each run that begins and ends in its rows
+// to out[run]. Then one thread joins the warps' partials: the runs begun in one warp and ended
+// in a later one are written, and the tile leaves its head and tail for the spine as
 // segmented_reduce_tile does, with partitions[tile] = the boundaries before the tile (the last
 // tile also partitions[tiles] = segments - 1), the partitions segmented_reduce_spine reads.
 template <int NT, int VT, class I, class K, class Op>
@@ -123,7 +124,7 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
     if (i < rows && warp_first + i * WARP_THREADS + lane < count) items[i] = values[warp_first + i * WARP_THREADS + lane];
   const unsigned lane_bits = lane < rows ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
   const int64_t warp_boundaries = rows > 0 ? (int64_t)runs.before[warp_first / WARP_THREADS] : 0;
-  int64_t before = warp_boundaries;  // the boundaries before the row
+  int64_t before = warp_boundaries;   // the boundaries before the row
   segmented_fold<K> carry{}, head{};  // the run open before the row; the warp's head
   bool bounded = false;               // a boundary in the warp's rows before this one
   bool holds_head = false;            // this lane met the warp's first boundary
@@ -131,31 +132,30 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   for (int i = 0; i < VT; ++i) {
     if (i >= rows) break;
     const unsigned bits = __shfl_sync(0xffffffffu, lane_bits, i);
-    segmented_fold<K> x{};
-    if (warp_first + i * WARP_THREADS + lane < count) x = segmented_fold<K>{items[i], true};
-    bool begins = bits >> lane & 1;
+    const int last = (int)min((int64_t)WARP_THREADS - 1, count - 1 - (warp_first + i * WARP_THREADS));  // the row's last lane
+    // The lane's run in the row begins at `begin` (-1: before the row); lanes past `last`
+    // fold what is there, never read.
+    const int begin = 31 - __clz(bits & (lane == 31 ? ~0u : (2u << lane) - 1u));
+    K x = items[i];
 #pragma unroll
     for (int d = 1; d < WARP_THREADS; d *= 2) {
-      const segmented_fold<K> y = warp_shuffle<true>(x, d);
-      const bool y_begins = __shfl_up_sync(0xffffffffu, begins, d);
-      if (lane >= d && !begins) {
-        x = y.then(x, op);
-        begins = y_begins;
-      }
+      const K y = warp_shuffle<true>(x, d);
+      if (lane >= d && begin <= lane - d) x = op(y, x);
     }
-    if (!begins) x = carry.then(x, op);
+    if (begin < 0 && carry.any) x = op(carry.value, x);
     // A boundary at this lane ends the run of the item before it (the carried run at lane 0).
-    const segmented_fold<K> ended = warp_shuffle<true>(x, 1);
+    const K ended = warp_shuffle<true>(x, 1);
     if (bits >> lane & 1) {
       const unsigned earlier = bits & ((1u << lane) - 1u);
-      const segmented_fold<K> done = lane == 0 ? carry : ended;
-      if (bounded || earlier != 0) out[before + __popc(earlier)] = done.value;
-      else {  // the warp's first boundary: its run began before the warp
+      const segmented_fold<K> done = lane == 0 ? carry : segmented_fold<K>{ended, true};
+      if (bounded || earlier != 0) {
+        out[before + __popc(earlier)] = done.value;
+      } else {  // the warp's first boundary: its run began before the warp
         head = done;
         holds_head = true;
       }
     }
-    carry = warp_shuffle<false>(x, WARP_THREADS - 1);
+    carry = segmented_fold<K>{warp_shuffle<false>(x, last), true};
     before += __popc(bits);
     bounded |= bits != 0;
   }
