@@ -158,8 +158,9 @@ impl SplitMix {
 }
 
 /// The tiles of `K`'s kernels in the tuning table, for every architecture mergepath tunes
-/// (sm_80 and sm_90) and every algorithm: merge, search, load-balancing, interval moves, sets, sort and sort-pairs passes (and
-/// their four-way output tiles of two tiles), blocksort, the ladder's tiles. Sorted, deduplicated.
+/// (sm_80 and sm_90) and every algorithm: merge, search, load-balancing, interval moves,
+/// reduce-by-key's values, sets, sort and sort-pairs passes (and their four-way output tiles of
+/// two tiles), blocksort, the ladder's tiles. Sorted, deduplicated.
 pub fn tile_sizes<K: Key>() -> Vec<usize> {
     let bytes = std::mem::size_of::<K>();
     let mut tiles = Vec::new();
@@ -169,6 +170,7 @@ pub fn tile_sizes<K: Key>() -> Vec<usize> {
             tuning::search_shape(arch, bytes),
             tuning::load_balancing_shape(arch, bytes),
             tuning::interval_shape(arch, bytes),
+            tuning::reduce_runs_shape(arch, bytes),
             tuning::sets_shape(arch, bytes),
             tuning::sort_shape(arch, bytes),
             tuning::sort_pairs_shape(arch, bytes),
