@@ -25,7 +25,8 @@ using Comp = mergepath::less_t<K>;
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs) {
-  mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, runs, Comp());
+  mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
+                                     runs, Comp());
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
