@@ -97,73 +97,93 @@ struct run_boundaries {
   const I* before;
 };
 
-// Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty): each
-// warp folds its VT rows of 32 values in order, a row by a segmented scan across its lanes (the
-// values alone shuffled: where each lane's run begins in the row comes from the row's bits)
-// with the run open before it carried in, and writes each run that begins and ends in its rows
-// to out[run]. Then one thread joins the warps' partials: the runs begun in one warp and ended
-// in a later one are written, and the tile leaves its head and tail for the spine as
-// segmented_reduce_tile does, with partitions[tile] = the boundaries before the tile (the last
-// tile also partitions[tiles] = segments - 1), the partitions segmented_reduce_spine reads.
+// Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty). Each
+// warp stages its 32 * VT values in shared memory (rows of 32, coalesced), and each lane folds
+// VT of them in a row: a run that begins and ends in the lane is written to out[run] there.
+// A segmented scan of the lanes' folds across the warp then finishes the runs begun in an
+// earlier lane, and one thread joins the warps' partials alike. The tile leaves its head and
+// tail for the spine as segmented_reduce_tile does, with partitions[tile] = the boundaries
+// before the tile (the last tile also partitions[tiles] = segments - 1), the partitions
+// segmented_reduce_spine reads. (VT odd keeps a lane's reads of 4-byte values free of bank
+// conflicts.)
 template <int NT, int VT, class I, class K, class Op>
 __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, int64_t segments, int64_t count, const K* values,
                                                  int64_t* partitions, int64_t tiles, K* out, Op op,
                                                  const reduce_partials<K>& partials) {
-  static_assert(VT <= WARP_THREADS, "a warp's rows' bits are loaded one a lane");
-  constexpr int WARPS = NT / WARP_THREADS;
+  static_assert(VT <= WARP_THREADS, "a warp's bit words are loaded one a lane");
+  constexpr int WARPS = NT / WARP_THREADS, CHUNK = WARP_THREADS * VT;
+  __shared__ K warp_values[WARPS][CHUNK];
   __shared__ segmented_fold<K> warp_heads[WARPS], warp_tails[WARPS];
   __shared__ int64_t warp_before[WARPS];
   __shared__ bool warp_bounded[WARPS];
   const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
-  const int64_t warp_first = ((int64_t)blockIdx.x * WARPS + warp) * VT * WARP_THREADS;
-  const int rows = warp_first < count ? (int)min((int64_t)VT, (count - warp_first + WARP_THREADS - 1) / WARP_THREADS) : 0;
-  // The warp's rows' values and boundary bits, all loads issued before the folds.
-  K items[VT];
+  const int64_t warp_first = ((int64_t)blockIdx.x * WARPS + warp) * CHUNK;
+  const int warp_n = warp_first < count ? (int)min((int64_t)CHUNK, count - warp_first) : 0;
+  K* chunk = warp_values[warp];
 #pragma unroll
   for (int i = 0; i < VT; ++i)
-    if (i < rows && warp_first + i * WARP_THREADS + lane < count) items[i] = values[warp_first + i * WARP_THREADS + lane];
-  const unsigned lane_bits = lane < rows ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
-  const int64_t warp_boundaries = rows > 0 ? (int64_t)runs.before[warp_first / WARP_THREADS] : 0;
-  int64_t before = warp_boundaries;   // the boundaries before the row
-  segmented_fold<K> carry{}, head{};  // the run open before the row; the warp's head
-  bool bounded = false;               // a boundary in the warp's rows before this one
-  bool holds_head = false;            // this lane met the warp's first boundary
+    if (i * WARP_THREADS + lane < warp_n) chunk[i * WARP_THREADS + lane] = values[warp_first + i * WARP_THREADS + lane];
+  const unsigned word = lane * WARP_THREADS < warp_n ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
+  const int64_t warp_boundaries = warp_n > 0 ? (int64_t)runs.before[warp_first / WARP_THREADS] : 0;
+  __syncwarp();
+  // The lane's items, from `first` in the chunk, and their boundary bits (within two words).
+  const int first = lane * VT, n = max(0, min(VT, warp_n - first)), shift = first % WARP_THREADS;
+  const unsigned low = __shfl_sync(0xffffffffu, word, first / WARP_THREADS);
+  const unsigned high = __shfl_sync(0xffffffffu, word, min(first / WARP_THREADS + 1, WARP_THREADS - 1));
+  const unsigned bits = (shift == 0 ? low : low >> shift | high << (WARP_THREADS - shift)) & (VT == 32 ? ~0u : (1u << VT) - 1u);
+  // The boundaries before the lane's items.
+  int inclusive = __popc(bits);
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (i >= rows) break;
-    const unsigned bits = __shfl_sync(0xffffffffu, lane_bits, i);
-    const int last = (int)min((int64_t)WARP_THREADS - 1, count - 1 - (warp_first + i * WARP_THREADS));  // the row's last lane
-    // The lane's run in the row begins at `begin` (-1: before the row); lanes past `last`
-    // fold what is there, never read.
-    const int begin = 31 - __clz(bits & (lane == 31 ? ~0u : (2u << lane) - 1u));
-    K x = items[i];
-#pragma unroll
-    for (int d = 1; d < WARP_THREADS; d *= 2) {
-      const K y = warp_shuffle<true>(x, d);
-      if (lane >= d && begin <= lane - d) x = op(y, x);
-    }
-    if (begin < 0 && carry.any) x = op(carry.value, x);
-    // A boundary at this lane ends the run of the item before it (the carried run at lane 0).
-    const K ended = warp_shuffle<true>(x, 1);
-    if (bits >> lane & 1) {
-      const unsigned earlier = bits & ((1u << lane) - 1u);
-      const segmented_fold<K> done = lane == 0 ? carry : segmented_fold<K>{ended, true};
-      if (bounded || earlier != 0) {
-        out[before + __popc(earlier)] = done.value;
-      } else {  // the warp's first boundary: its run began before the warp
-        head = done;
-        holds_head = true;
-      }
-    }
-    carry = segmented_fold<K>{warp_shuffle<false>(x, last), true};
-    before += __popc(bits);
-    bounded |= bits != 0;
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += y;
   }
-  if (holds_head) warp_heads[warp] = head;
+  const int64_t before = warp_boundaries + inclusive - __popc(bits);
+  // The lane's fold since its last boundary (all its items where it has none), and its head:
+  // its items before its first boundary.
+  segmented_fold<K> tail{}, head{};
+  bool bounded = false;
+#pragma unroll
+  for (int j = 0; j < VT; ++j) {
+    if (j >= n) break;
+    const K v = chunk[first + j];
+    if (bits >> j & 1) {
+      if (bounded) out[before + __popc(bits & ((1u << j) - 1u))] = tail.value;
+      else head = tail;
+      tail = segmented_fold<K>{v, true};
+      bounded = true;
+    } else {
+      tail.add(v, op);
+    }
+  }
+  // The lanes' tails folded across the warp, reset at each lane with a boundary.
+  segmented_fold<K> x = tail;
+  bool resets = bounded;
+#pragma unroll
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const segmented_fold<K> y = warp_shuffle<true>(x, d);
+    const bool y_resets = __shfl_up_sync(0xffffffffu, resets, d);
+    if (lane >= d) {
+      if (!resets) x = y.then(x, op);
+      resets = resets || y_resets;
+    }
+  }
+  // The lanes before this one: their fold since their last boundary, and whether they have one.
+  segmented_fold<K> earlier = warp_shuffle<true>(x, 1);
+  const bool earlier_bounded = lane > 0 && __shfl_up_sync(0xffffffffu, resets, 1);
+  if (lane == 0) earlier = segmented_fold<K>{};
+  if (bounded) {
+    // The lane's first boundary ends the run open at its start.
+    const segmented_fold<K> done = earlier.then(head, op);
+    if (earlier_bounded) out[before] = done.value;
+    else warp_heads[warp] = done;  // the warp's first boundary: its run began before the warp
+  }
+  const segmented_fold<K> warp_tail = warp_shuffle<false>(x, WARP_THREADS - 1);
+  const bool any_bounded = __any_sync(0xffffffffu, bounded);
   if (lane == 0) {
     warp_before[warp] = warp_boundaries;
-    warp_bounded[warp] = bounded;
-    warp_tails[warp] = carry;
+    warp_bounded[warp] = any_bounded;
+    warp_tails[warp] = warp_tail;
   }
   __syncthreads();
   if (threadIdx.x == 0) {
