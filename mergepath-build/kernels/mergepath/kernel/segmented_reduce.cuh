@@ -170,7 +170,8 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   }
   // The lanes before this one: their fold since their last boundary, and whether they have one.
   segmented_fold<K> earlier = warp_shuffle<true>(x, 1);
-  const bool earlier_bounded = lane > 0 && __shfl_up_sync(0xffffffffu, resets, 1);
+  const bool resets_before = __shfl_up_sync(0xffffffffu, resets, 1);  // every lane shuffles
+  const bool earlier_bounded = lane > 0 && resets_before;
   if (lane == 0) earlier = segmented_fold<K>{};
   if (bounded) {
     // The lane's first boundary ends the run open at its start.
