@@ -28,9 +28,10 @@
 //! their positions compacted in order (a single-pass scan of the tiles' counts, decoupled
 //! look-back), then the keys are gathered at those positions and the lengths are their
 //! differences. For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
-//! for each 32 keys, and the count before each word), and the values are reduced over them
-//! warp by warp (a segmented scan of each 32 values across a warp), the runs that cross tiles
-//! joined by [`crate::segmented_reduce`]'s spine.
+//! for each 32 keys, and the count before each word), and the values are reduced over them:
+//! each lane of a warp folds a stretch of the values in a row, one segmented scan across the
+//! warp joins the lanes' runs, and [`crate::segmented_reduce`]'s spine joins those that cross
+//! tiles.
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
