@@ -5,8 +5,10 @@
 // machine, from the repository root, with the generated headers in .gpu/include (timing.cuh
 // says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
-// The gather's tile stages its sources in shared memory beside its starts; the shapes whose
-// four arrays do not fit 48 KB measure the search alone. (Commit 1639249 measured a copy of
+// The gather's tile stages its sources in shared memory beside its starts; `gather_generic`
+// is the same tile with what the library's entry takes at run time (destinations, words a
+// value) as kernel parameters. The shapes whose four arrays do not fit 48 KB measure the
+// search alone. (Commit 1639249 measured a copy of
 // that tile against the one without staging: BENCHMARKS.md.)
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
@@ -31,6 +33,17 @@ template <int NT, int VT>
 __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, nullptr, input, input_len, out, count, 1};
+  mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
+}
+
+// The same tile as the library's entry instantiates it: sources, destinations and the words a
+// value given at run time (mergepath_interval_move_{word}_{4,8} serves gather, scatter and
+// move), where gather_tile lets the compiler drop the destinations and the division.
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT) gather_generic_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+                                                          const I* sources, const I* destinations, const uint32_t* input,
+                                                          int64_t input_len, uint32_t* out, int64_t words) {
+  const mergepath::interval_moves<I, uint32_t> m{sources, destinations, input, input_len, out, count, (int)words};
   mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
 }
 
@@ -108,6 +121,14 @@ static void run(const input& in, const char* dist, float copy_ms) {
     });
     const bool gather_ok = check(in.want_gather);
     printf("gather\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, gather, copy_ms / gather, gather_ok ? "ok" : "WRONG");
+    CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
+    const float generic = median_ms([&] {  // no destinations and one word a value, as kernel parameters
+      launch_parts();
+      gather_generic_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, nullptr,
+                                                          in.values, in.n, in.out, 1);
+    });
+    const bool generic_ok = check(in.want_gather);
+    printf("gather_generic\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, generic, copy_ms / generic, generic_ok ? "ok" : "WRONG");
   }
 }
 
