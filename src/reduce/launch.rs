@@ -14,7 +14,7 @@ use crate::key::{Comparator, Key, Less, RecordOrder};
 use crate::sort::launch_sort_by_words;
 use crate::sort::records::order_key_kernels;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::{reduce_runs_shape, reduce_shape};
+use crate::tuning::{reduce_runs_shape, reduce_shape, LaunchShape};
 use crate::types::Reduction;
 use cudarc::driver::{DevicePtr, LaunchConfig};
 
@@ -32,6 +32,30 @@ impl Segments<'_> {
         match self {
             Segments::Starts(starts) => starts.len,
             Segments::Runs { runs, .. } => *runs,
+        }
+    }
+
+    /// The tiles' shape for keys of `key_bytes` compiled for `arch`, and the tiles over these
+    /// segments' `count` values.
+    fn tiles(&self, arch: u32, key_bytes: usize, count: usize) -> (LaunchShape, usize) {
+        match self {
+            Segments::Starts(starts) => {
+                let shape = reduce_shape(arch, key_bytes);
+                (shape, load_balancing_tile_count(starts.len, count, shape.tile()))
+            }
+            Segments::Runs { .. } => {
+                let shape = reduce_runs_shape(arch, key_bytes);
+                (shape, count.div_ceil(shape.tile()))
+            }
+        }
+    }
+
+    /// The parameters' starts, boundary bits and boundaries before (0 where these segments
+    /// have none).
+    fn pointers(&self) -> (u64, u64, u64) {
+        match self {
+            Segments::Starts(starts) => (starts.ptr, 0, 0),
+            Segments::Runs { bits, before, .. } => (0, *bits, *before),
         }
     }
 }
@@ -60,16 +84,7 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     }
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
-    let (shape, tiles) = match segments {
-        Segments::Starts(starts) => {
-            let shape = reduce_shape(kernels.arch, key_bytes);
-            (shape, load_balancing_tile_count(starts.len, count, shape.tile()))
-        }
-        Segments::Runs { .. } => {
-            let shape = reduce_runs_shape(kernels.arch, key_bytes);
-            (shape, count.div_ceil(shape.tile()))
-        }
-    };
+    let (shape, tiles) = segments.tiles(kernels.arch, key_bytes, count);
     let mut layout = TempLayout::default();
     let partial_bytes = tiles * REDUCE_PARTIAL_BYTES;
     let (partitions_at, heads_at, tails_at) = (layout.region((tiles + 1) * 8), layout.region(partial_bytes), layout.region(partial_bytes));
@@ -82,10 +97,7 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     }
     let mut empty_words = [0u64; 2];
     bytemuck::bytes_of_mut(&mut empty_words)[..key_bytes].copy_from_slice(bytemuck::bytes_of(&empty));
-    let (starts, (boundary_bits, boundaries_before)) = match segments {
-        Segments::Starts(starts) => (starts.ptr, (0, 0)),
-        Segments::Runs { bits, before, .. } => (0, (bits, before)),
-    };
+    let (starts, boundary_bits, boundaries_before) = segments.pointers();
     let params = SegmentedReduceParams {
         starts,
         boundary_bits,
