@@ -47,6 +47,70 @@ __global__ void __launch_bounds__(NT) gather_generic_tile(const I* starts, int64
   mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
 }
 
+// Gather with each item's source worked out in the walk itself: the walk keeps the next
+// boundary and its segment's source - start in registers (a shared read a boundary, none an
+// item) and writes each item's source index to shared memory; the moves then read one shared
+// word an item (the library's tile reads three: the item's boundaries, its start and source).
+// `Blocked`: each thread moves its own walk's items (no second pass over shared memory, no
+// barrier; a warp's loads and stores 32 items VT apart).
+template <int NT, int VT, bool Blocked>
+__global__ void __launch_bounds__(NT) gather_walk_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+                                                       const I* sources, const uint32_t* input, uint32_t* out) {
+  constexpr int NV = NT * VT, U = mergepath::LOAD_BALANCING_MOVES;
+  __shared__ I tile_starts[NV + 1];
+  __shared__ I tile_sources[NV + 1];
+  __shared__ I item_sources[Blocked ? 1 : NV];
+  const mergepath::merge_range r = mergepath::compute_merge_range(segments - 1, count, blockIdx.x, NV, parts);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
+    tile_starts[h] = starts[r.a_begin + h];
+    tile_sources[h] = sources[r.a_begin + h];
+  }
+  __syncthreads();
+  const mergepath::item_positions<I> items{r.b_begin};
+  const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
+  int h = mergepath::merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, mergepath::less_t<I>());
+  int k = diag - h;
+  const int k0 = k;
+  I next = h < a_n ? tile_starts[1 + h] : ~(I)0;  // no item reaches ~0 (count fits I)
+  I delta = tile_sources[h] - tile_starts[h];
+  I mine[Blocked ? VT : 1];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (h + k < a_n + b_n) {
+      if (k >= b_n || next <= items[k]) {
+        ++h;
+        next = h < a_n ? tile_starts[1 + h] : ~(I)0;
+        delta = tile_sources[h] - tile_starts[h];
+      } else {
+        if constexpr (Blocked) mine[k - k0] = items[k] + delta;
+        else item_sources[k] = items[k] + delta;
+        ++k;
+      }
+    }
+  }
+  if constexpr (Blocked) {
+    uint32_t v[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (k0 + i < k) v[i] = input[mine[i]];
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (k0 + i < k) out[r.b_begin + k0 + i] = v[i];
+  } else {
+    __syncthreads();
+    for (int first = (int)threadIdx.x; first < b_n; first += NT * U) {
+      uint32_t v[U];
+#pragma unroll
+      for (int i = 0; i < U; ++i)
+        if (first + i * NT < b_n) v[i] = input[item_sources[first + i * NT]];
+#pragma unroll
+      for (int i = 0; i < U; ++i)
+        if (first + i * NT < b_n) out[r.b_begin + first + i * NT] = v[i];
+    }
+  }
+}
+
 struct input {
   int64_t n, segments;
   I *starts, *sources, *out;
@@ -129,6 +193,20 @@ static void run(const input& in, const char* dist, float copy_ms) {
     });
     const bool generic_ok = check(in.want_gather);
     printf("gather_generic\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, generic, copy_ms / generic, generic_ok ? "ok" : "WRONG");
+  }
+  if constexpr (NV * 3 * sizeof(I) < 48 * 1024) {
+    const auto walk = [&](auto blocked, const char* name) {
+      CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
+      const float ms = median_ms([&] {
+        launch_parts();
+        gather_walk_tile<NT, VT, decltype(blocked)::value><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts,
+                                                                                    in.sources, in.values, in.out);
+      });
+      const bool ok = check(in.want_gather);
+      printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
+    };
+    walk(std::false_type{}, "gather_walk");
+    walk(std::true_type{}, "gather_walk_blocked");
   }
 }
 

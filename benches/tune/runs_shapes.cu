@@ -167,6 +167,100 @@ pipelined(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states
   }
 }
 
+// Two passes and no look-back. `counted`: each tile's keys warp-striped in registers, their
+// heads by ballots (row i of a warp's ballots is the boundary word of its keys 32i .. 32i + 31),
+// the words stored and the tile's head count; no tile waits on another. The counts are then
+// scanned (CUB's DeviceScan, a few microseconds), and `compacted` stores each tile's heads at its
+// offset: `Sparse` from the words, loading only the heads' keys, else from the keys read again.
+template <int NT, int VT>
+__device__ __forceinline__ int cta_count(int warp_count, int* warp_counts, int& warp_offset) {
+  const int warp = (int)threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) warp_counts[warp] = warp_count;
+  __syncthreads();
+  int total = 0;
+  warp_offset = 0;
+#pragma unroll
+  for (int w = 0; w < NT / 32; ++w) {
+    const int c = warp_counts[w];
+    warp_offset += w < warp ? c : 0;
+    total += c;
+  }
+  return total;
+}
+
+// The warp's boundary words, row i's in masks[i], and their heads.
+template <int VT>
+__device__ __forceinline__ int striped_masks(const K (&k)[VT], const K& before, int64_t first, int64_t count, unsigned (&masks)[VT]) {
+  const int lane = (int)threadIdx.x % 32;
+  int warp_count = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    K prev = shfl_up_key(k[i], 1);
+    const K last = shfl_key(i > 0 ? k[i - 1] : before, i > 0 ? 31 : 0);
+    if (lane == 0) prev = last;
+    const int64_t j = first + i * 32 + lane;
+    const bool head = j < count && (j == 0 || prev != k[i]);
+    masks[i] = __ballot_sync(0xffffffffu, head);
+    warp_count += __popc(masks[i]);
+  }
+  return warp_count;
+}
+
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT) counted(const K* keys, int64_t count, unsigned* bits, uint32_t* tile_counts) {
+  __shared__ int warp_counts[NT / 32];
+  const int lane = (int)threadIdx.x % 32;
+  const int64_t first = (int64_t)blockIdx.x * NT * VT + (int64_t)threadIdx.x / 32 * 32 * VT;
+  K k[VT], before;
+  striped_load<VT>(keys, first, count, k, before);
+  unsigned masks[VT];
+  const int warp_count = striped_masks<VT>(k, before, first, count, masks);
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (lane == i && first + i * 32 < count) bits[first / 32 + i] = masks[i];
+  int warp_offset;
+  const int total = cta_count<NT, VT>(warp_count, warp_counts, warp_offset);
+  if (threadIdx.x == 0) tile_counts[blockIdx.x] = (uint32_t)total;
+}
+
+template <int NT, int VT, bool Sparse>
+__global__ void __launch_bounds__(NT) compacted(const K* keys, int64_t count, const unsigned* bits, const uint32_t* offsets,
+                                                int64_t num_tiles, uint32_t* starts, K* heads, uint64_t* runs) {
+  __shared__ int warp_counts[NT / 32];
+  const int lane = (int)threadIdx.x % 32;
+  const int64_t first = (int64_t)blockIdx.x * NT * VT + (int64_t)threadIdx.x / 32 * 32 * VT;
+  unsigned masks[VT];
+  K k[VT];
+  int warp_count = 0;
+  if constexpr (Sparse) {
+    const unsigned word = lane < VT && first + lane * 32 < count ? bits[first / 32 + lane] : 0u;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      masks[i] = __shfl_sync(0xffffffffu, word, i);
+      warp_count += __popc(masks[i]);
+      if (masks[i] >> lane & 1) k[i] = keys[first + i * 32 + lane];
+    }
+  } else {
+    K before;
+    striped_load<VT>(keys, first, count, k, before);
+    warp_count = striped_masks<VT>(k, before, first, count, masks);
+  }
+  int warp_offset;
+  const int total = cta_count<NT, VT>(warp_count, warp_counts, warp_offset);
+  int64_t at = (int64_t)offsets[blockIdx.x] + warp_offset;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (masks[i] >> lane & 1) {
+      const int64_t o = at + __popc(masks[i] & below);
+      heads[o] = k[i];
+      if (starts) starts[o] = (uint32_t)(first + i * 32 + lane);
+    }
+    at += __popc(masks[i]);
+  }
+  if (blockIdx.x == num_tiles - 1 && threadIdx.x == 0) *runs = offsets[blockIdx.x] + total;
+}
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -243,6 +337,42 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
   }
 }
 
+// The two passes (`counted`, the scan, `compacted`) timed together.
+template <int NT, int VT, bool Sparse>
+void measure_two_pass(const char* variant, const Input& in, const char* runs_name) {
+  const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
+  unsigned* bits;
+  uint32_t *counts, *offsets;
+  CK(cudaMalloc(&bits, (in.n / 32 + 1) * 4));
+  CK(cudaMalloc(&counts, tiles * 4));
+  CK(cudaMalloc(&offsets, tiles * 4));
+  size_t tb = 0;
+  CK(cub::DeviceScan::ExclusiveSum(nullptr, tb, counts, offsets, (int)tiles));
+  void* temp;
+  CK(cudaMalloc(&temp, tb));
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  const float count_ms = median_ms([&] { counted<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, bits, counts); });
+  for (bool positions : {false, true}) {
+    uint32_t* starts = positions ? in.starts : nullptr;
+    const float ms = median_ms([&] {
+      counted<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, bits, counts);
+      size_t t = tb;
+      CK(cub::DeviceScan::ExclusiveSum(temp, t, counts, offsets, (int)tiles));
+      compacted<NT, VT, Sparse><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, bits, offsets, tiles, starts, in.heads, found);
+    });
+    CK(cudaGetLastError());
+    const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
+    const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
+    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\tcounted %.4f\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
+           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG", count_ms);
+    fflush(stdout);
+  }
+  CK(cudaFree(temp));
+  CK(cudaFree(bits));
+  CK(cudaFree(counts));
+  CK(cudaFree(offsets));
+}
+
 void cub_unique(const Input& in, const char* runs_name) {
   int64_t* num;
   CK(cudaMalloc(&num, 8));
@@ -281,6 +411,13 @@ int main(int argc, char** argv) {
       measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
       measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
       measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
+      measure_two_pass<256, 16, false>("two_pass", in, runs_name);
+      measure_two_pass<256, 24, false>("two_pass", in, runs_name);
+      measure_two_pass<512, 16, false>("two_pass", in, runs_name);
+      measure_two_pass<256, 16, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
       CK(cudaFree(in.keys));
       CK(cudaFree(in.heads));
       CK(cudaFree(in.starts));
