@@ -1,15 +1,11 @@
-// The load-balancing search's tile (kernel/load_balancing.cuh) and interval gather's
-// (kernel/interval.cuh) measured alone in several shapes: the library launches them in the
-// sorted search's shape (128 x 23 for 4-byte indices), never tuned for them. BENCHMARKS.md
-// ("Tried: the load-balancing tile's shapes") has the figures. Build and run on the GPU
-// machine, from the repository root, with the generated headers in .gpu/include (timing.cuh
-// says how):
+// The load-balancing search's tile (kernel/load_balancing.cuh) and interval gather's and move's
+// (kernel/interval.cuh) measured alone in several shapes. BENCHMARKS.md ("The load-balancing
+// tile's shapes", "Interval moves ...") has the figures. Build and run on the GPU machine, from
+// the repository root, with the generated headers in .gpu/include (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
-// The gather's tile stages its sources in shared memory beside its starts; `gather_generic`
-// is the same tile with what the library's entry takes at run time (destinations, words a
-// value) as kernel parameters. The shapes whose four arrays do not fit 48 KB measure the
-// search alone. (Commit 1639249 measured a copy of
-// that tile against the one without staging: BENCHMARKS.md.)
+// `gather` and `move` are the library's interval tile as its gather and move entries
+// instantiate it; `gather_walk` the same gather noting 32-bit source indices. The shapes whose
+// arrays do not fit 48 KB measure the search alone.
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
 // of_copy ok, where ms is the partitions and the tile together and of_copy the device copy of
@@ -29,85 +25,44 @@ __global__ void __launch_bounds__(NT) search_tile(const I* starts, int64_t segme
   mergepath::load_balancing_tile<NT, VT>(starts, segments, count, parts, o);
 }
 
-template <int NT, int VT>
+// The library's interval tile as its gather entry instantiates it (`Destinations` false), or
+// as its move entry does (destinations given: here each interval's own start, so the move
+// writes what the gather does).
+template <int NT, int VT, bool Destinations>
 __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
-  const mergepath::interval_moves<I, uint32_t> m{sources, nullptr, input, input_len, out, count, 1};
-  mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
+  const mergepath::interval_moves<I, uint32_t> m{sources, starts, input, input_len, out, count, 1};
+  mergepath::interval_move_tile<NT, VT, true, Destinations>(starts, segments, count, parts, m);
 }
 
-// The same tile as the library's entry instantiates it: sources, destinations and the words a
-// value given at run time (mergepath_interval_move_{word}_{4,8} serves gather, scatter and
-// move), where gather_tile lets the compiler drop the destinations and the division.
-template <int NT, int VT>
-__global__ void __launch_bounds__(NT) gather_generic_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
-                                                          const I* sources, const I* destinations, const uint32_t* input,
-                                                          int64_t input_len, uint32_t* out, int64_t words) {
-  const mergepath::interval_moves<I, uint32_t> m{sources, destinations, input, input_len, out, count, (int)words};
-  mergepath::interval_move_tile<NT, VT>(starts, segments, count, parts, m);
-}
-
-// Gather with each item's source worked out in the walk itself: the walk keeps the next
-// boundary and its segment's source - start in registers (a shared read a boundary, none an
-// item) and writes each item's source index to shared memory; the moves then read one shared
-// word an item (the library's tile reads three: the item's boundaries, its start and source).
-// `Blocked`: each thread moves its own walk's items (no second pass over shared memory, no
-// barrier; a warp's loads and stores 32 items VT apart).
-template <int NT, int VT, bool Blocked>
+// The library's gather tile with 32-bit notes: each item's source index as I, not 64-bit (what
+// the library's notes cost over the narrowest ones).
+template <int NT, int VT, bool = false>
 __global__ void __launch_bounds__(NT) gather_walk_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                        const I* sources, const uint32_t* input, uint32_t* out) {
   constexpr int NV = NT * VT, U = mergepath::LOAD_BALANCING_MOVES;
-  __shared__ I tile_starts[NV + 1];
   __shared__ I tile_sources[NV + 1];
-  __shared__ I item_sources[Blocked ? 1 : NV];
-  const mergepath::merge_range r = mergepath::compute_merge_range(segments - 1, count, blockIdx.x, NV, parts);
-  const int a_n = r.a_count(), b_n = r.b_count();
-  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
-    tile_starts[h] = starts[r.a_begin + h];
-    tile_sources[h] = sources[r.a_begin + h];
-  }
-  __syncthreads();
-  const mergepath::item_positions<I> items{r.b_begin};
-  const int diag = min(VT * (int)threadIdx.x, a_n + b_n);
-  int h = mergepath::merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, mergepath::less_t<I>());
-  int k = diag - h;
-  const int k0 = k;
-  I next = h < a_n ? tile_starts[1 + h] : ~(I)0;  // no item reaches ~0 (count fits I)
-  I delta = tile_sources[h] - tile_starts[h];
-  I mine[Blocked ? VT : 1];
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (h + k < a_n + b_n) {
-      if (k >= b_n || next <= items[k]) {
-        ++h;
-        next = h < a_n ? tile_starts[1 + h] : ~(I)0;
-        delta = tile_sources[h] - tile_starts[h];
-      } else {
-        if constexpr (Blocked) mine[k - k0] = items[k] + delta;
-        else item_sources[k] = items[k] + delta;
-        ++k;
-      }
+  __shared__ I item_sources[NV];
+  const mergepath::load_balancing_range<I> t = mergepath::load_balancing_tile_load<NT, VT>(
+      starts, segments, count, parts, [&](int h, int64_t s) { tile_sources[h] = sources[s]; });
+  int slot = -1;
+  I delta = 0;
+  mergepath::load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
+    if (h != slot) {
+      slot = h;
+      delta = tile_sources[h] - t.tile_starts[h];
     }
-  }
-  if constexpr (Blocked) {
-    uint32_t v[VT];
+    item_sources[k] = (I)t.item(k) + delta;
+  });
+  const int b_n = t.count();
+  for (int first = (int)threadIdx.x; first < b_n; first += NT * U) {
+    uint32_t v[U];
 #pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if (k0 + i < k) v[i] = input[mine[i]];
+    for (int i = 0; i < U; ++i)
+      if (first + i * NT < b_n) v[i] = input[item_sources[first + i * NT]];
 #pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if (k0 + i < k) out[r.b_begin + k0 + i] = v[i];
-  } else {
-    __syncthreads();
-    for (int first = (int)threadIdx.x; first < b_n; first += NT * U) {
-      uint32_t v[U];
-#pragma unroll
-      for (int i = 0; i < U; ++i)
-        if (first + i * NT < b_n) v[i] = input[item_sources[first + i * NT]];
-#pragma unroll
-      for (int i = 0; i < U; ++i)
-        if (first + i * NT < b_n) out[r.b_begin + first + i * NT] = v[i];
-    }
+    for (int i = 0; i < U; ++i)
+      if (first + i * NT < b_n) out[t.item(first + i * NT)] = v[i];
   }
 }
 
@@ -177,36 +132,29 @@ static void run(const input& in, const char* dist, float copy_ms) {
   });
   const bool search_ok = check(in.want_segments);
   printf("search\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, search, copy_ms / search, search_ok ? "ok" : "WRONG");
-  if constexpr (NV * 4 * sizeof(I) < 48 * 1024) {  // the gather tile's shared memory
+  const auto gather = [&](const char* name, auto launch) {
     CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
-    const float gather = median_ms([&] {
+    const float ms = median_ms([&] {
       launch_parts();
-      gather_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
+      launch();
     });
-    const bool gather_ok = check(in.want_gather);
-    printf("gather\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, gather, copy_ms / gather, gather_ok ? "ok" : "WRONG");
-    CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
-    const float generic = median_ms([&] {  // no destinations and one word a value, as kernel parameters
-      launch_parts();
-      gather_generic_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, nullptr,
-                                                          in.values, in.n, in.out, 1);
+    const bool ok = check(in.want_gather);
+    printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
+  };
+  // Shared memory: starts and sources (4 bytes) and each item's source (8) a slot; a move's
+  // destinations too.
+  if constexpr (NV * 16 < 48 * 1024) {
+    gather("gather", [&] {
+      gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
     });
-    const bool generic_ok = check(in.want_gather);
-    printf("gather_generic\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, generic, copy_ms / generic, generic_ok ? "ok" : "WRONG");
+    gather("gather_walk", [&] {
+      gather_walk_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.out);
+    });
   }
-  if constexpr (NV * 3 * sizeof(I) < 48 * 1024) {
-    const auto walk = [&](auto blocked, const char* name) {
-      CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
-      const float ms = median_ms([&] {
-        launch_parts();
-        gather_walk_tile<NT, VT, decltype(blocked)::value><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts,
-                                                                                    in.sources, in.values, in.out);
-      });
-      const bool ok = check(in.want_gather);
-      printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
-    };
-    walk(std::false_type{}, "gather_walk");
-    walk(std::true_type{}, "gather_walk_blocked");
+  if constexpr (NV * 28 < 48 * 1024) {
+    gather("move", [&] {
+      gather_tile<NT, VT, true><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
+    });
   }
 }
 
@@ -219,17 +167,14 @@ int main(int argc, char** argv) {
       const float copy_ms = median_ms([&] { CK(cudaMemcpyAsync(in.out, in.values, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice)); }, 50);
       const char* dist = skewed ? "skewed" : "uniform32";
       printf("copy\t%s\t0\t0\t%lld\t%.4f\t1.00\tok\n", dist, (long long)n, copy_ms);
-      run<128, 23>(in, dist, copy_ms);  // the library's shape
-      run<128, 11>(in, dist, copy_ms);
+      run<128, 23>(in, dist, copy_ms);  // the search's shape
+      run<128, 7>(in, dist, copy_ms);
+      run<128, 9>(in, dist, copy_ms);
+      run<128, 11>(in, dist, copy_ms);  // the interval shape
       run<128, 15>(in, dist, copy_ms);
-      run<128, 31>(in, dist, copy_ms);
+      run<256, 5>(in, dist, copy_ms);
       run<256, 7>(in, dist, copy_ms);
       run<256, 11>(in, dist, copy_ms);
-      run<256, 15>(in, dist, copy_ms);
-      run<256, 23>(in, dist, copy_ms);
-      run<512, 7>(in, dist, copy_ms);
-      run<512, 11>(in, dist, copy_ms);
-      run<64, 31>(in, dist, copy_ms);
       for (void* p : {(void*)in.starts, (void*)in.sources, (void*)in.out, (void*)in.values, (void*)in.parts}) CK(cudaFree(p));
     }
   }

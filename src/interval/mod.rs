@@ -198,6 +198,15 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
+    let func = match (sources, destinations) {
+        (Some(_), None) => kernels.interval_gather(word, index_bytes)?,
+        (None, Some(_)) => kernels.interval_scatter(word, index_bytes)?,
+        (Some(_), Some(_)) => kernels.interval_move(word, index_bytes)?,
+        (None, None) => {
+            let reason = "an interval move needs sources, destinations or both".to_string();
+            return Err(Error::InvalidArgument { argument: "sources", reason });
+        }
+    };
     let tile = interval_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
@@ -219,8 +228,8 @@ fn launch_interval_move<I: SortIndex, V: Value>(
         words: (value_bytes / word) as i64,
     };
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
-    let func = kernels.interval_move(word, index_bytes)?;
-    // SAFETY: `IntervalMoveParams` is `mergepath_interval_move_{word}_{4,8}`'s parameter struct;
+    // SAFETY: `IntervalMoveParams` is `mergepath_interval_{gather,scatter,move}_{word}_{4,8}`'s
+    // parameter struct, the kernel chosen by which of `sources` and `destinations` are given;
     // its tile is the interval shape of the index width (the partitions' spacing above, enqueued
     // before it), one CTA per tile of the boundaries' and items' merge over `starts.len >= 1`
     // starts (check_intervals: items need intervals); `sources` and `destinations`, where not

@@ -1,5 +1,5 @@
-// Entry layer: the `extern "C"` interval move kernels (gather, scatter and move: null
-// destinations or sources), values moved as words of 1 to 16 bytes by indices of 4 or 8.
+// Entry layer: the `extern "C"` interval gather, scatter and move kernels, values moved as words
+// of 1 to 16 bytes by indices of 4 or 8.
 // Key-independent: compiled only into the u32 / less module (MERGEPATH_INDEX_ENTRIES), on the
 // load-balancing search's tiles in their own shape (tuning.tsv's interval rows). Included by
 // ../instantiate.cuh.
@@ -14,16 +14,26 @@ constexpr mergepath::launch_shape INTERVAL_4 = mergepath::interval_shape(MERGEPA
 constexpr mergepath::launch_shape INTERVAL_8 = mergepath::interval_shape(MERGEPATH_ARCH / 10, 8);
 }  // namespace mergepath_instance
 
-#define MERGEPATH_INTERVAL_MOVE(WBYTES, W, BYTES, INDEX)                                                \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::INTERVAL_##BYTES.nt)          \
-  mergepath_interval_move_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {         \
+// mergepath_interval_{KIND}_{word}_{4,8}: KIND gather (sources), scatter (destinations) or
+// move (both), each instantiated for its own arrays.
+#define MERGEPATH_INTERVAL_KIND(KIND, SOURCES, DESTINATIONS, WBYTES, W, BYTES, INDEX)                 \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::INTERVAL_##BYTES.nt)               \
+  mergepath_interval_##KIND##_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {     \
     using namespace mergepath_instance;                                                                 \
     const mergepath::interval_moves<INDEX, W> moves{p.sources, p.destinations, reinterpret_cast<const W*>(p.input), \
                                                     p.input_len, reinterpret_cast<W*>(p.output), p.output_len, \
                                                     (int)p.words};                                      \
-    mergepath::interval_move_tile<INTERVAL_##BYTES.nt, INTERVAL_##BYTES.vt>(               \
+    mergepath::interval_move_tile<INTERVAL_##BYTES.nt, INTERVAL_##BYTES.vt, SOURCES, DESTINATIONS>(     \
         p.starts, p.segments, p.count, p.partitions, moves);                                            \
   }
+#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, true, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, false, true, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, true, true, __VA_ARGS__)
+MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_GATHER)
+MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_SCATTER)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_MOVE)
+#undef MERGEPATH_INTERVAL_GATHER
+#undef MERGEPATH_INTERVAL_SCATTER
 #undef MERGEPATH_INTERVAL_MOVE
+#undef MERGEPATH_INTERVAL_KIND
 #endif  // MERGEPATH_INDEX_ENTRIES

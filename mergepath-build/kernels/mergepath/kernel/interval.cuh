@@ -9,8 +9,8 @@
 namespace mergepath {
 
 // Where a tile's items move, values of `words` words of W: from `input` (input_len values)
-// at sources[s] + r, or at the item's own index j where `sources` is null; to `output`
-// (output_len values) at destinations[s] + r, or at j where `destinations` is null.
+// at sources[s] + r, or at the item's own index j for a kernel without sources; to `output`
+// (output_len values) at destinations[s] + r, or at j for a kernel without destinations.
 template <class I, class W>
 struct interval_moves {
   const I* sources;
@@ -22,34 +22,53 @@ struct interval_moves {
   int words;
 };
 
-// Output tile blockIdx.x of the load-balancing merge (load_balancing_tile_items): each of the
-// tile's items moved, a value's words by consecutive threads, several in flight a thread. The
-// tile's sources and destinations are staged in shared memory with its starts, so a value's
-// load waits on no other global load (BENCHMARKS.md: 25 % faster at 2^26).
+// Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved, a value's
+// words by consecutive threads, several in flight a thread. `Sources` and `Destinations` say
+// which of m's index arrays the kernel reads (gather: sources, scatter: destinations, move:
+// both), so each kind keeps only its own arrays in shared memory. The tile's sources and
+// destinations are staged with its starts, and each thread's walk works out its items' source
+// and destination indices, keeping the slot's in registers while its items stay in one
+// interval; the moves then read one shared word a side an item, and no value's load waits on
+// another global load (BENCHMARKS.md: 1.8x the tile that looked up each item's interval).
 // Device sources, destinations and starts are not checked: a move whose source or destination
 // falls outside its array is skipped, so bad arguments write some values in bounds and never
 // read or write out of them.
-template <int NT, int VT, class I, class W>
+template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
   constexpr int NV = NT * VT;
-  __shared__ I tile_sources[NV + 1];
-  __shared__ I tile_destinations[NV + 1];
-  const load_balancing_items<I> items = load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
-    if (m.sources) tile_sources[h] = m.sources[s];
-    if (m.destinations) tile_destinations[h] = m.destinations[s];
+  static_assert(Sources || Destinations, "a gather, a scatter or a move");
+  __shared__ I tile_sources[Sources ? NV + 1 : 1];
+  __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
+  // 64-bit: an index past the arrays (bad arguments) stays past them, never truncated into them.
+  __shared__ uint64_t item_sources[Sources ? NV : 1];
+  __shared__ uint64_t item_destinations[Destinations ? NV : 1];
+  const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
+    if constexpr (Sources) tile_sources[h] = m.sources[s];
+    if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
+  });
+  int slot = -1;
+  uint64_t start = 0, source = 0, destination = 0;  // slot's, while a thread's items are in it
+  load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
+    if (h != slot) {
+      slot = h;
+      start = t.tile_starts[h];
+      if constexpr (Sources) source = tile_sources[h];
+      if constexpr (Destinations) destination = tile_destinations[h];
+    }
+    // Unsigned: a rank on bad starts wraps to a large value instead of going negative.
+    const uint64_t rank = (uint64_t)t.item(k) - start;
+    if constexpr (Sources) item_sources[k] = source + rank;
+    if constexpr (Destinations) item_destinations[k] = destination + rank;
   });
   const int words = m.words;
-  cta_move_words<NT, LOAD_BALANCING_MOVES>(items.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
+  cta_move_words<NT, LOAD_BALANCING_MOVES>(t.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
     const int2 v = value_word(u, words);
-    const uint64_t j = (uint64_t)items.item(v.x), rank = items.rank(v.x);
-    const int h = items.boundaries(v.x);
-    // Unsigned: a rank or an index past the arrays on bad starts wraps to a large value.
-    const uint64_t source = m.sources ? (uint64_t)tile_sources[h] + rank : j;
-    const uint64_t destination = m.destinations ? (uint64_t)tile_destinations[h] + rank : j;
-    from = source * words + v.y;
-    to = destination * words + v.y;
-    return source < (uint64_t)m.input_len && destination < (uint64_t)m.output_len;
+    const uint64_t j = (uint64_t)t.item(v.x);
+    const uint64_t s = Sources ? item_sources[v.x] : j, d = Destinations ? item_destinations[v.x] : j;
+    from = s * words + v.y;
+    to = d * words + v.y;
+    return s < (uint64_t)m.input_len && d < (uint64_t)m.output_len;
   });
 }
 

@@ -43,14 +43,16 @@ __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_
   int h = merge_path<1>(tile_starts + 1, a_n, items, b_n, diag, less_t<I>());
   const int first = h;
   int k = diag - h;
+  I next = h < a_n ? tile_starts[1 + h] : I();  // boundary h, in a register: a shared read a boundary
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     if (h + k < a_n + b_n) {
       // Where the items are done, h < a_n (h + k < a_n + b_n): a boundary goes out.
-      if (k >= b_n || (h < a_n && tile_starts[1 + h] <= items[k])) {
+      if (k >= b_n || (h < a_n && next <= items[k])) {
         if constexpr (std::is_invocable_v<OnBoundary, int, int>) on_boundary(h, k);
         else on_boundary(h);
         ++h;
+        if (h < a_n) next = tile_starts[1 + h];
       } else {
         on_item(k, h);
         ++k;
@@ -58,6 +60,56 @@ __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_
     }
   }
   return make_int2(first, h);
+}
+
+// A load-balancing tile's range of the merge, and the starts of its segments in shared memory:
+// slot 0 the start of the segment the tile's first item is in, slot h + 1 the tile's boundary h.
+template <class I>
+struct load_balancing_range {
+  merge_range r;
+  const I* tile_starts;
+  __device__ __forceinline__ int count() const { return r.b_count(); }
+  __device__ __forceinline__ int64_t item(int k) const { return r.b_begin + k; }
+};
+
+// The start of every load-balancing tile (output tile blockIdx.x of the merge, partitions as
+// load_balancing_partitions_body's, one more than the tiles): its range, and its segments'
+// starts loaded into shared memory. stage(h, s) is called for each slot h, of segment s, as its
+// start is loaded, for a tile that keeps more of its segments' data in shared memory (its loads
+// in flight with the starts'). Ends with a barrier; a kernel calls it once.
+template <int NT, int VT, class I, class Stage>
+__device__ __forceinline__ load_balancing_range<I> load_balancing_tile_load(const I* starts, int64_t segments, int64_t count,
+                                                                           const int64_t* partitions, Stage stage) {
+  constexpr int NV = NT * VT;
+  __shared__ I tile_starts[NV + 1];
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  for (int h = (int)threadIdx.x; h <= r.a_count(); h += NT) {
+    tile_starts[h] = starts[r.a_begin + h];
+    stage(h, r.a_begin + h);
+  }
+  __syncthreads();
+  return load_balancing_range<I>{r, tile_starts};
+}
+
+// Each of a loaded tile's items k handed to note(k, h), h its slot (the tile's boundaries before
+// it), from each thread's walk of VT merge outputs from its own split (load_balancing_walk): a
+// thread's items in order, their slots non-decreasing. On starts that are not an exclusive scan
+// (out of order in this tile) the threads' splits can overlap, and the walk would note an item
+// twice: there each item searches its own boundaries instead (unspecified slots, but in range and
+// race-free). Ends with a barrier: what note wrote is ready.
+template <int NT, int VT, class I, class Note>
+__device__ __forceinline__ void load_balancing_tile_notes(const load_balancing_range<I>& t, Note note) {
+  const int a_n = t.r.a_count(), b_n = t.r.b_count();
+  const item_positions<I> items{t.r.b_begin};
+  bool out_of_order = false;
+  for (int h = (int)threadIdx.x; h < a_n; h += NT) out_of_order |= t.tile_starts[h + 1] < t.tile_starts[h];
+  if (__syncthreads_or(out_of_order)) {
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) note(k, sorted_bound<true>(t.tile_starts + 1, a_n, items[k], less_t<I>()));
+  } else {
+    load_balancing_walk<VT>(t.tile_starts, a_n, items, b_n, [](int, int) {}, note);
+  }
+  __syncthreads();
 }
 
 // A load-balancing tile's items, once load_balancing_tile_items has noted them: its range of
@@ -77,48 +129,16 @@ struct load_balancing_items {
   __device__ __forceinline__ uint64_t rank(int k) const { return (uint64_t)item(k) - (uint64_t)tile_starts[boundaries(k)]; }
 };
 
-// The start of every load-balancing tile (output tile blockIdx.x of the merge, partitions as
-// load_balancing_partitions_body's, one more than the tiles): the tile's range of the merge;
-// in shared memory the starts of its segments (slot 0 the start of the segment the tile's first
-// item is in, slot h + 1 the tile's boundary h) and each item's boundaries before it, from
-// each thread's walk of VT merge outputs from its own split (load_balancing_walk; a search per
-// item where the tile's starts are out of order). stage(h, s) is called for each slot h, of
-// segment s, as its start is loaded, for a tile that keeps more of its segments' data in
-// shared memory (its loads in flight with the starts'). Ready on return; a kernel calls it once.
-template <int NT, int VT, class I, class Stage>
-__device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
-                                                                            const int64_t* partitions, Stage stage) {
-  constexpr int NV = NT * VT;
-  __shared__ I tile_starts[NV + 1];
-  __shared__ int boundaries_before[NV];
-  wait_for_previous_kernel();  // the partitions (see merge.cuh)
-  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
-  const int a_n = r.a_count(), b_n = r.b_count();
-  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
-    tile_starts[h] = starts[r.a_begin + h];
-    stage(h, r.a_begin + h);
-  }
-  __syncthreads();
-  const item_positions<I> items{r.b_begin};
-  // On starts that are not an exclusive scan (out of order in this tile) the threads' splits
-  // can overlap, and the walk would write a slot twice: there each item searches its own
-  // boundaries instead (unspecified segments, but in range and race-free).
-  bool out_of_order = false;
-  for (int h = (int)threadIdx.x; h < a_n; h += NT) out_of_order |= tile_starts[h + 1] < tile_starts[h];
-  if (__syncthreads_or(out_of_order)) {
-    for (int k = (int)threadIdx.x; k < b_n; k += NT) boundaries_before[k] = sorted_bound<true>(tile_starts + 1, a_n, items[k], less_t<I>());
-  } else {
-    load_balancing_walk<VT>(tile_starts, a_n, items, b_n, [](int, int) {}, [&](int k, int h) { boundaries_before[k] = h; });
-  }
-  __syncthreads();
-  return load_balancing_items<I>{r, tile_starts, boundaries_before};
-}
-
-// load_balancing_tile_items staging nothing more.
+// A load-balancing tile loaded (load_balancing_tile_load, staging nothing) and each item's
+// boundaries before it noted in shared memory (load_balancing_tile_notes). Ready on return; a
+// kernel calls it once.
 template <int NT, int VT, class I>
 __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(const I* starts, int64_t segments, int64_t count,
                                                                             const int64_t* partitions) {
-  return load_balancing_tile_items<NT, VT>(starts, segments, count, partitions, [](int, int64_t) {});
+  __shared__ int boundaries_before[NT * VT];
+  const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [](int, int64_t) {});
+  load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) { boundaries_before[k] = h; });
+  return load_balancing_items<I>{t.r, t.tile_starts, boundaries_before};
 }
 
 // Unit u of a tile's values of `words` words each: the value's index (x) and the word (y).
