@@ -99,20 +99,21 @@ struct run_boundaries {
 
 // Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty). Each
 // warp stages its 32 * VT values in shared memory (rows of 32, coalesced), and each lane folds
-// VT of them in a row: a run that begins and ends in the lane is written to out[run] there.
-// A segmented scan of the lanes' folds across the warp then finishes the runs begun in an
-// earlier lane, and one thread joins the warps' partials alike. The tile leaves its head and
-// tail for the spine as segmented_reduce_tile does, with partitions[tile] = the boundaries
-// before the tile (the last tile also partitions[tiles] = segments - 1), the partitions
-// segmented_reduce_spine reads. (VT odd keeps a lane's reads of 4-byte values free of bank
-// conflicts.)
+// VT of them in a row from registers: a run that begins and ends in the lane is noted in the
+// warp's buffer (free once its values are read) at its place among the warp's runs. A
+// segmented scan of the lanes' folds across the warp then finishes the runs begun in an earlier
+// lane, and the warp stores its runs from the buffer in order, coalesced; one thread joins the
+// warps' partials alike. The tile leaves its head and tail for the spine as
+// segmented_reduce_tile does, with partitions[tile] = the boundaries before the tile (the last
+// tile also partitions[tiles] = segments - 1), the partitions segmented_reduce_spine reads.
+// (VT odd keeps a lane's reads of 4-byte values from shared memory free of bank conflicts.)
 template <int NT, int VT, class I, class K, class Op>
 __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, int64_t segments, int64_t count, const K* values,
                                                  int64_t* partitions, int64_t tiles, K* out, Op op,
                                                  const reduce_partials<K>& partials) {
   static_assert(VT <= WARP_THREADS, "a warp's bit words are loaded one a lane");
   constexpr int WARPS = NT / WARP_THREADS, CHUNK = WARP_THREADS * VT;
-  __shared__ K warp_values[WARPS][CHUNK];
+  __shared__ K warp_values[WARPS][CHUNK];  // the warp's values, then its runs' folds
   __shared__ segmented_fold<K> warp_heads[WARPS], warp_tails[WARPS];
   __shared__ int64_t warp_before[WARPS];
   __shared__ bool warp_bounded[WARPS];
@@ -123,22 +124,25 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
 #pragma unroll
   for (int i = 0; i < VT; ++i)
     if (i * WARP_THREADS + lane < warp_n) chunk[i * WARP_THREADS + lane] = values[warp_first + i * WARP_THREADS + lane];
-  const unsigned word = lane * WARP_THREADS < warp_n ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
-  const int64_t warp_boundaries = warp_n > 0 ? (int64_t)runs.before[warp_first / WARP_THREADS] : 0;
-  __syncwarp();
+  // Lane w < VT: the warp's word w and the boundaries before it.
+  const bool has_word = lane * WARP_THREADS < warp_n;
+  const unsigned word = has_word ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
+  const int64_t word_before = has_word ? (int64_t)runs.before[warp_first / WARP_THREADS + lane] : 0;
+  const int64_t warp_boundaries = __shfl_sync(0xffffffffu, word_before, 0);
   // The lane's items, from `first` in the chunk, and their boundary bits (within two words).
   const int first = lane * VT, n = max(0, min(VT, warp_n - first)), shift = first % WARP_THREADS;
   const unsigned low = __shfl_sync(0xffffffffu, word, first / WARP_THREADS);
   const unsigned high = __shfl_sync(0xffffffffu, word, min(first / WARP_THREADS + 1, WARP_THREADS - 1));
   const unsigned bits = (shift == 0 ? low : low >> shift | high << (WARP_THREADS - shift)) & (VT == 32 ? ~0u : (1u << VT) - 1u);
-  // The boundaries before the lane's items.
-  int inclusive = __popc(bits);
+  // The warp's boundaries before the lane's items: its first word's count, then that word's
+  // bits below it.
+  const int64_t low_before = __shfl_sync(0xffffffffu, word_before, first / WARP_THREADS);
+  const int before = n > 0 ? (int)(low_before - warp_boundaries) + __popc(low & ((1u << shift) - 1u)) : 0;
+  K v[VT];
 #pragma unroll
-  for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const int y = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += y;
-  }
-  const int64_t before = warp_boundaries + inclusive - __popc(bits);
+  for (int j = 0; j < VT; ++j)
+    if (j < n) v[j] = chunk[first + j];
+  __syncwarp();  // the chunk now holds runs' folds
   // The lane's fold since its last boundary (all its items where it has none), and its head:
   // its items before its first boundary.
   segmented_fold<K> tail{}, head{};
@@ -146,14 +150,13 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
 #pragma unroll
   for (int j = 0; j < VT; ++j) {
     if (j >= n) break;
-    const K v = chunk[first + j];
     if (bits >> j & 1) {
-      if (bounded) out[before + __popc(bits & ((1u << j) - 1u))] = tail.value;
+      if (bounded) chunk[before + __popc(bits & ((1u << j) - 1u))] = tail.value;
       else head = tail;
-      tail = segmented_fold<K>{v, true};
+      tail = segmented_fold<K>{v[j], true};
       bounded = true;
     } else {
-      tail.add(v, op);
+      tail.add(v[j], op);
     }
   }
   // The lanes' tails folded across the warp, reset at each lane with a boundary.
@@ -176,11 +179,15 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   if (bounded) {
     // The lane's first boundary ends the run open at its start.
     const segmented_fold<K> done = earlier.then(head, op);
-    if (earlier_bounded) out[before] = done.value;
+    if (earlier_bounded) chunk[before] = done.value;
     else warp_heads[warp] = done;  // the warp's first boundary: its run began before the warp
   }
   const segmented_fold<K> warp_tail = warp_shuffle<false>(x, WARP_THREADS - 1);
   const bool any_bounded = __any_sync(0xffffffffu, bounded);
+  // The warp's runs but its first (the warp's head, joined below), in order.
+  const int warp_runs = (int)__reduce_add_sync(0xffffffffu, (unsigned)__popc(word));
+  __syncwarp();
+  for (int i = lane + 1; i < warp_runs; i += WARP_THREADS) out[warp_boundaries + i] = chunk[i];
   if (lane == 0) {
     warp_before[warp] = warp_boundaries;
     warp_bounded[warp] = any_bounded;
