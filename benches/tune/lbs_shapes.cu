@@ -4,8 +4,7 @@
 // the repository root, with the generated headers in .gpu/include (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
 // `gather` and `move` are the library's interval tile as its gather and move entries
-// instantiate it; `gather_walk` the same gather noting 32-bit source indices. The shapes whose
-// arrays do not fit 48 KB measure the search alone.
+// instantiate it. The shapes whose arrays do not fit 48 KB measure the search alone.
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
 // of_copy ok, where ms is the partitions and the tile together and of_copy the device copy of
@@ -33,37 +32,6 @@ __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segme
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, starts, input, input_len, out, count, 1};
   mergepath::interval_move_tile<NT, VT, true, Destinations>(starts, segments, count, parts, m);
-}
-
-// The library's gather tile with 32-bit notes: each item's source index as I, not 64-bit (what
-// the library's notes cost over the narrowest ones).
-template <int NT, int VT, bool = false>
-__global__ void __launch_bounds__(NT) gather_walk_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
-                                                       const I* sources, const uint32_t* input, uint32_t* out) {
-  constexpr int NV = NT * VT, U = mergepath::LOAD_BALANCING_MOVES;
-  __shared__ I tile_sources[NV + 1];
-  __shared__ I item_sources[NV];
-  const mergepath::load_balancing_range<I> t = mergepath::load_balancing_tile_load<NT, VT>(
-      starts, segments, count, parts, [&](int h, int64_t s) { tile_sources[h] = sources[s]; });
-  int slot = -1;
-  I delta = 0;
-  mergepath::load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
-    if (h != slot) {
-      slot = h;
-      delta = tile_sources[h] - t.tile_starts[h];
-    }
-    item_sources[k] = (I)t.item(k) + delta;
-  });
-  const int b_n = t.count();
-  for (int first = (int)threadIdx.x; first < b_n; first += NT * U) {
-    uint32_t v[U];
-#pragma unroll
-    for (int i = 0; i < U; ++i)
-      if (first + i * NT < b_n) v[i] = input[item_sources[first + i * NT]];
-#pragma unroll
-    for (int i = 0; i < U; ++i)
-      if (first + i * NT < b_n) out[t.item(first + i * NT)] = v[i];
-  }
 }
 
 struct input {
@@ -141,17 +109,14 @@ static void run(const input& in, const char* dist, float copy_ms) {
     const bool ok = check(in.want_gather);
     printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
   };
-  // Shared memory: starts and sources (4 bytes) and each item's source (8) a slot; a move's
+  // Shared memory: a slot's start and source and an item's source (4 bytes each); a move's
   // destinations too.
-  if constexpr (NV * 16 < 48 * 1024) {
+  if constexpr (NV * 12 < 48 * 1024) {
     gather("gather", [&] {
       gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
     });
-    gather("gather_walk", [&] {
-      gather_walk_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.out);
-    });
   }
-  if constexpr (NV * 28 < 48 * 1024) {
+  if constexpr (NV * 20 < 48 * 1024) {
     gather("move", [&] {
       gather_tile<NT, VT, true><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
     });

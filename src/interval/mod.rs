@@ -28,12 +28,15 @@
 //! several words, so it can mix the words of two values written there; on the host backend the
 //! later interval's). Values of any size. The host backend ([`crate::host::interval_gather`], ...) and host slices
 //! ([`crate::Gpu::interval_gather`], ...) take the same arguments and check every interval
-//! against its arrays ([`Error::InvalidArgument`]); the device
-//! calls do not, as that would wait for the GPU: a move whose source or destination is outside
-//! its array is skipped, never an access out of bounds.
+//! against its arrays, and against the index type: an interval's positions are `I`s, so with
+//! `u32` indices none may pass `u32::MAX` ([`Error::InvalidArgument`]). The device
+//! calls do not check, as that would wait for the GPU: there a position is worked out in `I`'s
+//! arithmetic (wrapping past its largest value), and a move whose source or destination is
+//! outside its array is skipped, never an access out of bounds.
 //!
-//! One kernel does all three, on the load-balancing search's tiles (each item's interval and
-//! rank found in the tile, its value moved by consecutive threads).
+//! Each is a kernel of its own on the load-balancing search's tiles: each item's interval
+//! found in the tile and its source and destination noted there, its value moved by
+//! consecutive threads.
 
 pub(crate) mod cpu;
 pub(crate) mod host;
@@ -160,8 +163,9 @@ impl<I: SortIndex> HostIntervals<'_, I> {
         for (what, firsts, len) in given {
             for (s, (&first, length)) in firsts.iter().zip(self.lengths()).enumerate() {
                 let first = first.value() as usize;
-                if first.checked_add(length).is_none_or(|end| end > len) {
-                    return Err(Error::invalid(what, format!("interval {s} of {length} values at {first} ends past the {len} values")));
+                if first.checked_add(length).is_none_or(|end| end > len.min(I::MAX_COUNT)) {
+                    let past = if len <= I::MAX_COUNT { format!("the {len} values") } else { format!("the last position an index of {} bytes holds", size_of::<I>()) };
+                    return Err(Error::invalid(what, format!("interval {s} of {length} values at {first} ends past {past}")));
                 }
             }
         }

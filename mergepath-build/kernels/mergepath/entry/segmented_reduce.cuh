@@ -9,6 +9,10 @@
 namespace mergepath_instance {
 constexpr mergepath::launch_shape REDUCE = mergepath::reduce_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
 constexpr mergepath::launch_shape REDUCE_RUNS = mergepath::reduce_runs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+// The reduce-by-key tiles an SM holds, asked of the register allocator: all 2,048 threads for
+// values of 4 bytes (32 registers a thread at 256 x 15, no spills; the compiler's own choice,
+// 40, held 6 tiles and was 8 % slower on runs of up to 32 keys, BENCHMARKS.md).
+constexpr int REDUCE_RUNS_CTAS = sizeof(K) <= 4 ? 2048 / REDUCE_RUNS.nt : 1;
 // Tiles per spine thread and round.
 constexpr int REDUCE_SPINE_TILES = 4;
 static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
@@ -58,11 +62,11 @@ __device__ __forceinline__ void reduce_spine(const mergepath::segmented_reduce_p
   mergepath_segmented_reduce_##NAME##_8(const mergepath::segmented_reduce_params<uint64_t> p) {                \
     mergepath_instance::reduce_tile(p, OP);                                                                     \
   }                                                                                                             \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt)                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt, mergepath_instance::REDUCE_RUNS_CTAS) \
   mergepath_reduce_runs_##NAME##_4(const mergepath::segmented_reduce_params<uint32_t> p) {                     \
     mergepath_instance::reduce_runs(p, OP);                                                                     \
   }                                                                                                             \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt)                             \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::REDUCE_RUNS.nt, mergepath_instance::REDUCE_RUNS_CTAS) \
   mergepath_reduce_runs_##NAME##_8(const mergepath::segmented_reduce_params<uint64_t> p) {                     \
     mergepath_instance::reduce_runs(p, OP);                                                                     \
   }                                                                                                             \

@@ -29,7 +29,7 @@ struct interval_moves {
 // destinations are staged with its starts, and each thread's walk works out its items' source
 // and destination indices, keeping the slot's in registers while its items stay in one
 // interval; the moves then read one shared word a side an item, and no value's load waits on
-// another global load (BENCHMARKS.md: 1.8x the tile that looked up each item's interval).
+// another global load (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
 // falls outside its array is skipped, so bad arguments write some values in bounds and never
 // read or write out of them.
@@ -40,35 +40,37 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
   static_assert(Sources || Destinations, "a gather, a scatter or a move");
   __shared__ I tile_sources[Sources ? NV + 1 : 1];
   __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
-  // 64-bit: an index past the arrays (bad arguments) stays past them, never truncated into them.
-  __shared__ uint64_t item_sources[Sources ? NV : 1];
-  __shared__ uint64_t item_destinations[Destinations ? NV : 1];
+  __shared__ I item_sources[Sources ? NV : 1];
+  __shared__ I item_destinations[Destinations ? NV : 1];
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
   });
+  // The slot's source and destination less its start, while a thread's items are in it; an
+  // item's is then its index plus that, in I's arithmetic (I unsigned: bad arguments wrap, and
+  // the moves below skip what falls outside the arrays).
   int slot = -1;
-  uint64_t start = 0, source = 0, destination = 0;  // slot's, while a thread's items are in it
+  I source_shift = 0, destination_shift = 0;
   load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
     if (h != slot) {
       slot = h;
-      start = t.tile_starts[h];
-      if constexpr (Sources) source = tile_sources[h];
-      if constexpr (Destinations) destination = tile_destinations[h];
+      if constexpr (Sources) source_shift = tile_sources[h] - t.tile_starts[h];
+      if constexpr (Destinations) destination_shift = tile_destinations[h] - t.tile_starts[h];
     }
-    // Unsigned: a rank on bad starts wraps to a large value instead of going negative.
-    const uint64_t rank = (uint64_t)t.item(k) - start;
-    if constexpr (Sources) item_sources[k] = source + rank;
-    if constexpr (Destinations) item_destinations[k] = destination + rank;
+    const I j = (I)t.item(k);
+    if constexpr (Sources) item_sources[k] = j + source_shift;
+    if constexpr (Destinations) item_destinations[k] = j + destination_shift;
   });
+  // A side without its array moves the item's own index, within the arrays (the host checks
+  // a gather's output and a scatter's input against the items).
   const int words = m.words;
   cta_move_words<NT, LOAD_BALANCING_MOVES>(t.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
     const int2 v = value_word(u, words);
     const uint64_t j = (uint64_t)t.item(v.x);
-    const uint64_t s = Sources ? item_sources[v.x] : j, d = Destinations ? item_destinations[v.x] : j;
+    const uint64_t s = Sources ? (uint64_t)item_sources[v.x] : j, d = Destinations ? (uint64_t)item_destinations[v.x] : j;
     from = s * words + v.y;
     to = d * words + v.y;
-    return s < (uint64_t)m.input_len && d < (uint64_t)m.output_len;
+    return (!Sources || s < (uint64_t)m.input_len) && (!Destinations || d < (uint64_t)m.output_len);
   });
 }
 

@@ -64,10 +64,12 @@ __device__ __forceinline__ int2 load_balancing_walk(const I* tile_starts, int a_
 
 // A load-balancing tile's range of the merge, and the starts of its segments in shared memory:
 // slot 0 the start of the segment the tile's first item is in, slot h + 1 the tile's boundary h.
+// `out_of_order`: the tile's starts are not non-decreasing (bad starts).
 template <class I>
 struct load_balancing_range {
   merge_range r;
   const I* tile_starts;
+  bool out_of_order;
   __device__ __forceinline__ int count() const { return r.b_count(); }
   __device__ __forceinline__ int64_t item(int k) const { return r.b_begin + k; }
 };
@@ -84,12 +86,15 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_load(cons
   __shared__ I tile_starts[NV + 1];
   wait_for_previous_kernel();  // the partitions (see merge.cuh)
   const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NV, partitions);
+  bool out_of_order = false;
   for (int h = (int)threadIdx.x; h <= r.a_count(); h += NT) {
-    tile_starts[h] = starts[r.a_begin + h];
+    const I start = starts[r.a_begin + h];
+    tile_starts[h] = start;
+    if (h < r.a_count()) out_of_order |= starts[r.a_begin + h + 1] < start;  // the next slot's load, from L1
     stage(h, r.a_begin + h);
   }
-  __syncthreads();
-  return load_balancing_range<I>{r, tile_starts};
+  out_of_order = __syncthreads_or(out_of_order);
+  return load_balancing_range<I>{r, tile_starts, out_of_order};
 }
 
 // Each of a loaded tile's items k handed to note(k, h), h its slot (the tile's boundaries before
@@ -102,9 +107,7 @@ template <int NT, int VT, class I, class Note>
 __device__ __forceinline__ void load_balancing_tile_notes(const load_balancing_range<I>& t, Note note) {
   const int a_n = t.r.a_count(), b_n = t.r.b_count();
   const item_positions<I> items{t.r.b_begin};
-  bool out_of_order = false;
-  for (int h = (int)threadIdx.x; h < a_n; h += NT) out_of_order |= t.tile_starts[h + 1] < t.tile_starts[h];
-  if (__syncthreads_or(out_of_order)) {
+  if (t.out_of_order) {
     for (int k = (int)threadIdx.x; k < b_n; k += NT) note(k, sorted_bound<true>(t.tile_starts + 1, a_n, items[k], less_t<I>()));
   } else {
     load_balancing_walk<VT>(t.tile_starts, a_n, items, b_n, [](int, int) {}, note);
