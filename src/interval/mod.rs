@@ -241,3 +241,21 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     // values, both arrays aligned to the word, which divides the value.
     unsafe { gpu.launch_dependent(&func, cfg, &params, kernels.arch) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gather of 4 items from one interval: its source checked against an input longer than
+    /// `u32` positions reach.
+    fn gather_from(source: u32) -> Result<()> {
+        let (starts, sources) = ([0u32], [source]);
+        HostIntervals { count: 4, starts: &starts, sources: Some(&sources), destinations: None }.check(1 << 33, 4)
+    }
+
+    #[test]
+    fn u32_positions_end_at_u32_max() {
+        assert!(gather_from(u32::MAX - 3).is_ok());
+        assert!(matches!(gather_from(u32::MAX - 2), Err(Error::InvalidArgument { argument: "sources", .. })));
+    }
+}
