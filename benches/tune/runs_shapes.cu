@@ -5,7 +5,9 @@
 // heads by ballots, and each store instruction writes its lanes' heads to consecutive
 // addresses, so no shared memory holds keys. `striped` takes tiles by ticket, `by_block` by
 // block index, `pipelined` runs persistent CTAs that load their next tile before the current
-// one's look-back. CUB's DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and
+// one's look-back; `two_pass` and `two_pass_sparse` count each tile's heads in a first pass
+// and compact them after a scan of the counts, with no look-back. CUB's DeviceSelect::Unique
+// in the same program. BENCHMARKS.md ("Tried and
 // dropped: the runs-finding kernel with its keys in registers") has the figures. Build and run
 // on the GPU machine, from the repository root, with the generated headers in .gpu/include
 // (timing.cuh says how):
@@ -13,8 +15,9 @@
 // Inputs: n sorted u32 keys in runs of 1 to 32 or of 1 or 2 (benches/cub/runs.cu's). Prints
 // TSV: variant op nt vt n ms pct_of_copy ok, where op is `unique` (the runs' first keys) or
 // `starts` (their first keys and positions, as run-length encoding and reduce-by-key keep
-// them), ms the kernel alone (the states' memset included, no count read back), pct the copy
-// of the same bytes (keys read, outputs written) as a share of this time.
+// them), ms the kernel alone (the states' memset included, no count read back; the two-pass
+// variants' three launches, with the first pass alone after `counted`), pct the copy of the
+// same bytes (keys read, outputs written) as a share of this time.
 #include <cub/cub.cuh>
 #include <mergepath/kernel/runs.cuh>
 #include "timing.cuh"
@@ -66,17 +69,12 @@ __device__ __forceinline__ void striped_load(const T* keys, int64_t first, int64
   if (lane == 0 && first > 0 && first <= count) before = keys[first - 1];
 }
 
-// A warp-striped tile's steps on keys in registers: heads found by shuffles and ballots, the
-// warps' counts summed through shared memory, `between()` called (after a barrier), the
-// earlier tiles' counts summed (cta_tile_offset, barriers around), the heads' keys (and
-// positions, where `starts` is not null) stored. Returns the run count up to the tile's end.
-template <int NT, int VT, class I, class T, class C, class Between>
-__device__ __forceinline__ int64_t striped_heads(const T (&k)[VT], const T& before, int64_t first, int64_t count, int64_t tile,
-                                                 uint64_t* tile_states, I* starts, T* heads, int* warp_counts,
-                                                 mergepath::scan_shared<NT>& scan, C comp, Between between) {
-  constexpr int WARPS = NT / 32;
-  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
-  unsigned masks[VT];
+// The boundary words of a warp's striped keys, row i's in masks[i] (a head: a key unequal to
+// the one before it, and key 0), and their heads.
+template <int VT, class T, class C>
+__device__ __forceinline__ int striped_masks(const T (&k)[VT], const T& before, int64_t first, int64_t count, C comp,
+                                             unsigned (&masks)[VT]) {
+  const int lane = (int)threadIdx.x % 32;
   int warp_count = 0;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -88,18 +86,33 @@ __device__ __forceinline__ int64_t striped_heads(const T (&k)[VT], const T& befo
     masks[i] = __ballot_sync(0xffffffffu, head);
     warp_count += __popc(masks[i]);
   }
-  if (lane == 0) warp_counts[warp] = warp_count;
+  return warp_count;
+}
+
+// The CTA's heads from each warp's count (through shared memory, a barrier between);
+// warp_offset gets the warps' before this one.
+template <int NT>
+__device__ __forceinline__ int cta_count(int warp_count, int* warp_counts, int& warp_offset) {
+  const int warp = (int)threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) warp_counts[warp] = warp_count;
   __syncthreads();
-  int warp_offset = 0, tile_count = 0;
+  int total = 0;
+  warp_offset = 0;
 #pragma unroll
-  for (int w = 0; w < WARPS; ++w) {
+  for (int w = 0; w < NT / 32; ++w) {
     const int c = warp_counts[w];
     warp_offset += w < warp ? c : 0;
-    tile_count += c;
+    total += c;
   }
-  between();
-  const int64_t tile_offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);
-  int64_t at = tile_offset + warp_offset;
+  return total;
+}
+
+// A warp's heads (striped_masks) stored from output index `at` on: their keys, and their
+// positions where `starts` is not null; each store instruction to consecutive addresses.
+template <int VT, class I, class T>
+__device__ __forceinline__ void store_striped_heads(const unsigned (&masks)[VT], const T (&k)[VT], int64_t at, int64_t first,
+                                                    T* heads, I* starts) {
+  const int lane = (int)threadIdx.x % 32;
   const unsigned below = (1u << lane) - 1;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
@@ -110,6 +123,23 @@ __device__ __forceinline__ int64_t striped_heads(const T (&k)[VT], const T& befo
     }
     at += __popc(masks[i]);
   }
+}
+
+// A warp-striped tile's steps on keys in registers: heads found by shuffles and ballots, the
+// warps' counts summed through shared memory, `between()` called (after a barrier), the
+// earlier tiles' counts summed (cta_tile_offset, barriers around), the heads' keys (and
+// positions, where `starts` is not null) stored. Returns the run count up to the tile's end.
+template <int NT, int VT, class I, class T, class C, class Between>
+__device__ __forceinline__ int64_t striped_heads(const T (&k)[VT], const T& before, int64_t first, int64_t count, int64_t tile,
+                                                 uint64_t* tile_states, I* starts, T* heads, int* warp_counts,
+                                                 mergepath::scan_shared<NT>& scan, C comp, Between between) {
+  unsigned masks[VT];
+  const int warp_count = striped_masks<VT>(k, before, first, count, comp, masks);
+  int warp_offset;
+  const int tile_count = cta_count<NT>(warp_count, warp_counts, warp_offset);
+  between();
+  const int64_t tile_offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);
+  store_striped_heads<VT>(masks, k, tile_offset + warp_offset, first, heads, starts);
   return tile_offset + tile_count;
 }
 
@@ -173,40 +203,6 @@ pipelined(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states
 // scanned (CUB's DeviceScan, a few microseconds), and `compacted` stores each tile's heads at its
 // offset: `Sparse` from the words, loading only the heads' keys, else from the keys read again.
 template <int NT, int VT>
-__device__ __forceinline__ int cta_count(int warp_count, int* warp_counts, int& warp_offset) {
-  const int warp = (int)threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0) warp_counts[warp] = warp_count;
-  __syncthreads();
-  int total = 0;
-  warp_offset = 0;
-#pragma unroll
-  for (int w = 0; w < NT / 32; ++w) {
-    const int c = warp_counts[w];
-    warp_offset += w < warp ? c : 0;
-    total += c;
-  }
-  return total;
-}
-
-// The warp's boundary words, row i's in masks[i], and their heads.
-template <int VT>
-__device__ __forceinline__ int striped_masks(const K (&k)[VT], const K& before, int64_t first, int64_t count, unsigned (&masks)[VT]) {
-  const int lane = (int)threadIdx.x % 32;
-  int warp_count = 0;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    K prev = shfl_up_key(k[i], 1);
-    const K last = shfl_key(i > 0 ? k[i - 1] : before, i > 0 ? 31 : 0);
-    if (lane == 0) prev = last;
-    const int64_t j = first + i * 32 + lane;
-    const bool head = j < count && (j == 0 || prev != k[i]);
-    masks[i] = __ballot_sync(0xffffffffu, head);
-    warp_count += __popc(masks[i]);
-  }
-  return warp_count;
-}
-
-template <int NT, int VT>
 __global__ void __launch_bounds__(NT) counted(const K* keys, int64_t count, unsigned* bits, uint32_t* tile_counts) {
   __shared__ int warp_counts[NT / 32];
   const int lane = (int)threadIdx.x % 32;
@@ -214,12 +210,12 @@ __global__ void __launch_bounds__(NT) counted(const K* keys, int64_t count, unsi
   K k[VT], before;
   striped_load<VT>(keys, first, count, k, before);
   unsigned masks[VT];
-  const int warp_count = striped_masks<VT>(k, before, first, count, masks);
+  const int warp_count = striped_masks<VT>(k, before, first, count, Comp(), masks);
 #pragma unroll
   for (int i = 0; i < VT; ++i)
     if (lane == i && first + i * 32 < count) bits[first / 32 + i] = masks[i];
   int warp_offset;
-  const int total = cta_count<NT, VT>(warp_count, warp_counts, warp_offset);
+  const int total = cta_count<NT>(warp_count, warp_counts, warp_offset);
   if (threadIdx.x == 0) tile_counts[blockIdx.x] = (uint32_t)total;
 }
 
@@ -243,21 +239,11 @@ __global__ void __launch_bounds__(NT) compacted(const K* keys, int64_t count, co
   } else {
     K before;
     striped_load<VT>(keys, first, count, k, before);
-    warp_count = striped_masks<VT>(k, before, first, count, masks);
+    warp_count = striped_masks<VT>(k, before, first, count, Comp(), masks);
   }
   int warp_offset;
-  const int total = cta_count<NT, VT>(warp_count, warp_counts, warp_offset);
-  int64_t at = (int64_t)offsets[blockIdx.x] + warp_offset;
-  const unsigned below = (1u << lane) - 1;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (masks[i] >> lane & 1) {
-      const int64_t o = at + __popc(masks[i] & below);
-      heads[o] = k[i];
-      if (starts) starts[o] = (uint32_t)(first + i * 32 + lane);
-    }
-    at += __popc(masks[i]);
-  }
+  const int total = cta_count<NT>(warp_count, warp_counts, warp_offset);
+  store_striped_heads<VT>(masks, k, (int64_t)offsets[blockIdx.x] + warp_offset, first, heads, starts);
   if (blockIdx.x == num_tiles - 1 && threadIdx.x == 0) *runs = offsets[blockIdx.x] + total;
 }
 
