@@ -30,9 +30,8 @@
 //! ([`crate::Gpu::interval_gather`], ...) take the same arguments and check every interval
 //! against its arrays, and against the index type: an interval's positions are `I`s, so with
 //! `u32` indices none may pass `u32::MAX` ([`Error::InvalidArgument`]). The device
-//! calls do not check, as that would wait for the GPU: there a position is worked out in `I`'s
-//! arithmetic (wrapping past its largest value), and a move whose source or destination is
-//! outside its array is skipped, never an access out of bounds.
+//! calls do not check, as that would wait for the GPU: a move whose source or destination is
+//! outside its array, or past `I`'s largest value, is skipped, never an access out of bounds.
 //!
 //! Each is a kernel of its own on the load-balancing search's tiles: each item's interval
 //! found in the tile and its source and destination noted there, its value moved by
@@ -52,7 +51,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::interval_shape;
+use crate::tuning::{interval_move_shape, interval_shape};
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
@@ -202,16 +201,15 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
-    let func = match (sources, destinations) {
-        (Some(_), None) => kernels.interval_gather(word, index_bytes)?,
-        (None, Some(_)) => kernels.interval_scatter(word, index_bytes)?,
-        (Some(_), Some(_)) => kernels.interval_move(word, index_bytes)?,
+    let (func, tile) = match (sources, destinations) {
+        (Some(_), None) => (kernels.interval_gather(word, index_bytes)?, interval_shape(kernels.arch, index_bytes)),
+        (None, Some(_)) => (kernels.interval_scatter(word, index_bytes)?, interval_shape(kernels.arch, index_bytes)),
+        (Some(_), Some(_)) => (kernels.interval_move(word, index_bytes)?, interval_move_shape(kernels.arch, index_bytes)),
         (None, None) => {
             let reason = "an interval move needs sources, destinations or both".to_string();
             return Err(Error::InvalidArgument { argument: "sources", reason });
         }
     };
-    let tile = interval_shape(kernels.arch, index_bytes);
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;
@@ -234,7 +232,7 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `IntervalMoveParams` is `mergepath_interval_{gather,scatter,move}_{word}_{4,8}`'s
     // parameter struct, the kernel chosen by which of `sources` and `destinations` are given;
-    // its tile is the interval shape of the index width (the partitions' spacing above, enqueued
+    // its tile is that kind's shape of the index width (the partitions' spacing above, enqueued
     // before it), one CTA per tile of the boundaries' and items' merge over `starts.len >= 1`
     // starts (check_intervals: items need intervals); `sources` and `destinations`, where not
     // null, hold one index per start; the kernel moves only within `input_len` and `output_len`

@@ -170,6 +170,7 @@ pub fn tile_sizes<K: Key>() -> Vec<usize> {
             tuning::search_shape(arch, bytes),
             tuning::load_balancing_shape(arch, bytes),
             tuning::interval_shape(arch, bytes),
+            tuning::interval_move_shape(arch, bytes),
             tuning::reduce_runs_shape(arch, bytes),
             tuning::sets_shape(arch, bytes),
             tuning::sort_shape(arch, bytes),

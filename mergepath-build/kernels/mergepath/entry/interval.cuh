@@ -1,7 +1,7 @@
 // Entry layer: the `extern "C"` interval gather, scatter and move kernels, values moved as words
 // of 1 to 16 bytes by indices of 4 or 8.
 // Key-independent: compiled only into the u32 / less module (MERGEPATH_INDEX_ENTRIES), on the
-// load-balancing search's tiles in their own shape (tuning.tsv's interval rows). Included by
+// load-balancing search's tiles in shapes of their own (tuning.tsv's interval and interval_move rows). Included by
 // ../instantiate.cuh.
 #pragma once
 #include "load_balancing.cuh"
@@ -12,23 +12,25 @@
 namespace mergepath_instance {
 constexpr mergepath::launch_shape INTERVAL_4 = mergepath::interval_shape(MERGEPATH_ARCH / 10, 4);
 constexpr mergepath::launch_shape INTERVAL_8 = mergepath::interval_shape(MERGEPATH_ARCH / 10, 8);
+constexpr mergepath::launch_shape INTERVAL_MOVE_4 = mergepath::interval_move_shape(MERGEPATH_ARCH / 10, 4);
+constexpr mergepath::launch_shape INTERVAL_MOVE_8 = mergepath::interval_move_shape(MERGEPATH_ARCH / 10, 8);
 }  // namespace mergepath_instance
 
 // mergepath_interval_{KIND}_{word}_{4,8}: KIND gather (sources), scatter (destinations) or
-// move (both), each instantiated for its own arrays.
-#define MERGEPATH_INTERVAL_KIND(KIND, SOURCES, DESTINATIONS, WBYTES, W, BYTES, INDEX)                 \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::INTERVAL_##BYTES.nt)               \
+// move (both), each instantiated for its own arrays, in its SHAPE (tuning.tsv's rows).
+#define MERGEPATH_INTERVAL_KIND(KIND, SHAPE, SOURCES, DESTINATIONS, WBYTES, W, BYTES, INDEX)           \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SHAPE##_##BYTES.nt)                \
   mergepath_interval_##KIND##_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {     \
     using namespace mergepath_instance;                                                                 \
     const mergepath::interval_moves<INDEX, W> moves{p.sources, p.destinations, reinterpret_cast<const W*>(p.input), \
                                                     p.input_len, reinterpret_cast<W*>(p.output), p.output_len, \
                                                     (int)p.words};                                      \
-    mergepath::interval_move_tile<INTERVAL_##BYTES.nt, INTERVAL_##BYTES.vt, SOURCES, DESTINATIONS>(     \
+    mergepath::interval_move_tile<SHAPE##_##BYTES.nt, SHAPE##_##BYTES.vt, SOURCES, DESTINATIONS>(       \
         p.starts, p.segments, p.count, p.partitions, moves);                                            \
   }
-#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, true, false, __VA_ARGS__)
-#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, false, true, __VA_ARGS__)
-#define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, true, true, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, INTERVAL, true, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, INTERVAL, false, true, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, INTERVAL_MOVE, true, true, __VA_ARGS__)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_GATHER)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_SCATTER)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_MOVE)

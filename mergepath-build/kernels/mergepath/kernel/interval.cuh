@@ -26,40 +26,50 @@ struct interval_moves {
 // words by consecutive threads, several in flight a thread. `Sources` and `Destinations` say
 // which of m's index arrays the kernel reads (gather: sources, scatter: destinations, move:
 // both), so each kind keeps only its own arrays in shared memory. The tile's sources and
-// destinations are staged with its starts, and each thread's walk works out its items' source
-// and destination indices, keeping the slot's in registers while its items stay in one
-// interval; the moves then read one shared word a side an item, and no value's load waits on
-// another global load (BENCHMARKS.md).
+// destinations are staged with its starts, and each thread's walk notes its items' source and
+// destination indices, keeping the slot's start, source and destination in registers while its
+// items stay in one interval; the moves then read one shared word a side an item, and no
+// value's load waits on another global load (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
-// falls outside its array is skipped, so bad arguments write some values in bounds and never
-// read or write out of them.
+// falls outside its array, or past I's largest value, is skipped (as is an item whose rank would
+// be negative, on bad starts), so bad arguments write some values in bounds and never read or
+// write out of them.
 template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
-  constexpr int NV = NT * VT;
+  constexpr int NV = NT * VT, SKIP_WORDS = (NV + 31) / 32;
   static_assert(Sources || Destinations, "a gather, a scatter or a move");
   __shared__ I tile_sources[Sources ? NV + 1 : 1];
   __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
   __shared__ I item_sources[Sources ? NV : 1];
   __shared__ I item_destinations[Destinations ? NV : 1];
+  __shared__ unsigned skipped[SKIP_WORDS];  // a bit an item whose move is skipped
+  for (int w = (int)threadIdx.x; w < SKIP_WORDS; w += NT) skipped[w] = 0;
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
-  });
-  // The slot's source and destination less its start, while a thread's items are in it; an
-  // item's is then its index plus that, in I's arithmetic (I unsigned: bad arguments wrap, and
-  // the moves below skip what falls outside the arrays).
+  });  // its barrier: `skipped` cleared before any note
   int slot = -1;
-  I source_shift = 0, destination_shift = 0;
-  load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
+  I start = 0, source = 0, destination = 0;  // the slot's, while a thread's items are in it
+  const bool any_skipped = load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
     if (h != slot) {
       slot = h;
-      if constexpr (Sources) source_shift = tile_sources[h] - t.tile_starts[h];
-      if constexpr (Destinations) destination_shift = tile_destinations[h] - t.tile_starts[h];
+      start = t.tile_starts[h];
+      if constexpr (Sources) source = tile_sources[h];
+      if constexpr (Destinations) destination = tile_destinations[h];
     }
-    const I j = (I)t.item(k);
-    if constexpr (Sources) item_sources[k] = j + source_shift;
-    if constexpr (Destinations) item_destinations[k] = j + destination_shift;
+    const I j = (I)t.item(k), rank = j - start;
+    bool skip = j < start;  // unsigned I: a position past its largest value would wrap
+    if constexpr (Sources) {
+      skip |= rank > (I)~source;
+      item_sources[k] = source + rank;
+    }
+    if constexpr (Destinations) {
+      skip |= rank > (I)~destination;
+      item_destinations[k] = destination + rank;
+    }
+    if (skip) atomicOr(&skipped[k / 32], 1u << k % 32);
+    return skip;
   });
   // A side without its array moves the item's own index, within the arrays (the host checks
   // a gather's output and a scatter's input against the items).
@@ -70,7 +80,8 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
     const uint64_t s = Sources ? (uint64_t)item_sources[v.x] : j, d = Destinations ? (uint64_t)item_destinations[v.x] : j;
     from = s * words + v.y;
     to = d * words + v.y;
-    return (!Sources || s < (uint64_t)m.input_len) && (!Destinations || d < (uint64_t)m.output_len);
+    return !(any_skipped && skipped[v.x / 32] >> v.x % 32 & 1) && (!Sources || s < (uint64_t)m.input_len) &&
+           (!Destinations || d < (uint64_t)m.output_len);
   });
 }
 
