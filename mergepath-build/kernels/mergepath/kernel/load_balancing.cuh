@@ -125,12 +125,11 @@ __device__ __forceinline__ bool load_balancing_tile_notes(const load_balancing_r
 // A load-balancing tile's items, once load_balancing_tile_items has noted them: its range of
 // the merge, and for its item k (0 .. count()) the item's index, its segment and its rank there.
 template <class I>
-struct load_balancing_items {
-  merge_range r;
-  const I* tile_starts;          // shared: starts[r.a_begin + h] for h <= the tile's boundaries
+struct load_balancing_items : load_balancing_range<I> {
   const int* boundaries_before;  // shared: the tile's boundaries before its item k
-  __device__ __forceinline__ int count() const { return r.b_count(); }
-  __device__ __forceinline__ int64_t item(int k) const { return r.b_begin + k; }
+  using load_balancing_range<I>::r;
+  using load_balancing_range<I>::tile_starts;
+  using load_balancing_range<I>::item;
   // The tile's boundaries before item k, clamped (they are in range; the clamp keeps any
   // reading of bad starts in bounds whatever the notes say).
   __device__ __forceinline__ int boundaries(int k) const { return min(max(boundaries_before[k], 0), r.a_count()); }
@@ -148,7 +147,7 @@ __device__ __forceinline__ load_balancing_items<I> load_balancing_tile_items(con
   __shared__ int boundaries_before[NT * VT];
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [](int, int64_t) {});
   load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) { boundaries_before[k] = h; });
-  return load_balancing_items<I>{t.r, t.tile_starts, boundaries_before};
+  return load_balancing_items<I>{t, boundaries_before};
 }
 
 // Unit u of a tile's values of `words` words each: the value's index (x) and the word (y).
