@@ -1,8 +1,8 @@
-//! Load-balancing search, interval expand, gather and move and segmented reduction throughput:
+//! Load-balancing search, interval expand, gather, scatter and move and segmented reduction throughput:
 //! the segment and rank (and the segment alone) of each of n work items (u32 indices), each
 //! item's segment's u32 value,
-//! each interval's u32 values read from (gather) or moved to and from (move) the mirror of its
-//! place, and the sum of each segment's u32 values, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
+//! each interval's u32 values read from (gather), written to (scatter) or moved to and from
+//! (move) the mirror of its place, and the sum of each segment's u32 values, over segments of random lengths — uniform in 0..32 (average 15.5, empty ones
 //! included), and skewed (one segment of half the items, the rest uniform in 0..32) — n = 2^20,
 //! 2^24, 2^26, timed with CUDA events. Bytes: the starts (and values) read and the segments and
 //! ranks (or the values, or the sums) written, once each. The CUB and Thrust anchors of the same
@@ -65,9 +65,9 @@ fn load_balancing(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(format!("expand_{name}"), n), |b| b.iter_custom(|iters| gpu_time(&gpu, iters, &mut expand)));
             let ms = event_median_ms(&gpu, 20, &mut expand);
             println!("interval_expand_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
-            // Interval gather and move of u32 values, each interval read from (and moved to) the
-            // mirror of its place: the starts, sources (and destinations) read, the items read
-            // and written.
+            // Interval gather, scatter and move of u32 values, each interval read from (written
+            // to, moved between) the mirror of its place: the starts, sources or destinations
+            // (or both) read, the items read and written.
             let host_starts = starts_for(n, skewed);
             let ends = host_starts.iter().skip(1).copied().chain([n as u32]);
             let mirrored = gpu.upload(&ends.map(|end| n as u32 - end).collect::<Vec<u32>>()).unwrap();
@@ -76,6 +76,9 @@ fn load_balancing(c: &mut Criterion) {
             let mut gather = || mergepath::interval_gather(&gpu, n, &starts, &mirrored, &input, &mut segments).unwrap();
             let ms = event_median_ms(&gpu, 20, &mut gather);
             println!("interval_gather_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
+            let mut scatter = || mergepath::interval_scatter(&gpu, n, &starts, &mirrored, &input, &mut segments).unwrap();
+            let ms = event_median_ms(&gpu, 20, &mut scatter);
+            println!("interval_scatter_{name}\tmergepath\tu32\t{n}\t{ms:.4}\t{:.3}\t{:.1}", n as f64 / ms / 1e6, bytes as f64 / ms / 1e6);
             let bytes = 3 * starts.len() * 4 + 2 * n * 4;
             let mut move_all = || mergepath::interval_move(&gpu, n, &starts, &mirrored, &mirrored, &input, &mut segments).unwrap();
             let ms = event_median_ms(&gpu, 20, &mut move_all);
