@@ -4,8 +4,7 @@
 // the repository root, with the generated headers in .gpu/include (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
 // `gather` and `move` are the library's interval tile as its gather and move entries
-// instantiate it (`gather_12_ctas`: its registers capped for 1,536 threads an SM). The shapes
-// whose arrays do not fit 48 KB measure the search alone.
+// instantiate it. The shapes whose arrays do not fit 48 KB measure the search alone.
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
 // of_copy ok, where ms is the partitions and the tile together and of_copy the device copy of
@@ -28,9 +27,8 @@ __global__ void __launch_bounds__(NT) search_tile(const I* starts, int64_t segme
 // The library's interval tile as its gather entry instantiates it (`Destinations` false), or
 // as its move entry does (destinations given: here each interval's own start, so the move
 // writes what the gather does).
-// `MinCtas`: the CTAs an SM the register allocator is asked to make room for.
-template <int NT, int VT, bool Destinations, int MinCtas = 1>
-__global__ void __launch_bounds__(NT, MinCtas) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+template <int NT, int VT, bool Destinations>
+__global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, starts, input, input_len, out, count, 1};
   mergepath::interval_move_tile<NT, VT, true, Destinations>(starts, segments, count, parts, m);
@@ -116,10 +114,6 @@ static void run(const input& in, const char* dist, float copy_ms) {
   if constexpr (NV * 12 < 48 * 1024) {
     gather("gather", [&] {
       gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
-    });
-    gather("gather_12_ctas", [&] {
-      gather_tile<NT, VT, false, 1536 / NT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values,
-                                                                   in.n, in.out);
     });
   }
   if constexpr (NV * 20 < 48 * 1024) {

@@ -31,45 +31,36 @@ struct interval_moves {
 // items stay in one interval; the moves then read one shared word a side an item, and no
 // value's load waits on another global load (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
-// falls outside its array, or past I's largest value, is skipped (as is an item whose rank would
-// be negative, on bad starts), so bad arguments write some values in bounds and never read or
-// write out of them.
+// falls outside its array, or at or past I's largest value, is skipped (as is an item whose
+// rank would be negative, on bad starts), so bad arguments write some values in bounds and
+// never read or write out of them.
 template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
-  constexpr int NV = NT * VT, SKIP_WORDS = (NV + 31) / 32;
+  constexpr int NV = NT * VT;
+  constexpr I SKIP = ~(I)0;  // a noted position no move takes
   static_assert(Sources || Destinations, "a gather, a scatter or a move");
   __shared__ I tile_sources[Sources ? NV + 1 : 1];
   __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
   __shared__ I item_sources[Sources ? NV : 1];
   __shared__ I item_destinations[Destinations ? NV : 1];
-  __shared__ unsigned skipped[SKIP_WORDS];  // a bit an item whose move is skipped
-  for (int w = (int)threadIdx.x; w < SKIP_WORDS; w += NT) skipped[w] = 0;
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
-  });  // its barrier: `skipped` cleared before any note
+  });
   int slot = -1;
   I start = 0, source = 0, destination = 0;  // the slot's, while a thread's items are in it
-  const bool any_skipped = load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
+  load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
     if (h != slot) {
       slot = h;
       start = t.tile_starts[h];
       if constexpr (Sources) source = tile_sources[h];
       if constexpr (Destinations) destination = tile_destinations[h];
     }
+    // I unsigned: a position past its largest value would wrap, noted SKIP instead.
     const I j = (I)t.item(k), rank = j - start;
-    bool skip = j < start;  // unsigned I: a position past its largest value would wrap
-    if constexpr (Sources) {
-      skip |= rank > (I)~source;
-      item_sources[k] = source + rank;
-    }
-    if constexpr (Destinations) {
-      skip |= rank > (I)~destination;
-      item_destinations[k] = destination + rank;
-    }
-    if (skip) atomicOr(&skipped[k / 32], 1u << k % 32);
-    return skip;
+    if constexpr (Sources) item_sources[k] = j < start || rank > (I)~source ? SKIP : source + rank;
+    if constexpr (Destinations) item_destinations[k] = j < start || rank > (I)~destination ? SKIP : destination + rank;
   });
   // A side without its array moves the item's own index, within the arrays (the host checks
   // a gather's output and a scatter's input against the items).
@@ -77,11 +68,10 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
   cta_move_words<NT, LOAD_BALANCING_MOVES>(t.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
     const int2 v = value_word(u, words);
     const uint64_t j = (uint64_t)t.item(v.x);
-    const uint64_t s = Sources ? (uint64_t)item_sources[v.x] : j, d = Destinations ? (uint64_t)item_destinations[v.x] : j;
-    from = s * words + v.y;
-    to = d * words + v.y;
-    return !(any_skipped && skipped[v.x / 32] >> v.x % 32 & 1) && (!Sources || s < (uint64_t)m.input_len) &&
-           (!Destinations || d < (uint64_t)m.output_len);
+    const I s = Sources ? item_sources[v.x] : SKIP, d = Destinations ? item_destinations[v.x] : SKIP;
+    from = (Sources ? (uint64_t)s : j) * words + v.y;
+    to = (Destinations ? (uint64_t)d : j) * words + v.y;
+    return (!Sources || (s != SKIP && s < (uint64_t)m.input_len)) && (!Destinations || (d != SKIP && d < (uint64_t)m.output_len));
   });
 }
 

@@ -102,24 +102,17 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_load(cons
 // thread's items in order, their slots non-decreasing. On starts that are not an exclusive scan
 // (out of order in this tile) the threads' splits can overlap, and the walk would note an item
 // twice: there each item searches its own boundaries instead (unspecified slots, but in range and
-// race-free). A note may return a bool, true to flag its item; returns whether any thread
-// flagged one (false for notes that return nothing). Ends with a barrier: what note wrote is
-// ready.
+// race-free). Ends with a barrier: what note wrote is ready.
 template <int NT, int VT, class I, class Note>
-__device__ __forceinline__ bool load_balancing_tile_notes(const load_balancing_range<I>& t, Note note) {
+__device__ __forceinline__ void load_balancing_tile_notes(const load_balancing_range<I>& t, Note note) {
   const int a_n = t.r.a_count(), b_n = t.r.b_count();
   const item_positions<I> items{t.r.b_begin};
-  bool flagged = false;
-  const auto take = [&](int k, int h) {
-    if constexpr (std::is_same_v<decltype(note(k, h)), bool>) flagged |= note(k, h);
-    else note(k, h);
-  };
   if (t.out_of_order) {
-    for (int k = (int)threadIdx.x; k < b_n; k += NT) take(k, sorted_bound<true>(t.tile_starts + 1, a_n, items[k], less_t<I>()));
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) note(k, sorted_bound<true>(t.tile_starts + 1, a_n, items[k], less_t<I>()));
   } else {
-    load_balancing_walk<VT>(t.tile_starts, a_n, items, b_n, [](int, int) {}, take);
+    load_balancing_walk<VT>(t.tile_starts, a_n, items, b_n, [](int, int) {}, note);
   }
-  return __syncthreads_or(flagged);
+  __syncthreads();
 }
 
 // A load-balancing tile's items, once load_balancing_tile_items has noted them: its range of
