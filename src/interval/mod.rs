@@ -28,10 +28,11 @@
 //! several words, so it can mix the words of two values written there; on the host backend the
 //! later interval's). Values of any size. The host backend ([`crate::host::interval_gather`], ...) and host slices
 //! ([`crate::Gpu::interval_gather`], ...) take the same arguments and check every interval
-//! against its arrays, and against the index type: an interval's positions are `I`s, so with
-//! `u32` indices none may pass `u32::MAX` ([`Error::InvalidArgument`]). The device
-//! calls do not check, as that would wait for the GPU: a move whose source or destination is
-//! outside its array, or past `I`'s largest value, is skipped, never an access out of bounds.
+//! against its arrays, and against the index type: an interval's positions are `I`s below its
+//! largest value, so with `u32` indices none may reach `u32::MAX` ([`Error::InvalidArgument`]).
+//! The device calls do not check, as that would wait for the GPU: a move whose source or
+//! destination is outside its array, or at or past `I`'s largest value, is skipped, never an
+//! access out of bounds.
 //!
 //! Each is a kernel of its own on the load-balancing search's tiles: each item's interval
 //! found in the tile and its source and destination noted there, its value moved by
@@ -162,8 +163,10 @@ impl<I: SortIndex> HostIntervals<'_, I> {
         for (what, firsts, len) in given {
             for (s, (&first, length)) in firsts.iter().zip(self.lengths()).enumerate() {
                 let first = first.value() as usize;
-                if first.checked_add(length).is_none_or(|end| end > len.min(I::MAX_COUNT)) {
-                    let past = if len <= I::MAX_COUNT { format!("the {len} values") } else { format!("the last position an index of {} bytes holds", size_of::<I>()) };
+                // The index type's largest value is no position (the kernels note skipped moves with it).
+                let positions = I::MAX_COUNT - 1;
+                if first.checked_add(length).is_none_or(|end| end > len.min(positions)) {
+                    let past = if len <= positions { format!("the {len} values") } else { format!("the largest index of {} bytes", size_of::<I>()) };
                     return Err(Error::invalid(what, format!("interval {s} of {length} values at {first} ends past {past}")));
                 }
             }
@@ -252,8 +255,8 @@ mod tests {
     }
 
     #[test]
-    fn u32_positions_end_at_u32_max() {
-        assert!(gather_from(u32::MAX - 3).is_ok());
-        assert!(matches!(gather_from(u32::MAX - 2), Err(Error::InvalidArgument { argument: "sources", .. })));
+    fn u32_positions_end_below_u32_max() {
+        assert!(gather_from(u32::MAX - 4).is_ok());
+        assert!(matches!(gather_from(u32::MAX - 3), Err(Error::InvalidArgument { argument: "sources", .. })));
     }
 }
