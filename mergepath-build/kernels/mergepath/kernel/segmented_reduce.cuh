@@ -138,6 +138,7 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   // bits below it.
   const int64_t low_before = __shfl_sync(0xffffffffu, word_before, first / WARP_THREADS);
   const int before = n > 0 ? (int)(low_before - warp_boundaries) + __popc(low & ((1u << shift) - 1u)) : 0;
+  __syncwarp();  // the chunk's rows, staged by every lane, read in a lane's stretch
   K v[VT];
 #pragma unroll
   for (int j = 0; j < VT; ++j)
