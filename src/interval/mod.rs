@@ -160,11 +160,11 @@ impl<I: SortIndex> HostIntervals<'_, I> {
         let lengths: Vec<(&'static str, usize)> = given.iter().map(|&(what, f, _)| (what, f.len())).collect();
         check_intervals::<I>(count, intervals, &lengths, if self.sources.is_none() { count } else { 0 }, input)?;
         check_starts(self.starts, count)?;
+        // The index type's largest value is no position (the kernels note skipped moves with it).
+        let positions = I::MAX_COUNT - 1;
         for (what, firsts, len) in given {
             for (s, (&first, length)) in firsts.iter().zip(self.lengths()).enumerate() {
                 let first = first.value() as usize;
-                // The index type's largest value is no position (the kernels note skipped moves with it).
-                let positions = I::MAX_COUNT - 1;
                 if first.checked_add(length).is_none_or(|end| end > len.min(positions)) {
                     let past = if len <= positions { format!("the {len} values") } else { format!("the largest index of {} bytes", size_of::<I>()) };
                     return Err(Error::invalid(what, format!("interval {s} of {length} values at {first} ends past {past}")));
