@@ -426,6 +426,26 @@ fn runs_on_device() {
     assert!(gpu.download(&short).unwrap().iter().all(|&k| k == 5), "nothing written");
     let none = gpu.alloc_zeros::<u32>(0).unwrap();
     assert_eq!(mergepath::unique(gpu, &none, &mut out, Less).unwrap(), 0);
+
+    // Room for a run per key: the runs' kernel writes the lengths itself (runs across many
+    // tiles, tiles with no run starting in them, a last run from the first key).
+    let one_run = vec![3u32; 100_000];
+    let long_inside = [vec![1u32; 7], vec![2u32; 50_000], vec![3u32]].concat();
+    for keys in [&keys, &one_run, &long_inside] {
+        let (want_keys, lengths) = cpu::run_length_encode(keys, Less);
+        let (n, runs) = (keys.len(), want_keys.len());
+        let dk = gpu.upload(keys).unwrap();
+        let (mut out, mut l32, mut l64) = (gpu.alloc_zeros::<u32>(n).unwrap(), gpu.upload(&vec![9u32; n]).unwrap(), gpu.upload(&vec![9u64; n]).unwrap());
+        assert_eq!(mergepath::run_length_encode(gpu, &dk, &mut out, &mut l32, Less).unwrap(), runs);
+        assert_eq!(&gpu.download(&out).unwrap()[..runs], &want_keys[..]);
+        let got = gpu.download(&l32).unwrap();
+        assert!(got[..runs].iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u32 lengths, {n} keys");
+        assert!(got[runs..].iter().all(|&g| g == 9), "the tail untouched");
+        assert_eq!(mergepath::run_length_encode(gpu, &dk, &mut out, &mut l64, Less).unwrap(), runs);
+        let got = gpu.download(&l64).unwrap();
+        assert!(got[..runs].iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u64 lengths, {n} keys");
+        assert!(got[runs..].iter().all(|&g| g == 9), "the tail untouched");
+    }
 }
 
 /// Counts past 2^32 with `u64` indices: interval expand of 2^32 + 2^20 byte values over

@@ -29,7 +29,7 @@ template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs) {
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                     runs, Comp());
+                                     mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, runs, Comp());
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
@@ -247,6 +247,91 @@ __global__ void __launch_bounds__(NT) compacted(const K* keys, int64_t count, co
   if (blockIdx.x == num_tiles - 1 && threadIdx.x == 0) *runs = offsets[blockIdx.x] + total;
 }
 
+// Hopper's bulk copies (cp.async.bulk from global to shared memory, completing on an mbarrier).
+__device__ __forceinline__ unsigned shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void barrier_init(uint64_t* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+}
+
+// The barrier's one arrival, expecting `bytes` of copies before its phase completes.
+__device__ __forceinline__ void barrier_expect(uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(shared_address(dst)),
+               "l"(src), "r"(bytes), "r"(shared_address(bar))
+               : "memory");
+}
+
+__device__ __forceinline__ void barrier_wait(uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(shared_address(bar)), "r"(parity)
+                 : "memory");
+}
+
+// Persistent CTAs whose tiles' keys arrive by bulk copies S stages ahead: thread 0 takes a
+// tile's ticket and starts its copy into a free stage, so the keys of the CTA's next tiles are
+// in flight (in shared memory, not registers) while it looks back. The keys are read from the
+// stage warp-striped (conflict-free) and handled as `striped`'s. `LookBack` false: each tile's
+// heads stored at its own slot (tile * NV) with no look-back, the pipeline's floor (its output
+// is not the runs').
+template <int NT, int VT, int S, bool LookBack = true>
+__global__ void __launch_bounds__(NT)
+bulk_staged(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  constexpr int NV = NT * VT;
+  extern __shared__ __align__(128) unsigned char dynamic_shared[];
+  K(*stage_keys)[NV] = reinterpret_cast<K(*)[NV]>(dynamic_shared);
+  __shared__ uint64_t full[S];
+  __shared__ int64_t tickets[S];
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ int warp_counts[NT / 32];
+  auto refill = [&](int s) {
+    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+    tickets[s] = tile;
+    const unsigned bytes = tile < num_tiles ? (unsigned)((count - tile * NV < NV ? count - tile * NV : (int64_t)NV) * sizeof(K)) / 16 * 16 : 0u;
+    barrier_expect(&full[s], bytes);
+    if (bytes) bulk_load(stage_keys[s], keys + tile * NV, bytes, &full[s]);
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) barrier_init(&full[s]);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < S; ++s) refill(s);
+  }
+  __syncthreads();
+  const int lane = (int)threadIdx.x % 32, warp_first = (int)threadIdx.x / 32 * 32 * VT;
+  for (int round = 0;; ++round) {
+    const int s = round % S;
+    barrier_wait(&full[s], (unsigned)(round / S) & 1u);
+    const int64_t tile = tickets[s];
+    if (tile >= num_tiles) break;
+    const int64_t base = tile * NV;
+    const int n = (int)(count - base < NV ? count - base : (int64_t)NV);
+    const int copied = (int)(n * sizeof(K) / 16 * 16 / sizeof(K));
+    auto key_at = [&](int j) { return j < copied ? stage_keys[s][j] : keys[base + j]; };
+    K k[VT], before = K();
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int j = warp_first + i * 32 + lane;
+      if (j < n) k[i] = key_at(j);
+    }
+    if (lane == 0 && warp_first < n) before = warp_first > 0 ? key_at(warp_first - 1) : base > 0 ? keys[base - 1] : K();
+    unsigned masks[VT];
+    const int warp_count = striped_masks<VT>(k, before, base + warp_first, count, Comp(), masks);
+    int warp_offset;
+    const int tile_count = cta_count<NT>(warp_count, warp_counts, warp_offset);  // every thread is done with stage s
+    if (threadIdx.x == 0) refill(s);
+    const int64_t tile_offset = LookBack ? mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan) : base;
+    if (!LookBack) __syncthreads();  // warp_counts read before the next round writes them
+    store_striped_heads<VT>(masks, k, tile_offset + warp_offset, base + warp_first, heads, starts);
+    if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(tile_offset + tile_count);
+  }
+}
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -298,12 +383,13 @@ struct Input {
 };
 
 template <int NT, int VT, class Kernel>
-void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false) {
+void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false, int smem = 0) {
   const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
   unsigned grid = (unsigned)tiles;
+  if (smem) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   if (persistent) {
     int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     grid = std::min<unsigned>(grid, (unsigned)(per_sm * sms));
   }
@@ -312,13 +398,13 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
     uint32_t* starts = positions ? in.starts : nullptr;
     const float ms = median_ms([&] {
       CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
-      kernel<<<grid, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
+      kernel<<<grid, NT, smem>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
     });
     CK(cudaGetLastError());
     const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
     const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
-    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
-           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG");
+    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\tgrid %u\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
+           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG", grid);
     fflush(stdout);
   }
 }
@@ -359,6 +445,14 @@ void measure_two_pass(const char* variant, const Input& in, const char* runs_nam
   CK(cudaFree(offsets));
 }
 
+// bulk_staged, persistent, with its S stages of keys in dynamic shared memory.
+template <int NT, int VT, int S, bool LookBack = true>
+void measure_bulk(const Input& in, const char* runs_name) {
+  char name[32];
+  snprintf(name, sizeof name, "%s_s%d", LookBack ? "bulk" : "bulk_floor", S);
+  measure<NT, VT>(name, in, runs_name, bulk_staged<NT, VT, S, LookBack>, true, S * NT * VT * (int)sizeof(K));
+}
+
 void cub_unique(const Input& in, const char* runs_name) {
   int64_t* num;
   CK(cudaMalloc(&num, 8));
@@ -387,23 +481,14 @@ int main(int argc, char** argv) {
       Input in(size_t(1) << log2, longest);
       cub_unique(in, runs_name);
       measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
-      measure<256, 16>("striped", in, runs_name, striped<256, 16>);
-      measure<256, 24>("striped", in, runs_name, striped<256, 24>);
-      measure<512, 32>("striped", in, runs_name, striped<512, 32>);
-      measure<128, 16>("by_block", in, runs_name, striped<128, 16, false>);
       measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
-      measure<256, 16>("by_block", in, runs_name, striped<256, 16, false>);
-      measure<256, 24>("by_block", in, runs_name, striped<256, 24, false>);
-      measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
-      measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
-      measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
-      measure_two_pass<256, 16, false>("two_pass", in, runs_name);
-      measure_two_pass<256, 24, false>("two_pass", in, runs_name);
-      measure_two_pass<512, 16, false>("two_pass", in, runs_name);
-      measure_two_pass<256, 16, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
+      measure_bulk<256, 16, 2>(in, runs_name);
+      measure_bulk<256, 16, 3>(in, runs_name);
+      measure_bulk<256, 24, 2>(in, runs_name);
+      measure_bulk<512, 16, 2>(in, runs_name);
+      measure_bulk<512, 16, 3>(in, runs_name);
+      measure_bulk<256, 16, 3, false>(in, runs_name);
+      measure_bulk<512, 16, 2, false>(in, runs_name);
       CK(cudaFree(in.keys));
       CK(cudaFree(in.heads));
       CK(cudaFree(in.starts));

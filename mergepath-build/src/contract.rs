@@ -621,7 +621,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "runs_params",
         templates: &["I"],
-        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; where boundary_bits is not null, the runs' boundaries as mergepath_reduce_runs_{sum,min,max}_{4,8} reads them (boundary_bits: a word for each 32 keys, boundaries_before: one I per word); mergepath_run_lengths_{4,8} (one thread per run, *runs of them): lengths[j] = run j's length.",
+        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the search shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; where boundary_bits is not null, the runs' boundaries as mergepath_reduce_runs_{sum,min,max}_{4,8} reads them (boundary_bits: a word for each 32 keys, boundaries_before: one I per word); where `lengths` is not null, lengths[j] = run j's length (room for `count`; tile_lasts: num_tiles slots, the look-back's last run head before each tile); mergepath_run_lengths_{4,8} (one thread per run, *runs of them, from the starts): lengths[j] = run j's length.",
         fields: &[
             ("keys", Ptr(BYTES)),
             ("count", I64),
@@ -631,6 +631,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("heads", Ptr(BYTES_OUT)),
             ("runs", Ptr("uint64_t*")),
             ("lengths", Ptr("I*")),
+            ("tile_lasts", Ptr("int64_t*")),
             ("boundary_bits", Ptr("unsigned*")),
             ("boundaries_before", Ptr("I*")),
         ],

@@ -27,7 +27,9 @@
 //! How: one kernel over tiles of keys flags each run's first key, counts the flags, and writes
 //! their positions compacted in order (a single-pass scan of the tiles' counts, decoupled
 //! look-back), then the keys are gathered at those positions and the lengths are their
-//! differences. For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
+//! differences. Where an output has room for a run per key, the kernel writes the runs' keys
+//! and lengths itself as it finds them (the look-back also carrying the last run's start
+//! before each tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
 //! for each 32 keys, and the count before each word), and the values are reduced over them:
 //! each lane of a warp folds a stretch of the values in a row, one segmented scan across the
 //! warp joins the lanes' runs, and [`crate::segmented_reduce`]'s spine joins those that cross
@@ -158,8 +160,11 @@ fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_
     // Room for a run per key (and the runs found in the keys themselves): the kernel writes
     // the runs' keys as it finds them; else they are gathered once the count says they fit.
     let direct = outputs.keys.2 >= keys.len && C::RECORD.is_none();
-    let keep = Keep { starts: !direct || outputs.lengths.is_some(), boundaries: outputs.values.is_some() };
-    let runs = find_runs(gpu, found_by, index_bytes, if direct { outputs.keys.1 } else { 0 }, keep)?;
+    // Room for a key and a length per key (so no output can be too small): the kernel writes
+    // each run's length as it finds the run.
+    let direct_lengths = outputs.lengths.filter(|l| l.1 >= keys.len && outputs.keys.2 >= keys.len).map_or(0, |l| l.0);
+    let keep = Keep { starts: !direct || (outputs.lengths.is_some() && direct_lengths == 0), boundaries: outputs.values.is_some() };
+    let runs = find_runs(gpu, found_by, index_bytes, (if direct { outputs.keys.1 } else { 0 }, direct_lengths), keep)?;
     check_output(outputs.keys.0, outputs.keys.2, runs.count)?;
     if let Some((_, len, _)) = outputs.lengths {
         check_output("lengths", len, runs.count)?;
@@ -170,7 +175,7 @@ fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_
     if !direct {
         runs.gather_keys::<K, C>(gpu, keys, outputs.keys.1)?;
     }
-    if let Some((lengths, _, _)) = outputs.lengths {
+    if let (Some((lengths, _, _)), 0) = (outputs.lengths, direct_lengths) {
         runs.lengths::<K, C>(gpu, keys.len, lengths)?;
     }
     if let (Some(v), true) = (outputs.values, runs.count > 0) {
@@ -204,18 +209,20 @@ struct FoundRuns<'a> {
 
 /// Finds the runs of the validated `keys` (by the comparator of `kernels`, keys of
 /// `key_bytes`), keeps what `keep` says (indices of `index_bytes`, which hold the keys'
-/// count), and writes their first keys to `heads` unless it is 0 (room for a key per key);
-/// waits for the GPU to read the count.
-fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, heads: u64, keep: Keep) -> Result<FoundRuns<'a>> {
+/// count), and writes their first keys to `heads` and their lengths (of `index_bytes`) to
+/// `lengths` unless 0 (room for a key or a length per key); waits for the GPU to read the
+/// count.
+fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, (heads, lengths): (u64, u64), keep: Keep) -> Result<FoundRuns<'a>> {
     let n = keys.len;
     let shape = search_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
-    // The tiles' scan states, the ticket and the count (zeroed), then the starts and the
-    // boundary words.
+    // The tiles' scan states, the ticket and the count (zeroed), then the starts, the
+    // boundary words and the tiles' last heads.
     let words = if keep.boundaries { n.div_ceil(32) } else { 0 };
     let mut layout = TempLayout::default();
     let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
     let (bits_at, before_at) = (layout.region(words * 4), layout.region(words * index_bytes));
+    let lasts_at = layout.region(if lengths != 0 { tiles * 8 } else { 0 });
     let mut temp = gpu.temp(layout.bytes())?;
     gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(tiles + 2)?)?;
     let (base, guard) = temp.device_ptr_mut();
@@ -223,17 +230,19 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let (states, runs) = (base + states_at as u64, base + (states_at + 8 * (tiles + 1)) as u64);
     let kept = |yes: bool, at: usize| if yes { base + at as u64 } else { 0 };
     let (starts, boundary_bits, boundaries_before) = (kept(keep.starts, starts_at), kept(keep.boundaries, bits_at), kept(keep.boundaries, before_at));
+    let tile_lasts = kept(lengths != 0, lasts_at);
     let mut found = FoundRuns { _temp: temp, starts, boundary_bits, boundaries_before, runs, count: 0, index_bytes };
     if n == 0 {
         return Ok(found);
     }
-    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths: 0, boundary_bits, boundaries_before };
+    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths, tile_lasts, boundary_bits, boundaries_before };
     let func = kernels.run_starts(index_bytes)?;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
     // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
     // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
-    // entry's width (at most one run per key) and `heads` (where not 0) for `n` keys, the
+    // entry's width (at most one run per key), `heads` and `lengths` (where not 0) for `n`
+    // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
     // boundary words (where not 0) room for a word and an index a 32 keys, `runs` one zeroed
     // u64.
     unsafe { gpu.launch(&func, cfg, &params) }?;
@@ -262,7 +271,7 @@ impl FoundRuns<'_> {
             return Ok(());
         }
         let kernels = gpu.kernels::<K, C>()?;
-        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths, boundary_bits: 0, boundaries_before: 0 };
+        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths, tile_lasts: 0, boundary_bits: 0, boundaries_before: 0 };
         let func = kernels.run_lengths(self.index_bytes)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `RunsParams` is `mergepath_run_lengths_{4,8}`'s parameter struct; `starts`

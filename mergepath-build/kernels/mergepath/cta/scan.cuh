@@ -28,6 +28,7 @@ __device__ __forceinline__ T warp_shuffle(const T& value, int lane_or_delta) {
 template <int NT> struct scan_shared {
   int64_t warp_totals[NT / WARP_THREADS];
   int64_t tile_offset;
+  int64_t last_before;  // cta_tile_offset with last positions: the last one before the tile
 };
 
 // Exclusive prefix sum of `value` (int or int64_t) over the CTA's threads in thread order;
@@ -144,15 +145,36 @@ enum tile_state : uint64_t {
 // known prefix, and publishes the tile's inclusive prefix. Starts and ends with a barrier.
 // (Measured with benches/tune/sets_shapes.cu: wider windows, 64 to 256 tiles per round, and
 // sleeping between polls were no faster; the time goes to waiting for the nearest tiles.)
+//
+// Where `carried` is given, the look-back also carries a position: the last of the items the
+// tiles count (run-length encoding: the last run head before the tile, whose length the tile
+// can then write). carried->lasts has a slot a tile; carried->own, in shared memory, is this
+// tile's last position (read after the first barrier; unused where `count` is 0). A tile's slot
+// holds its own last position once its state says its count (when that is not 0), and the
+// last of tiles 0..tile once its state says its prefix; shared.last_before gets the last
+// position before this tile (-1: none).
+struct carried_last {
+  int64_t* lasts;
+  const int64_t* own;
+};
+
 template <int NT>
 __device__ __forceinline__ int64_t cta_tile_offset(int64_t tile, int64_t count, uint64_t* states,
-                                                   scan_shared<NT>& shared) {
+                                                   scan_shared<NT>& shared, const carried_last* carried = nullptr) {
   volatile uint64_t* vstates = states;
   __syncthreads();
   if (threadIdx.x < WARP_THREADS) {
     const int lane = (int)threadIdx.x;
-    if (lane == 0) vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
-    int64_t prefix = 0;
+    volatile int64_t* vlasts = carried ? carried->lasts : nullptr;
+    if (lane == 0) {
+      if (vlasts && count > 0) {
+        vlasts[tile] = *carried->own;
+        __threadfence();  // the slot before the state that says it holds
+      }
+      vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
+    }
+    int64_t prefix = 0, last_before = -1;
+    bool last_known = !vlasts;
     for (int64_t last = tile - 1; last >= 0; last -= WARP_THREADS) {
       const int64_t pred = last - lane;
       // Past tile 0 there is nothing to add: a known prefix of 0.
@@ -163,6 +185,16 @@ __device__ __forceinline__ int64_t cta_tile_offset(int64_t tile, int64_t count, 
       const unsigned known = __ballot_sync(0xffffffffu, (s & TILE_PREFIX) != 0);
       // Sum from the nearest tile with a known prefix (lowest such lane) up to tile - 1.
       const int stop = known ? __ffs(known) - 1 : WARP_THREADS - 1;
+      if (!last_known) {
+        // The nearest tile up to `stop` that counts an item holds the last position.
+        const unsigned holds = __ballot_sync(0xffffffffu, lane <= stop && (s & TILE_COUNT_MASK) != 0);
+        if (holds) {
+          __threadfence();  // the slot read after the state that says it holds
+          const int nearest = __ffs(holds) - 1;
+          last_before = __shfl_sync(0xffffffffu, lane == nearest ? (int64_t)vlasts[pred] : (int64_t)0, nearest);
+          last_known = true;
+        }
+      }
       int64_t sum = lane <= stop ? (int64_t)(s & TILE_COUNT_MASK) : 0;
 #pragma unroll
       for (int d = WARP_THREADS / 2; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
@@ -170,8 +202,15 @@ __device__ __forceinline__ int64_t cta_tile_offset(int64_t tile, int64_t count, 
       if (known) break;
     }
     if (lane == 0) {
-      if (tile > 0) vstates[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
+      if (tile > 0) {
+        if (vlasts && count == 0) {
+          vlasts[tile] = last_before;
+          __threadfence();
+        }
+        vstates[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
+      }
       shared.tile_offset = prefix;
+      shared.last_before = last_before;
     }
   }
   __syncthreads();

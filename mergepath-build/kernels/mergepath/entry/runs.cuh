@@ -11,7 +11,7 @@
     mergepath::run_starts_tile<SEARCH.nt, SEARCH.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
                                                     p.tile_states, p.starts, reinterpret_cast<K*>(p.heads),        \
                                                     mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
-                                                    p.runs, Comp());                                            \
+                                                    mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, p.runs, Comp());        \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
   mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \

@@ -30,17 +30,41 @@ __device__ __forceinline__ void write_run_boundaries(const run_boundaries_out<I>
   }
 }
 
+// Where run_starts_tile writes each run's length: lengths[] (room for a run per key), and a
+// slot a tile for the look-back's last head (cta_tile_offset's carried->lasts).
+template <class I>
+struct run_lengths_out {
+  I* lengths;
+  int64_t* tile_lasts;
+};
+
+// The lengths of a tile's runs (`tile_count` heads at head_positions[], sorted, the first run
+// `offset`) whose ends the tile knows: each but the last, the run before the tile's first head
+// (which began at `last_before`, -1: none), and by the last tile the last run.
+template <int NT, class I>
+__device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int64_t count, bool last_tile, int tile_count,
+                                                  const int* head_positions, int64_t offset, int64_t last_before) {
+  for (int k = (int)threadIdx.x; k + 1 < tile_count; k += NT) lengths[offset + k] = (I)(head_positions[k + 1] - head_positions[k]);
+  if (threadIdx.x != 0) return;
+  if (tile_count > 0 && last_before >= 0) lengths[offset - 1] = (I)(base + head_positions[0] - last_before);
+  if (last_tile) {
+    const int64_t last_start = tile_count > 0 ? base + head_positions[tile_count - 1] : last_before;
+    lengths[offset + tile_count - 1] = (I)(count - last_start);
+  }
+}
+
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
 // (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
 // count to *runs. Both go out through shared memory, in coalesced stores. Where
 // `boundaries.bits` is not null, the heads but key 0 as boundary words too (NV is a whole
-// number of words). Tiles take their indices from a ticket (tile_states[num_tiles]);
-// tile_states: num_tiles + 1 zeroed slots.
+// number of words); where `run_lengths.lengths` is not null, each run's length (the look-back
+// carrying the last head before each tile). Tiles take their indices from a ticket
+// (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
                                                 I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
-                                                uint64_t* runs, Comp comp) {
+                                                const run_lengths_out<I>& run_lengths, uint64_t* runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
   constexpr int NV = NT * VT, WORDS = NV / 32;
   static_assert(NV % 32 == 0, "tiles of whole boundary words");
@@ -48,7 +72,7 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   __shared__ int head_positions[NV];
   __shared__ unsigned head_bits[WORDS];
   __shared__ scan_shared<NT> scan;
-  __shared__ int64_t tile_index;
+  __shared__ int64_t tile_index, tile_last;
   if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_bits[w] = 0;
   __syncthreads();
@@ -78,7 +102,11 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     atomicOr(&head_bits[first / 32], heads << first % 32);
     if (first % 32 + VT > 32) atomicOr(&head_bits[first / 32 + 1], heads >> (32 - first % 32));
   }
-  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  if (heads && heads_before + __popc(heads) == tile_count) tile_last = base + first + 31 - __clz(heads);
+  const carried_last carried{run_lengths.tile_lasts, &tile_last};
+  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
+  if (run_lengths.lengths)
+    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, head_positions, offset, scan.last_before);
   if (boundaries.bits) write_run_boundaries<NT, VT>(boundaries, base, n, first, heads, offset + heads_before, head_bits);
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
     const int position = head_positions[k];
