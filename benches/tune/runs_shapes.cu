@@ -5,10 +5,12 @@
 // heads by ballots, and each store instruction writes its lanes' heads to consecutive
 // addresses, so no shared memory holds keys. `striped` takes tiles by ticket, `by_block` by
 // block index, `pipelined` runs persistent CTAs that load their next tile before the current
-// one's look-back; `two_pass` and `two_pass_sparse` count each tile's heads in a first pass
-// and compact them after a scan of the counts, with no look-back. CUB's DeviceSelect::Unique
-// in the same program. BENCHMARKS.md ("Tried and
-// dropped: the runs-finding kernel with its keys in registers") has the figures. Build and run
+// one's look-back, `bulk` persistent CTAs whose next tiles' keys arrive in shared memory by
+// bulk copies (and `bulk_floor` the same with no look-back); `two_pass` and `two_pass_sparse`
+// count each tile's heads in a first pass and compact them after a scan of the counts, with no
+// look-back. CUB's DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and
+// dropped: the runs-finding kernel with its keys in registers", "The runs-finding tile fed by
+// bulk copies") has the figures. Build and run
 // on the GPU machine, from the repository root, with the generated headers in .gpu/include
 // (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/runs_shapes.cu -o /tmp/runs_shapes && /tmp/runs_shapes [log2_n ...]
@@ -481,7 +483,16 @@ int main(int argc, char** argv) {
       Input in(size_t(1) << log2, longest);
       cub_unique(in, runs_name);
       measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
+      measure<256, 16>("striped", in, runs_name, striped<256, 16>);
+      measure<256, 24>("striped", in, runs_name, striped<256, 24>);
+      measure<512, 32>("striped", in, runs_name, striped<512, 32>);
+      measure<128, 16>("by_block", in, runs_name, striped<128, 16, false>);
       measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
+      measure<256, 16>("by_block", in, runs_name, striped<256, 16, false>);
+      measure<256, 24>("by_block", in, runs_name, striped<256, 24, false>);
+      measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
+      measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
+      measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
       measure_bulk<256, 16, 2>(in, runs_name);
       measure_bulk<256, 16, 3>(in, runs_name);
       measure_bulk<256, 24, 2>(in, runs_name);
@@ -489,6 +500,13 @@ int main(int argc, char** argv) {
       measure_bulk<512, 16, 3>(in, runs_name);
       measure_bulk<256, 16, 3, false>(in, runs_name);
       measure_bulk<512, 16, 2, false>(in, runs_name);
+      measure_two_pass<256, 16, false>("two_pass", in, runs_name);
+      measure_two_pass<256, 24, false>("two_pass", in, runs_name);
+      measure_two_pass<512, 16, false>("two_pass", in, runs_name);
+      measure_two_pass<256, 16, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
+      measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
       CK(cudaFree(in.keys));
       CK(cudaFree(in.heads));
       CK(cudaFree(in.starts));
