@@ -93,52 +93,39 @@ struct segmented_scan_item {
   }
 };
 
-// The inclusive segmented fold of the warp's elements in lane order: each lane gets the
-// elements of the lanes up to it combined (five shuffle rounds). Called by all 32 lanes.
-template <class K, class Op>
-__device__ __forceinline__ segmented_scan_item<K> warp_segmented_fold(segmented_scan_item<K> x, Op op) {
-  const int lane = (int)threadIdx.x % WARP_THREADS;
-#pragma unroll
-  for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const segmented_scan_item<K> y = warp_shuffle<true>(x, d);
-    if (lane >= d) x = y.then(x, op);
-  }
-  return x;
-}
-
-// Shared memory of cta_segmented_fold: each warp's elements combined.
+// Shared memory of cta_segmented_fold.
 template <int NT, class K> struct segmented_fold_shared {
-  segmented_scan_item<K> warps[NT / WARP_THREADS];
+  segmented_scan_item<K> items[NT];
 };
 
 // The segmented fold over the CTA's threads in thread order of (`own`, `resets`): returns the
 // elements of the threads before this one combined (their fold since the last that resets, and
 // whether one does), `total` gets all of them combined. Called by all NT threads; starts and
-// ends with a barrier, so `shared` may be reused right before and after. (Each warp's by
-// shuffles, then the warps' totals through shared memory: one barrier between, for any K.)
+// ends with a barrier, so `shared` may be reused right before and after. (Hillis-Steele in
+// shared memory: log2 NT rounds, for any K.)
 template <int NT, class K, class Op>
 __device__ __forceinline__ segmented_scan_item<K> cta_segmented_fold(segmented_fold<K> own, bool resets,
                                                                      segmented_scan_item<K>& total,
                                                                      segmented_fold_shared<NT, K>& shared, Op op) {
-  static_assert(NT % WARP_THREADS == 0 && NT / WARP_THREADS <= WARP_THREADS, "NT: 32 to 1024 threads, whole warps");
-  const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
-  const segmented_scan_item<K> none{segmented_fold<K>{}, false};
-  const segmented_scan_item<K> inclusive = warp_segmented_fold(segmented_scan_item<K>{own, resets}, op);
-  segmented_scan_item<K> exclusive = warp_shuffle<true>(inclusive, 1);
-  if (lane == 0) exclusive = none;
+  const int t = (int)threadIdx.x;
+  segmented_scan_item<K> x{own, resets};
   __syncthreads();
-  if (lane == WARP_THREADS - 1) shared.warps[warp] = inclusive;
+  shared.items[t] = x;
   __syncthreads();
-  segmented_scan_item<K> before = none;
-  total = none;
-#pragma unroll
-  for (int w = 0; w < NT / WARP_THREADS; ++w) {
-    const segmented_scan_item<K> t = shared.warps[w];
-    if (w < warp) before = before.then(t, op);
-    total = total.then(t, op);
+  for (int d = 1; d < NT; d *= 2) {
+    segmented_scan_item<K> before;
+    if (t >= d) before = shared.items[t - d];
+    __syncthreads();
+    if (t >= d) {
+      x = before.then(x, op);
+      shared.items[t] = x;
+    }
+    __syncthreads();
   }
+  total = shared.items[NT - 1];
+  const segmented_scan_item<K> exclusive = t > 0 ? shared.items[t - 1] : segmented_scan_item<K>{segmented_fold<K>{}, false};
   __syncthreads();
-  return before.then(exclusive, op);
+  return exclusive;
 }
 
 // The state of one tile in a single-pass scan of tile counts: 0 while unknown, else a flag in

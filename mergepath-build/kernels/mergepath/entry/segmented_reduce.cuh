@@ -13,8 +13,8 @@ constexpr mergepath::launch_shape REDUCE_RUNS = mergepath::reduce_runs_shape(MER
 // values of 4 bytes (32 registers a thread at 256 x 15, no spills; the compiler's own choice,
 // 40, held 6 tiles and was 8 % slower on runs of up to 32 keys, BENCHMARKS.md).
 constexpr int REDUCE_RUNS_CTAS = sizeof(K) <= 4 ? 2048 / REDUCE_RUNS.nt : 1;
-// Tiles per spine thread and round: few rounds, each thread's partials in registers.
-constexpr int REDUCE_SPINE_TILES = sizeof(K) <= 4 ? 8 : 4;
+// Tiles per spine thread and round.
+constexpr int REDUCE_SPINE_TILES = 4;
 static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
                   sizeof(mergepath::segmented_fold<K>) <= mergepath::REDUCE_PARTIAL_BYTES,
               "segmented reduction: keys of at most 16 bytes");

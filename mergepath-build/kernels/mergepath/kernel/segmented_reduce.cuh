@@ -161,11 +161,21 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
     }
   }
   // The lanes' tails folded across the warp, reset at each lane with a boundary.
-  const segmented_scan_item<K> x = warp_segmented_fold(segmented_scan_item<K>{tail, bounded}, op);
+  segmented_fold<K> x = tail;
+  bool resets = bounded;
+#pragma unroll
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const segmented_fold<K> y = warp_shuffle<true>(x, d);
+    const bool y_resets = __shfl_up_sync(0xffffffffu, resets, d);
+    if (lane >= d) {
+      if (!resets) x = y.then(x, op);
+      resets = resets || y_resets;
+    }
+  }
   // The lanes before this one: their fold since their last boundary, and whether they have one.
-  const segmented_scan_item<K> x_before = warp_shuffle<true>(x, 1);  // every lane shuffles
-  segmented_fold<K> earlier = x_before.fold;
-  const bool earlier_bounded = lane > 0 && x_before.resets;
+  segmented_fold<K> earlier = warp_shuffle<true>(x, 1);
+  const bool resets_before = __shfl_up_sync(0xffffffffu, resets, 1);  // every lane shuffles
+  const bool earlier_bounded = lane > 0 && resets_before;
   if (lane == 0) earlier = segmented_fold<K>{};
   if (bounded) {
     // The lane's first boundary ends the run open at its start.
@@ -173,7 +183,7 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
     if (earlier_bounded) chunk[before] = done.value;
     else warp_heads[warp] = done;  // the warp's first boundary: its run began before the warp
   }
-  const segmented_fold<K> warp_tail = warp_shuffle<false>(x.fold, WARP_THREADS - 1);
+  const segmented_fold<K> warp_tail = warp_shuffle<false>(x, WARP_THREADS - 1);
   const bool any_bounded = __any_sync(0xffffffffu, bounded);
   // The warp's runs but its first (the warp's head, joined below), in order.
   const int warp_runs = (int)__reduce_add_sync(0xffffffffu, (unsigned)__popc(word));
@@ -224,15 +234,16 @@ __device__ __forceinline__ void segmented_reduce_spine(int64_t segments, int64_t
     segmented_fold<K> heads[SV], tails[SV];
 #pragma unroll
     for (int i = 0; i < SV; ++i) {
-      // Every load issued before any is used (a head is read where the tile has none too).
       const int64_t t = first + i;
       ends[i] = -1;
       tails[i] = segmented_fold<K>{};
       if (t < tiles) {
-        const int64_t a = partitions[t], b = partitions[t + 1];
-        heads[i] = partials.heads[t];
+        const int64_t a = partitions[t];
+        if (a < partitions[t + 1]) {
+          ends[i] = a;
+          heads[i] = partials.heads[t];
+        }
         tails[i] = partials.tails[t];
-        if (a < b) ends[i] = a;
       }
     }
     // The thread's tiles as one element of the fold: reset where one of them ends a segment.
