@@ -384,6 +384,16 @@ struct Input {
   }
 };
 
+// One TSV line: a variant's time `ms` for the runs' first keys, and their positions where
+// `positions`, its output checked, then `note`.
+void report(const char* variant, const Input& in, const char* runs_name, int nt, int vt, bool positions, float ms, const char* note) {
+  const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
+  const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
+  printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\t%s\n", variant, positions ? "starts" : "unique", runs_name, nt, vt, in.n, ms,
+         100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG", note);
+  fflush(stdout);
+}
+
 template <int NT, int VT, class Kernel>
 void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false, int smem = 0) {
   const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
@@ -403,11 +413,9 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
       kernel<<<grid, NT, smem>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
     });
     CK(cudaGetLastError());
-    const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
-    const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
-    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\tgrid %u\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
-           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG", grid);
-    fflush(stdout);
+    char note[32];
+    snprintf(note, sizeof note, "grid %u", grid);
+    report(variant, in, runs_name, NT, VT, positions, ms, note);
   }
 }
 
@@ -435,11 +443,9 @@ void measure_two_pass(const char* variant, const Input& in, const char* runs_nam
       compacted<NT, VT, Sparse><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, bits, offsets, tiles, starts, in.heads, found);
     });
     CK(cudaGetLastError());
-    const double bytes = 4.0 * (in.n + in.runs * (positions ? 2 : 1));
-    const float copy = in.copy_ms * (float)(bytes / (8.0 * in.n));
-    printf("%s\t%s_%s\t%d\t%d\t%zu\t%.4f\t%.1f\t%s\tcounted %.4f\n", variant, positions ? "starts" : "unique", runs_name, NT, VT, in.n, ms,
-           100.0 * copy / ms, in.check(positions) ? "ok" : "WRONG", count_ms);
-    fflush(stdout);
+    char note[32];
+    snprintf(note, sizeof note, "counted %.4f", count_ms);
+    report(variant, in, runs_name, NT, VT, positions, ms, note);
   }
   CK(cudaFree(temp));
   CK(cudaFree(bits));
