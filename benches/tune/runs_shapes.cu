@@ -343,23 +343,14 @@ struct Input {
   std::vector<uint32_t> want_starts;
   float copy_ms;
   Input(size_t n_, uint64_t longest) : n(n_) {
-    uint64_t s = 9;  // benches/cub/anchor.cuh's SplitMix64, seed 9
-    auto next = [&] {
-      s += 0x9e3779b97f4a7c15ull;
-      uint64_t z = s;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      return z ^ (z >> 31);
-    };
-    std::vector<K> h;
-    h.reserve(n);
-    K key = 0;
-    while (h.size() < n) {
-      const size_t len = 1 + next() % longest;
-      want_starts.push_back((uint32_t)h.size());
-      want_heads.push_back(key);
-      for (size_t i = 0; i < len && h.size() < n; ++i) h.push_back(key);
-      ++key;
+    std::vector<K> h(n);
+    for (size_t at : run_starts(n, longest)) {
+      want_starts.push_back((uint32_t)at);
+      want_heads.push_back((K)want_heads.size());
+    }
+    for (size_t r = 0; r < want_starts.size(); ++r) {
+      const size_t end = r + 1 < want_starts.size() ? want_starts[r + 1] : n;
+      std::fill(h.begin() + want_starts[r], h.begin() + end, want_heads[r]);
     }
     runs = want_heads.size();
     CK(cudaMalloc(&keys, n * sizeof(K)));

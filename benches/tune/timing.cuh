@@ -51,3 +51,19 @@ template <class K> struct merge_input {
     copy_ms = median_ms([&] { CK(cudaMemcpyAsync(out, a, n * sizeof(K), cudaMemcpyDeviceToDevice)); }, 50);
   }
 };
+
+// The first positions of runs over n positions as benches/cub/runs.cu makes them (its
+// SplitMix64, seed 9): lengths 1 to `longest`, the last cut at n.
+inline std::vector<size_t> run_starts(size_t n, uint64_t longest) {
+  uint64_t s = 9;
+  std::vector<size_t> starts;
+  for (size_t at = 0; at < n;) {
+    s += 0x9e3779b97f4a7c15ull;
+    uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    starts.push_back(at);
+    at += 1 + (z ^ (z >> 31)) % longest;
+  }
+  return starts;
+}
