@@ -3,8 +3,8 @@
 // tile's shapes", "Interval moves ...") has the figures. Build and run on the GPU machine, from
 // the repository root, with the generated headers in .gpu/include (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/lbs_shapes.cu -o /tmp/lbs_shapes && /tmp/lbs_shapes [log2_n ...]
-// `gather` and `move` are the library's interval tile as its gather and move entries
-// instantiate it. The shapes whose arrays do not fit 48 KB measure the search alone.
+// `gather`, `scatter` and `move` are the library's interval tile as its entries instantiate
+// it. The shapes whose arrays do not fit 48 KB measure the search alone.
 // Inputs: u32 starts of segments of random lengths 0..31 (the benches' `uniform32`), and of
 // one segment of half the items among them (`skewed`). Prints TSV: op dist nt vt n ms
 // of_copy ok, where ms is the partitions and the tile together and of_copy the device copy of
@@ -34,13 +34,22 @@ __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segme
   mergepath::interval_move_tile<NT, VT, true, Destinations>(starts, segments, count, parts, m);
 }
 
+// The library's interval tile as its scatter entry instantiates it, each interval written to
+// the mirror of its place (the gather's sources as destinations).
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT) scatter_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+                                                   const I* destinations, const uint32_t* input, uint32_t* out) {
+  const mergepath::interval_moves<I, uint32_t> m{nullptr, destinations, input, count, out, count, 1};
+  mergepath::interval_move_tile<NT, VT, false, true>(starts, segments, count, parts, m);
+}
+
 struct input {
   int64_t n, segments;
   I *starts, *sources, *out;
   uint32_t* values;
   int64_t* parts;
   std::vector<I> want_segments;
-  std::vector<uint32_t> want_gather;
+  std::vector<uint32_t> want_gather, want_scatter;
 };
 
 // Segments of lengths 0..31 covering n items; `skewed`: one of them holds half the items.
@@ -59,6 +68,7 @@ static input make(int64_t n, bool skewed) {
   std::vector<I> sources(starts.size());
   in.want_segments.resize(n);
   in.want_gather.resize(n);
+  in.want_scatter.resize(n);
   std::vector<uint32_t> values(n);
   for (int64_t i = 0; i < n; ++i) values[i] = (uint32_t)(i * 2654435761u);
   for (size_t s = 0; s < starts.size(); ++s) {
@@ -67,6 +77,7 @@ static input make(int64_t n, bool skewed) {
     for (int64_t i = starts[s]; i < end; ++i) {
       in.want_segments[i] = (I)s;
       in.want_gather[i] = values[sources[s] + (i - starts[s])];
+      in.want_scatter[sources[s] + (i - starts[s])] = values[i];
     }
   }
   CK(cudaMalloc(&in.starts, starts.size() * sizeof(I)));
@@ -100,24 +111,27 @@ static void run(const input& in, const char* dist, float copy_ms) {
   });
   const bool search_ok = check(in.want_segments);
   printf("search\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", dist, NT, VT, (long long)in.n, search, copy_ms / search, search_ok ? "ok" : "WRONG");
-  const auto gather = [&](const char* name, auto launch) {
+  const auto moves = [&](const char* name, const std::vector<uint32_t>& want, auto launch) {
     CK(cudaMemset(in.out, 0, in.n * sizeof(I)));
     const float ms = median_ms([&] {
       launch_parts();
       launch();
     });
-    const bool ok = check(in.want_gather);
+    const bool ok = check(want);
     printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
   };
-  // Shared memory: a slot's start and source and an item's source (4 bytes each); a move's
-  // destinations too.
+  // Shared memory: a slot's start and source, and an item's source or mark (4 bytes or less
+  // each); a move's destinations too.
   if constexpr (NV * 12 < 48 * 1024) {
-    gather("gather", [&] {
+    moves("gather", in.want_gather, [&] {
       gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
+    });
+    moves("scatter", in.want_scatter, [&] {
+      scatter_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.out);
     });
   }
   if constexpr (NV * 20 < 48 * 1024) {
-    gather("move", [&] {
+    moves("move", in.want_gather, [&] {
       gather_tile<NT, VT, true><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
     });
   }

@@ -34,9 +34,9 @@
 //! destination is outside its array, or at or past `I`'s largest value, is skipped, never an
 //! access out of bounds.
 //!
-//! Each is a kernel of its own on the load-balancing search's tiles: each item's interval
-//! found in the tile and its source and destination noted there, its value moved by
-//! consecutive threads.
+//! Each is a kernel of its own on the load-balancing search's tiles: each interval marks its
+//! first item in the tile, and each warp takes its items 32 at a time, finding an item's
+//! interval from the marks, with several values a lane in flight.
 
 pub(crate) mod cpu;
 pub(crate) mod host;
@@ -160,7 +160,7 @@ impl<I: SortIndex> HostIntervals<'_, I> {
         let lengths: Vec<(&'static str, usize)> = given.iter().map(|&(what, f, _)| (what, f.len())).collect();
         check_intervals::<I>(count, intervals, &lengths, if self.sources.is_none() { count } else { 0 }, input)?;
         check_starts(self.starts, count)?;
-        // The index type's largest value is no position (the kernels note skipped moves with it).
+        // The index type's largest value is no position (the kernels mark skipped moves with it).
         let positions = I::MAX_COUNT - 1;
         for (what, firsts, len) in given {
             for (s, (&first, length)) in firsts.iter().zip(self.lengths()).enumerate() {

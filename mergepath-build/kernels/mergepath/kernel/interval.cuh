@@ -22,14 +22,19 @@ struct interval_moves {
   int words;
 };
 
-// Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved, a value's
-// words by consecutive threads, several in flight a thread. `Sources` and `Destinations` say
-// which of m's index arrays the kernel reads (gather: sources, scatter: destinations, move:
-// both), so each kind keeps only its own arrays in shared memory. The tile's sources and
-// destinations are staged with its starts, and each thread's walk notes its items' source and
-// destination indices, keeping the slot's start, source and destination in registers while its
-// items stay in one interval; the moves then read one shared word a side an item, and no
-// value's load waits on another global load (BENCHMARKS.md).
+// The items whose values a lane of an interval tile has in flight at once: all of its VT for
+// words of up to 4 bytes, fewer for wider ones (their registers).
+template <int VT, class W>
+constexpr int INTERVAL_MOVES_IN_FLIGHT = sizeof(W) <= 4 ? VT : sizeof(W) == 8 ? (VT + 1) / 2 : (VT + 3) / 4;
+
+// Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved. `Sources`
+// and `Destinations` say which of m's index arrays the kernel reads (gather: sources, scatter:
+// destinations, move: both), so each kind keeps only its own arrays in shared memory. The
+// tile's sources and destinations are staged with its starts, and each segment marks its first
+// item in the tile (load_balancing_tile_marked); each warp then takes its items 32 at a time,
+// each lane finding its item's segment from the marks (load_balancing_item_slots), and loads
+// its items' values, several in flight, before it stores them: no walk, no per-item notes in
+// shared memory (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
 // falls outside its array, or at or past I's largest value, is skipped (as is an item whose
 // rank would be negative, on bad starts), so bad arguments write some values in bounds and
@@ -37,42 +42,51 @@ struct interval_moves {
 template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
-  constexpr int NV = NT * VT;
-  constexpr I SKIP = ~(I)0;  // a noted position no move takes
+  constexpr int NV = NT * VT, G = INTERVAL_MOVES_IN_FLIGHT<VT, W>;
+  constexpr I SKIP = ~(I)0;  // a position no move takes
   static_assert(Sources || Destinations, "a gather, a scatter or a move");
   __shared__ I tile_sources[Sources ? NV + 1 : 1];
   __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
-  __shared__ I item_sources[Sources ? NV : 1];
-  __shared__ I item_destinations[Destinations ? NV : 1];
-  const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, [&](int h, int64_t s) {
+  __shared__ load_balancing_marks<NT, VT> marks;
+  const load_balancing_range<I> t = load_balancing_tile_marked<NT, VT>(starts, segments, count, partitions, marks, [&](int h, int64_t s) {
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
   });
-  int slot = -1;
-  I start = 0, source = 0, destination = 0;  // the slot's, while a thread's items are in it
-  load_balancing_tile_notes<NT, VT>(t, [&](int k, int h) {
-    if (h != slot) {
-      slot = h;
-      start = t.tile_starts[h];
-      if constexpr (Sources) source = tile_sources[h];
-      if constexpr (Destinations) destination = tile_destinations[h];
-    }
-    // I unsigned: a position past its largest value would wrap, noted SKIP instead.
-    const I j = (I)t.item(k), rank = j - start;
-    if constexpr (Sources) item_sources[k] = j < start || rank > (I)~source ? SKIP : source + rank;
-    if constexpr (Destinations) item_destinations[k] = j < start || rank > (I)~destination ? SKIP : destination + rank;
-  });
-  // A side without its array moves the item's own index, within the arrays (the host checks
-  // a gather's output and a scatter's input against the items).
+  load_balancing_item_slots<NT, VT, I> slots(t, marks);
+  // Item j of a segment starting at `start` moves base + its rank; I unsigned, so a position
+  // past its largest value would wrap: SKIP instead.
+  const auto position = [](I j, I start, I base) {
+    const I rank = j - start;
+    return j < start || rank > (I)~base ? SKIP : base + rank;
+  };
   const int words = m.words;
-  cta_move_words<NT, LOAD_BALANCING_MOVES>(t.count() * words, m.input, m.output, [&](int u, uint64_t& from, uint64_t& to) {
-    const int2 v = value_word(u, words);
-    const uint64_t j = (uint64_t)t.item(v.x);
-    const I s = Sources ? item_sources[v.x] : SKIP, d = Destinations ? item_destinations[v.x] : SKIP;
-    from = (Sources ? (uint64_t)s : j) * words + v.y;
-    to = (Destinations ? (uint64_t)d : j) * words + v.y;
-    return (!Sources || (s != SKIP && s < (uint64_t)m.input_len)) && (!Destinations || (d != SKIP && d < (uint64_t)m.output_len));
-  });
+  for (int first = 0; first < VT; first += G) {
+    I from[G], to[G];  // a side without its array moves the item's own index
+    unsigned moves = 0;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int i = first + g;
+      if (i >= VT) break;
+      const int h = slots.slot(i), k = slots.item(i);
+      if (k >= t.count()) break;
+      const I j = (I)t.item(k), start = t.tile_starts[h];
+      from[g] = Sources ? position(j, start, tile_sources[h]) : j;
+      to[g] = Destinations ? position(j, start, tile_destinations[h]) : j;
+      // (The host checks a gather's output and a scatter's input against the items.)
+      if ((!Sources || (from[g] != SKIP && (uint64_t)from[g] < (uint64_t)m.input_len)) &&
+          (!Destinations || (to[g] != SKIP && (uint64_t)to[g] < (uint64_t)m.output_len)))
+        moves |= 1u << g;
+    }
+    for (int w = 0; w < words; ++w) {
+      W value[G];
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        if (moves >> g & 1) value[g] = m.input[(uint64_t)from[g] * words + w];
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        if (moves >> g & 1) m.output[(uint64_t)to[g] * words + w] = value[g];
+    }
+  }
 }
 
 }  // namespace mergepath
