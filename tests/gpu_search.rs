@@ -213,7 +213,8 @@ fn load_balancing_search_on_device() {
 /// Interval moves on the device over one long interval among many empty and short ones (u64
 /// indices): gather, scatter and move of 1-, 2-, 8-, 12- and 16-byte values (every word size)
 /// against the oracle, the output's other items untouched; device sources and destinations
-/// past their arrays skipped, never out of bounds; and the errors, nothing written.
+/// past their arrays skipped, never out of bounds; the errors, nothing written; and starts
+/// that are not sorted (no access out of bounds).
 #[test]
 fn interval_moves_on_device() {
     let Some(gpu) = gpu() else { return };
@@ -247,6 +248,23 @@ fn interval_moves_on_device() {
     assert_eq!(gpu.download(&out).unwrap(), got, "errors write nothing");
     let e = gpu.interval_gather(3, &[0u32, 2], &[0u32, 100], &[1u32; 100], &mut [0; 3]).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { argument: "sources", .. }), "host slices check the intervals: {e}");
+
+    // Device starts that are not sorted: every move in bounds (under memcheck), the values
+    // written the input's.
+    let unsorted: Vec<u32> = (0..10_000).map(|_| (rng.next() % 50_000) as u32).collect();
+    let firsts: Vec<u32> = (0..10_000).map(|_| (rng.next() % 50_000) as u32).collect();
+    let (d_unsorted, d_firsts) = (gpu.upload(&unsorted).unwrap(), gpu.upload(&firsts).unwrap());
+    let input = gpu.upload(&(0..50_000u32).map(|i| i + 1).collect::<Vec<u32>>()).unwrap();
+    for op in 0..3 {
+        let mut out = gpu.alloc_zeros::<u32>(50_000).unwrap();
+        match op {
+            0 => mergepath::interval_gather(gpu, 50_000, &d_unsorted, &d_firsts, &input, &mut out),
+            1 => mergepath::interval_scatter(gpu, 50_000, &d_unsorted, &d_firsts, &input, &mut out),
+            _ => mergepath::interval_move(gpu, 50_000, &d_unsorted, &d_firsts, &d_firsts, &input, &mut out),
+        }
+        .unwrap();
+        assert!(gpu.download(&out).unwrap().iter().all(|&v| v <= 50_000), "op {op}: input values or untouched");
+    }
 }
 
 /// Gather, scatter and move of values `item(i)` on the device against the oracle.
