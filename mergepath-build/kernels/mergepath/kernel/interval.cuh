@@ -53,19 +53,22 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
   });
-  load_balancing_item_slots<NT, VT, I> slots(t, marks);
+  load_balancing_item_slots<NT, VT, I> slots(marks);
   // Item j of a segment starting at `start` moves base + its rank; I unsigned, so a position
   // past its largest value would wrap: SKIP instead.
   const auto position = [](I j, I start, I base) {
     const I rank = j - start;
     return j < start || rank > (I)~base ? SKIP : base + rank;
   };
+  // Positions below these are in their arrays (and not SKIP).
+  const auto limit = [](int64_t len) { return (uint64_t)len < (uint64_t)SKIP ? (I)len : SKIP; };
+  const I from_limit = limit(m.input_len), to_limit = limit(m.output_len);
   // Values of one word (the common case) compiled apart, a lane's items all in flight; values
-  // of several words a quarter of them at a time: a run-time word count over all of them held
-  // registers for its loop (64 against 40 at 128 x 9, a third fewer CTAs an SM).
+  // of several words an item at a time, 2 words in flight: a run-time word count over all of a
+  // lane's items held registers for its loop (64 against 40 at 128 x 9, a third fewer CTAs an SM).
   const auto move_items = [&](auto one_word) {
     constexpr bool ONE = decltype(one_word)::value;
-    constexpr int G = ONE ? ONE_WORD_ITEMS : (ONE_WORD_ITEMS + 3) / 4;
+    constexpr int G = ONE ? ONE_WORD_ITEMS : 1, C = ONE ? 1 : 2;  // items, and words of each, in flight
     const int words = ONE ? 1 : m.words;
     for (int first = 0; first < VT; first += G) {
       I from[G], to[G];  // a side without its array moves the item's own index
@@ -74,24 +77,25 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
       for (int g = 0; g < G; ++g) {
         const int i = first + g;
         if (i >= VT) break;
-        const int h = slots.slot(i), k = slots.item(i);
-        if (k >= t.count()) break;
+        const int h = slots.slot(i), k = slots.item(i);  // every lane: the cursor shuffles
         const I j = (I)t.item(k), start = t.tile_starts[h];
         from[g] = Sources ? position(j, start, tile_sources[h]) : j;
         to[g] = Destinations ? position(j, start, tile_destinations[h]) : j;
         // (The host checks a gather's output and a scatter's input against the items.)
-        if ((!Sources || (from[g] != SKIP && (uint64_t)from[g] < (uint64_t)m.input_len)) &&
-            (!Destinations || (to[g] != SKIP && (uint64_t)to[g] < (uint64_t)m.output_len)))
-          moves |= 1u << g;
+        if (k < t.count() && (!Sources || from[g] < from_limit) && (!Destinations || to[g] < to_limit)) moves |= 1u << g;
       }
-      for (int w = 0; w < words; ++w) {
-        W value[G];
+      for (int first_word = 0; first_word < words; first_word += C) {
+        W value[G][C];
 #pragma unroll
         for (int g = 0; g < G; ++g)
-          if (moves >> g & 1) value[g] = m.input[(uint64_t)from[g] * words + w];
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if ((moves >> g & 1) && first_word + c < words) value[g][c] = m.input[(uint64_t)from[g] * words + first_word + c];
 #pragma unroll
         for (int g = 0; g < G; ++g)
-          if (moves >> g & 1) m.output[(uint64_t)to[g] * words + w] = value[g];
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if ((moves >> g & 1) && first_word + c < words) m.output[(uint64_t)to[g] * words + first_word + c] = value[g][c];
       }
     }
   };

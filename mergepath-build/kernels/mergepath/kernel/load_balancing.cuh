@@ -127,17 +127,18 @@ struct load_balancing_marks {
 
 // load_balancing_tile_load, then each of the tile's segments marking its first item in the
 // tile: slot h marks item tile_starts[h] - the tile's first item, slot 0 item 0 (the segment
-// the tile starts in), and of the slots at one item (empty segments) the last marks it. A
-// tile whose starts are out of order marks nothing (load_balancing_item_slots searches each
-// item's slot there). Ends with a barrier; a kernel calls it once.
+// the tile starts in), and of the slots at one item (empty segments) the last marks it. In a
+// tile whose starts are out of order every item marks itself with the slot it searches
+// (unspecified, in range). Ends with a barrier; a kernel calls it once.
 template <int NT, int VT, class I, class Stage>
 __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(const I* starts, int64_t segments, int64_t count,
                                                                              const int64_t* partitions,
                                                                              load_balancing_marks<NT, VT>& marks, Stage stage) {
-  for (int w = (int)threadIdx.x; w < NT * VT / 32; w += NT) marks.bits[w] = 0;
+  constexpr int WORDS = NT * VT / 32;
+  for (int w = (int)threadIdx.x; w < WORDS; w += NT) marks.bits[w] = 0;
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, stage);
+  const int a_n = t.r.a_count(), b_n = t.count();
   if (!t.out_of_order) {
-    const int a_n = t.r.a_count(), b_n = t.count();
     const auto first_item = [&](int h) { return h == 0 ? (int64_t)0 : (int64_t)t.tile_starts[h] - t.r.b_begin; };
     for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
       const int64_t p = first_item(h);
@@ -146,6 +147,12 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(co
         marks.slots[p] = (uint16_t)h;
       }
     }
+  } else {
+    for (int w = (int)threadIdx.x; w < WORDS; w += NT) {
+      const int below = min(max(b_n - 32 * w, 0), 32);  // the word's items in the tile
+      marks.bits[w] = below == 32 ? ~0u : (1u << below) - 1u;
+    }
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) marks.slots[k] = (uint16_t)sorted_bound<true>(t.tile_starts + 1, a_n, (I)t.item(k), less_t<I>());
   }
   __syncthreads();
   return t;
@@ -154,17 +161,15 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(co
 // A marked tile's items as a warp takes them: warp w's 32 * VT items from item 32 * VT * w, 32
 // at a time (lane l's i-th is item(i) = 32 * (VT * w + i) + l), so its accesses by item are
 // coalesced. slot(i) is the slot of the lane's i-th item, from the last mark at or before it
-// (the cursor carries the last mark from one 32 to the next: call it for i = 0, 1, ... in
-// turn); 0 for an item past the tile's. On starts out of order each item searches its slot
-// (unspecified, in range).
+// (the cursor carries the warp's last mark from one 32 to the next): all the warp's lanes call
+// it, for i = 0, 1, ... in turn. An item past the tile's gets the slot of the tile's last.
 template <int NT, int VT, class I>
 struct load_balancing_item_slots {
-  const load_balancing_range<I>& t;
   const load_balancing_marks<NT, VT>& marks;
   int first_word, carry;  // the warp's first word of marks; the last mark before the next 32 items
-  __device__ __forceinline__ load_balancing_item_slots(const load_balancing_range<I>& tile, const load_balancing_marks<NT, VT>& m)
-      : t(tile), marks(m), first_word(VT * ((int)threadIdx.x / WARP_THREADS)), carry(0) {
-    for (int w = first_word - 1; w >= 0 && !t.out_of_order; --w)
+  __device__ __forceinline__ load_balancing_item_slots(const load_balancing_marks<NT, VT>& m)
+      : marks(m), first_word(VT * ((int)threadIdx.x / WARP_THREADS)), carry(0) {
+    for (int w = first_word - 1; w >= 0; --w)
       if (marks.bits[w]) {
         carry = WARP_THREADS * w + 31 - __clz(marks.bits[w]);
         break;
@@ -172,13 +177,10 @@ struct load_balancing_item_slots {
   }
   __device__ __forceinline__ int item(int i) const { return WARP_THREADS * (first_word + i) + (int)threadIdx.x % WARP_THREADS; }
   __device__ __forceinline__ int slot(int i) {
-    const int k = item(i);
-    if (k >= t.count()) return 0;
-    if (t.out_of_order) return sorted_bound<true>(t.tile_starts + 1, t.r.a_count(), (I)t.item(k), less_t<I>());
-    const int w = first_word + i;
-    const unsigned word = marks.bits[w], before = word & (0xffffffffu >> (31 - (int)threadIdx.x % WARP_THREADS));
+    const int w = first_word + i, lane = (int)threadIdx.x % WARP_THREADS;
+    const unsigned before = marks.bits[w] & (0xffffffffu >> (31 - lane));
     const int mark = before ? WARP_THREADS * w + 31 - __clz(before) : carry;
-    if (word) carry = WARP_THREADS * w + 31 - __clz(word);
+    carry = __shfl_sync(0xffffffffu, mark, WARP_THREADS - 1);
     return marks.slots[mark];
   }
 };
