@@ -136,6 +136,7 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(co
                                                                              load_balancing_marks<NT, VT>& marks, Stage stage) {
   constexpr int WORDS = NT * VT / 32;
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) marks.bits[w] = 0;
+  if (threadIdx.x == 0) marks.slots[0] = 0;  // a tile without items: its cursor's slot
   const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, stage);
   const int a_n = t.r.a_count(), b_n = t.count();
   if (!t.out_of_order) {
@@ -162,7 +163,8 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(co
 // at a time (lane l's i-th is item(i) = 32 * (VT * w + i) + l), so its accesses by item are
 // coalesced. slot(i) is the slot of the lane's i-th item, from the last mark at or before it
 // (the cursor carries the warp's last mark from one 32 to the next): all the warp's lanes call
-// it, for i = 0, 1, ... in turn. An item past the tile's gets the slot of the tile's last.
+// it, for i = 0, 1, ... in turn. An item past the tile's gets the slot of the tile's last (0
+// in a tile without items).
 template <int NT, int VT, class I>
 struct load_balancing_item_slots {
   const load_balancing_marks<NT, VT>& marks;
