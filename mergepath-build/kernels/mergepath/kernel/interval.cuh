@@ -53,7 +53,7 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
     if constexpr (Sources) tile_sources[h] = m.sources[s];
     if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
   });
-  load_balancing_item_slots<NT, VT, I> slots(marks);
+  load_balancing_item_slots<NT, VT> slots(marks);
   // Item j of a segment starting at `start` moves base + its rank; I unsigned, so a position
   // past its largest value would wrap: SKIP instead.
   const auto position = [](I j, I start, I base) {

@@ -165,7 +165,7 @@ __device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(co
 // (the cursor carries the warp's last mark from one 32 to the next): all the warp's lanes call
 // it, for i = 0, 1, ... in turn. An item past the tile's gets the slot of the tile's last (0
 // in a tile without items).
-template <int NT, int VT, class I>
+template <int NT, int VT>
 struct load_balancing_item_slots {
   const load_balancing_marks<NT, VT>& marks;
   int first_word, carry;  // the warp's first word of marks; the last mark before the next 32 items
