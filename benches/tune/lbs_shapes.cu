@@ -120,8 +120,8 @@ static void run(const input& in, const char* dist, float copy_ms) {
     const bool ok = check(want);
     printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
   };
-  // Shared memory: a slot's start and source, and an item's source or mark (4 bytes or less
-  // each); a move's destinations too.
+  // Shared memory: a slot's start and source (4 bytes each) and an item's mark (2 bytes and a
+  // bit); a move's destinations too.
   if constexpr (NV * 12 < 48 * 1024) {
     moves("gather", in.want_gather, [&] {
       gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);
@@ -139,8 +139,8 @@ static void run(const input& in, const char* dist, float copy_ms) {
 
 int main(int argc, char** argv) {
   printf("op\tdist\tnt\tvt\tn\tms\tof_copy\tok\n");
-  for (int a = 1; a < std::max(argc, 2); ++a) {
-    const int64_t n = int64_t(1) << (argc > 1 ? atoi(argv[a]) : 26);
+  for (int log2 : log2_sizes(argc, argv, {26})) {
+    const int64_t n = int64_t(1) << log2;
     for (bool skewed : {false, true}) {
       input in = make(n, skewed);
       const float copy_ms = median_ms([&] { CK(cudaMemcpyAsync(in.out, in.values, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice)); }, 50);

@@ -119,9 +119,7 @@ void measure(const Input& in, const char* runs_name) {
 }
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
-  if (sizes.empty()) sizes = {24, 26};
+  const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
   printf("runs\tnt\tvt\tn\ttile_ms\twith_spine_ms\tof_copy\tok\n");
   for (int log2 : sizes) {
     for (uint64_t longest : {32, 2}) {

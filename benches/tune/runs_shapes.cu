@@ -470,9 +470,7 @@ void cub_unique(const Input& in, const char* runs_name) {
 }
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
-  if (sizes.empty()) sizes = {24, 26};
+  const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
   printf("variant\top\tnt\tvt\tn\tms\tpct_of_copy\tok\n");
   for (int log2 : sizes) {
     for (uint64_t longest : {32, 2}) {

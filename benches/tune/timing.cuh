@@ -27,6 +27,13 @@ template <class F> float median_ms(F f, int reps = 30) {
   std::sort(t.begin(), t.end()); return t[t.size() / 2];
 }
 
+// The log2 sizes given on the command line, else `otherwise`.
+inline std::vector<int> log2_sizes(int argc, char** argv, std::vector<int> otherwise) {
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(atoi(argv[i]));
+  return sizes.empty() ? otherwise : sizes;
+}
+
 // n random keys whose two halves are each sorted: the merges' input (as the anchors make it).
 template <class K> std::vector<K> sorted_halves(size_t n) {
   std::mt19937_64 g(42);
