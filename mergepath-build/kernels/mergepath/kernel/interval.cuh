@@ -28,41 +28,68 @@ struct interval_moves {
 template <int VT, class W>
 constexpr int INTERVAL_MOVES_IN_FLIGHT = sizeof(W) <= 4 ? VT : sizeof(W) == 8 ? (VT + 1) / 2 : (VT + 3) / 4;
 
+// What an interval tile keeps at the first item p of a run of its items in one segment: the
+// run's first `moves` items move (item k of the tile when k - p < moves), from delta[0] + k
+// and to delta[N - 1] + k (I's arithmetic) on the sides that have arrays (N of them).
+template <class I, int N>
+struct interval_run {
+  uint32_t moves;
+  I delta[N];
+};
+
+// The run of a segment starting at item `start` whose items in the tile are p .. end - 1
+// (tile items from `first`, the tile's first): for each side with an array, its positions
+// base + rank (base the segment's source or destination) must be below that side's `limit`;
+// items before `start` do not move.
+template <class I, int N>
+__device__ __forceinline__ interval_run<I, N> interval_run_of(int p, int end, int64_t first, I start, const I (&base)[N],
+                                                              const I (&limit)[N]) {
+  interval_run<I, N> run{0, {}};
+  const uint64_t j = (uint64_t)(first + p);  // the run's first item
+  if (j < (uint64_t)start) return run;
+  const uint64_t rank = j - (uint64_t)start;
+  uint64_t moves = (uint64_t)(end - p);
+#pragma unroll
+  for (int c = 0; c < N; ++c) {
+    // Positions below the limit: ranks below room.
+    const uint64_t room = base[c] < limit[c] ? (uint64_t)(limit[c] - base[c]) : 0;
+    moves = min(moves, room > rank ? room - rank : 0);
+    run.delta[c] = (I)(base[c] + (I)rank - (I)p);
+  }
+  run.moves = (uint32_t)moves;
+  return run;
+}
+
 // Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved. `Sources`
 // and `Destinations` say which of m's index arrays the kernel reads (gather: sources, scatter:
-// destinations, move: both), so each kind keeps only its own arrays in shared memory. The
-// tile's sources and destinations are staged with its starts, and each segment marks its first
-// item in the tile (load_balancing_tile_marked); each warp then takes its items 32 at a time,
-// each lane finding its item's segment from the marks (load_balancing_item_slots), and loads
-// its items' values, several in flight, before it stores them: no walk, no per-item notes in
-// shared memory (BENCHMARKS.md).
+// destinations, move: both). Each run of the tile's items in one segment is marked at its
+// first item (load_balancing_tile_marked), which keeps the run's moves there (interval_run);
+// each warp then takes its items 32 at a time, each lane finding its item's run from the marks
+// (load_balancing_item_marks), and loads its items' values, several in flight, before it
+// stores them: an item's source or destination is its run's delta plus the item (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
-// falls outside its array, or at or past I's largest value, is skipped (as is an item whose
-// rank would be negative, on bad starts), so bad arguments write some values in bounds and
-// never read or write out of them.
+// falls outside its array, or at or past I's largest value, is skipped (as is an item before
+// its segment's start, on bad starts), so bad arguments write some values in bounds and never
+// read or write out of them.
 template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
-  constexpr int NV = NT * VT, ONE_WORD_ITEMS = INTERVAL_MOVES_IN_FLIGHT<VT, W>;
-  constexpr I SKIP = ~(I)0;  // a position no move takes
+  constexpr int NV = NT * VT, N = (int)Sources + (int)Destinations, ONE_WORD_ITEMS = INTERVAL_MOVES_IN_FLIGHT<VT, W>;
   static_assert(Sources || Destinations, "a gather, a scatter or a move");
-  __shared__ I tile_sources[Sources ? NV + 1 : 1];
-  __shared__ I tile_destinations[Destinations ? NV + 1 : 1];
+  __shared__ interval_run<I, N> runs[NV];
   __shared__ load_balancing_marks<NT, VT> marks;
-  const load_balancing_range<I> t = load_balancing_tile_marked<NT, VT>(starts, segments, count, partitions, marks, [&](int h, int64_t s) {
-    if constexpr (Sources) tile_sources[h] = m.sources[s];
-    if constexpr (Destinations) tile_destinations[h] = m.destinations[s];
+  // Positions below these are in their arrays and below I's largest value.
+  const auto limit = [](int64_t len) { return (uint64_t)len < (uint64_t)~(I)0 ? (I)len : ~(I)0; };
+  I limits[N];
+  if constexpr (Sources) limits[0] = limit(m.input_len);
+  if constexpr (Destinations) limits[N - 1] = limit(m.output_len);
+  const merge_range r = load_balancing_tile_marked<NT, VT>(starts, segments, count, partitions, marks, [&](int64_t first, int p, int end, int64_t s, I start) {
+    I base[N];
+    if constexpr (Sources) base[0] = m.sources[s];
+    if constexpr (Destinations) base[N - 1] = m.destinations[s];
+    runs[p] = interval_run_of<I, N>(p, end, first, start, base, limits);
   });
-  load_balancing_item_slots<NT, VT> slots(marks);
-  // Item j of a segment starting at `start` moves base + its rank; I unsigned, so a position
-  // past its largest value would wrap: SKIP instead.
-  const auto position = [](I j, I start, I base) {
-    const I rank = j - start;
-    return j < start || rank > (I)~base ? SKIP : base + rank;
-  };
-  // Positions below these are in their arrays (and not SKIP).
-  const auto limit = [](int64_t len) { return (uint64_t)len < (uint64_t)SKIP ? (I)len : SKIP; };
-  const I from_limit = limit(m.input_len), to_limit = limit(m.output_len);
+  load_balancing_item_marks<NT, VT> cursor(marks);
   // Values of one word (the common case) compiled apart, a lane's items all in flight; values
   // of several words an item at a time, 2 words in flight: a run-time word count over all of a
   // lane's items held registers for its loop (64 against 40 at 128 x 9, a third fewer CTAs an SM).
@@ -70,19 +97,21 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
     constexpr bool ONE = decltype(one_word)::value;
     constexpr int G = ONE ? ONE_WORD_ITEMS : 1, C = ONE ? 1 : 2;  // items, and words of each, in flight
     const int words = ONE ? 1 : m.words;
-    for (int first = 0; first < VT; first += G) {
-      I from[G], to[G];  // a side without its array moves the item's own index
+    // The side without an array moves the item's own index: the lane's item 0 and 32 more a step.
+    const uint64_t own = (uint64_t)(r.b_begin + cursor.item(0)) * words;
+    for (int first_item = 0; first_item < VT; first_item += G) {
+      uint64_t from[G], to[G];
       unsigned moves = 0;
 #pragma unroll
       for (int g = 0; g < G; ++g) {
-        const int i = first + g;
+        const int i = first_item + g;
         if (i >= VT) break;
-        const int h = slots.slot(i), k = slots.item(i);  // every lane: the cursor shuffles
-        const I j = (I)t.item(k), start = t.tile_starts[h];
-        from[g] = Sources ? position(j, start, tile_sources[h]) : j;
-        to[g] = Destinations ? position(j, start, tile_destinations[h]) : j;
-        // (The host checks a gather's output and a scatter's input against the items.)
-        if (k < t.count() && (!Sources || from[g] < from_limit) && (!Destinations || to[g] < to_limit)) moves |= 1u << g;
+        const int p = cursor.mark(i), k = cursor.item(i);  // every lane: the cursor shuffles
+        const interval_run<I, N> run = runs[p];
+        const uint64_t own_i = own + (uint64_t)(WARP_THREADS * i * words);
+        from[g] = Sources ? (uint64_t)(I)(run.delta[0] + (I)k) * words : own_i;
+        to[g] = Destinations ? (uint64_t)(I)(run.delta[N - 1] + (I)k) * words : own_i;
+        if ((unsigned)(k - p) < run.moves) moves |= 1u << g;
       }
       for (int first_word = 0; first_word < words; first_word += C) {
         W value[G][C];
@@ -90,12 +119,12 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
         for (int g = 0; g < G; ++g)
 #pragma unroll
           for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) value[g][c] = m.input[(uint64_t)from[g] * words + first_word + c];
+            if ((moves >> g & 1) && first_word + c < words) value[g][c] = m.input[from[g] + first_word + c];
 #pragma unroll
         for (int g = 0; g < G; ++g)
 #pragma unroll
           for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) m.output[(uint64_t)to[g] * words + first_word + c] = value[g][c];
+            if ((moves >> g & 1) && first_word + c < words) m.output[to[g] + first_word + c] = value[g][c];
       }
     }
   };

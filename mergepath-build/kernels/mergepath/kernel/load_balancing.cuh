@@ -117,73 +117,100 @@ __device__ __forceinline__ void load_balancing_tile_notes(const load_balancing_r
 }
 
 // A load-balancing tile's marks (load_balancing_tile_marked): bit p of bits[p / 32] set where
-// the tile's item p is the first in the tile of a segment, slots[p] that segment's slot.
+// the tile's item p is the first in the tile of a segment (of its run of items in one segment).
 template <int NT, int VT>
 struct load_balancing_marks {
-  static_assert(NT * VT % 32 == 0 && NT * VT < 65536, "whole words of marks, slots in 16 bits");
+  static_assert(NT * VT % 32 == 0, "whole words of marks");
   unsigned bits[NT * VT / 32];
-  uint16_t slots[NT * VT];
 };
 
-// load_balancing_tile_load, then each of the tile's segments marking its first item in the
-// tile: slot h marks item tile_starts[h] - the tile's first item, slot 0 item 0 (the segment
-// the tile starts in), and of the slots at one item (empty segments) the last marks it. In a
-// tile whose starts are out of order every item marks itself with the slot it searches
-// (unspecified, in range). Ends with a barrier; a kernel calls it once.
-template <int NT, int VT, class I, class Stage>
-__device__ __forceinline__ load_balancing_range<I> load_balancing_tile_marked(const I* starts, int64_t segments, int64_t count,
-                                                                             const int64_t* partitions,
-                                                                             load_balancing_marks<NT, VT>& marks, Stage stage) {
+// A marked load-balancing tile (output tile blockIdx.x of the merge, partitions as
+// load_balancing_partitions_body's): its range of the merge, and each run of its items in one
+// segment handed to mark(first, p, end, s, start) once: the tile's items p .. end - 1 (items
+// first + p .., first = r.b_begin) are segment s's, which starts at item `start`, and p is
+// marked. Item 0 always starts a run: in a tile without items an empty one, the only empty run
+// handed. Nothing is kept of the starts but the marks, so a
+// kernel keeps what it needs of a run in shared memory at its item p, written by mark. On
+// starts that are not an exclusive scan in this tile (out of order, or its first segment
+// starting after its first item) every item is a run of its own, of the segment a search of
+// the starts gives (unspecified, in range; `start` may then be past the item). Ends with a
+// barrier; a kernel calls it once.
+template <int NT, int VT, class I, class Mark>
+__device__ __forceinline__ merge_range load_balancing_tile_marked(const I* starts, int64_t segments, int64_t count,
+                                                                  const int64_t* partitions,
+                                                                  load_balancing_marks<NT, VT>& marks, Mark mark) {
   constexpr int WORDS = NT * VT / 32;
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) marks.bits[w] = 0;
-  if (threadIdx.x == 0) marks.slots[0] = 0;  // a tile without items: its cursor's slot
-  const load_balancing_range<I> t = load_balancing_tile_load<NT, VT>(starts, segments, count, partitions, stage);
-  const int a_n = t.r.a_count(), b_n = t.count();
-  if (!t.out_of_order) {
-    const auto first_item = [&](int h) { return h == 0 ? (int64_t)0 : (int64_t)t.tile_starts[h] - t.r.b_begin; };
-    for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
-      const int64_t p = first_item(h);
-      if (p < b_n && (h == a_n || first_item(h + 1) != p)) {
-        atomicOr(&marks.bits[p / 32], 1u << (p % 32));
-        marks.slots[p] = (uint16_t)h;
-      }
+  wait_for_previous_kernel();  // the partitions (see merge.cuh)
+  const merge_range r = compute_merge_range(segments - 1, count, blockIdx.x, NT * VT, partitions);
+  const int a_n = r.a_count(), b_n = r.b_count();
+  __syncthreads();  // the marks cleared
+  // In order, each segment's run is from its start to the next one's; a run's item marked
+  // first (by an atomic) hands it, which only an out-of-order tile can have twice.
+  bool out_of_order = false;
+  const auto first_item = [&](I start) { return (int64_t)start - r.b_begin; };
+  for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
+    const int64_t s = r.a_begin + h;
+    const I start = starts[s];
+    const int64_t p = h == 0 ? 0 : first_item(start);
+    int64_t end = b_n;
+    if (h < a_n) {
+      const I next = starts[s + 1];  // the next slot's load, from L1
+      out_of_order |= next < start;
+      end = min(max(first_item(next), p), (int64_t)b_n);
     }
-  } else {
+    out_of_order |= h == 0 ? first_item(start) > 0 : p < 0;
+    if (p >= 0 && (end > p || (p == 0 && b_n == 0))) {
+      const unsigned bit = 1u << (p % 32);
+      if (!(atomicOr(&marks.bits[p / 32], bit) & bit)) mark(r.b_begin, (int)p, (int)end, s, start);
+    }
+  }
+  if (__syncthreads_or(out_of_order)) {
     for (int w = (int)threadIdx.x; w < WORDS; w += NT) {
       const int below = min(max(b_n - 32 * w, 0), 32);  // the word's items in the tile
       marks.bits[w] = below == 32 ? ~0u : (1u << below) - 1u;
     }
-    for (int k = (int)threadIdx.x; k < b_n; k += NT) marks.slots[k] = (uint16_t)sorted_bound<true>(t.tile_starts + 1, a_n, (I)t.item(k), less_t<I>());
+    for (int k = (int)threadIdx.x; k < b_n; k += NT) {
+      const int64_t s = r.a_begin + sorted_bound<true>(starts + r.a_begin + 1, a_n, (I)(r.b_begin + k), less_t<I>());
+      mark(r.b_begin, k, k + 1, s, starts[s]);
+    }
+    __syncthreads();
   }
-  __syncthreads();
-  return t;
+  return r;
+}
+
+// The highest set bit of x, -1 where none.
+__device__ __forceinline__ int highest_bit(unsigned x) {
+  int bit;
+  asm("bfind.u32 %0, %1;" : "=r"(bit) : "r"(x));
+  return bit;
 }
 
 // A marked tile's items as a warp takes them: warp w's 32 * VT items from item 32 * VT * w, 32
 // at a time (lane l's i-th is item(i) = 32 * (VT * w + i) + l), so its accesses by item are
-// coalesced. slot(i) is the slot of the lane's i-th item, from the last mark at or before it
-// (the cursor carries the warp's last mark from one 32 to the next): all the warp's lanes call
-// it, for i = 0, 1, ... in turn. An item past the tile's gets the slot of the tile's last (0
-// in a tile without items).
+// coalesced. mark(i) is the mark at or before the lane's i-th item: where its run starts (the
+// cursor carries the warp's last mark from one 32 to the next); all the warp's lanes call it,
+// for i = 0, 1, ... in turn. An item past the tile's gets the mark of the tile's last item's
+// run (0 in a tile without items), which it is past the end of.
 template <int NT, int VT>
-struct load_balancing_item_slots {
-  const load_balancing_marks<NT, VT>& marks;
+struct load_balancing_item_marks {
+  const unsigned* bits;
   int first_word, carry;  // the warp's first word of marks; the last mark before the next 32 items
-  __device__ __forceinline__ load_balancing_item_slots(const load_balancing_marks<NT, VT>& m)
-      : marks(m), first_word(VT * ((int)threadIdx.x / WARP_THREADS)), carry(0) {
+  __device__ __forceinline__ load_balancing_item_marks(const load_balancing_marks<NT, VT>& m)
+      : bits(m.bits), first_word(VT * ((int)threadIdx.x / WARP_THREADS)), carry(0) {
     for (int w = first_word - 1; w >= 0; --w)
-      if (marks.bits[w]) {
-        carry = WARP_THREADS * w + 31 - __clz(marks.bits[w]);
+      if (bits[w]) {
+        carry = WARP_THREADS * w + highest_bit(bits[w]);
         break;
       }
   }
   __device__ __forceinline__ int item(int i) const { return WARP_THREADS * (first_word + i) + (int)threadIdx.x % WARP_THREADS; }
-  __device__ __forceinline__ int slot(int i) {
+  __device__ __forceinline__ int mark(int i) {
     const int w = first_word + i, lane = (int)threadIdx.x % WARP_THREADS;
-    const unsigned before = marks.bits[w] & (0xffffffffu >> (31 - lane));
-    const int mark = before ? WARP_THREADS * w + 31 - __clz(before) : carry;
-    carry = __shfl_sync(0xffffffffu, mark, WARP_THREADS - 1);
-    return marks.slots[mark];
+    const int bit = highest_bit(bits[w] & (0xffffffffu >> (31 - lane)));
+    const int at = bit >= 0 ? WARP_THREADS * w + bit : carry;
+    carry = __shfl_sync(0xffffffffu, at, WARP_THREADS - 1);
+    return at;
   }
 };
 
