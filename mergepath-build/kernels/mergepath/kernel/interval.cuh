@@ -23,10 +23,12 @@ struct interval_moves {
   int words;
 };
 
-// The items whose values a lane of an interval tile has in flight at once: all of its VT for
-// words of up to 4 bytes, fewer for wider ones (their registers).
+// The items whose values a lane of an interval tile has in flight at once: half of its VT for
+// words of up to 8 bytes, a quarter for wider ones. Each holds a 64-bit address until its load
+// is issued: all VT took the tile past 32 registers (48 at 128 x 9, 10 CTAs an SM against 16),
+// which cost more than the loads in flight gained (BENCHMARKS.md).
 template <int VT, class W>
-constexpr int INTERVAL_MOVES_IN_FLIGHT = sizeof(W) <= 4 ? VT : sizeof(W) == 8 ? (VT + 1) / 2 : (VT + 3) / 4;
+constexpr int INTERVAL_MOVES_IN_FLIGHT = sizeof(W) <= 8 ? (VT + 1) / 2 : (VT + 3) / 4;
 
 // What an interval tile keeps at the first item p of a run of its items in one segment: the
 // run's first `moves` items move (item k of the tile when k - p < moves), from delta[0] + k
@@ -35,6 +37,12 @@ template <class I, int N>
 struct interval_run {
   uint32_t moves;
   I delta[N];
+};
+
+// A segment's source and destination (those of them with arrays).
+template <class I, int N>
+struct interval_bases {
+  I at[N];
 };
 
 // The run of a segment starting at item `start` whose items in the tile are p .. end - 1
@@ -83,24 +91,30 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
   I limits[N];
   if constexpr (Sources) limits[0] = limit(m.input_len);
   if constexpr (Destinations) limits[N - 1] = limit(m.output_len);
-  const merge_range r = load_balancing_tile_marked<NT, VT>(starts, segments, count, partitions, marks, [&](int64_t first, int p, int end, int64_t s, I start) {
-    I base[N];
-    if constexpr (Sources) base[0] = m.sources[s];
-    if constexpr (Destinations) base[N - 1] = m.destinations[s];
-    runs[p] = interval_run_of<I, N>(p, end, first, start, base, limits);
-  });
+  const auto bases = [&](int64_t s) {  // segment s's source and destination, loaded with its start
+    interval_bases<I, N> base;
+    if constexpr (Sources) base.at[0] = m.sources[s];
+    if constexpr (Destinations) base.at[N - 1] = m.destinations[s];
+    return base;
+  };
+  const merge_range r = load_balancing_tile_marked<NT, VT>(starts, segments, count, partitions, marks, bases,
+                                                           [&](int64_t first, int p, int end, I start, const interval_bases<I, N>& base) {
+                                                             runs[p] = interval_run_of<I, N>(p, end, first, start, base.at, limits);
+                                                           });
   load_balancing_item_marks<NT, VT> cursor(marks);
-  // Values of one word (the common case) compiled apart, a lane's items all in flight; values
+  // Values of one word (the common case) compiled apart, several of a lane's items in flight; values
   // of several words an item at a time, 2 words in flight: a run-time word count over all of a
   // lane's items held registers for its loop (64 against 40 at 128 x 9, a third fewer CTAs an SM).
   const auto move_items = [&](auto one_word) {
     constexpr bool ONE = decltype(one_word)::value;
     constexpr int G = ONE ? ONE_WORD_ITEMS : 1, C = ONE ? 1 : 2;  // items, and words of each, in flight
     const int words = ONE ? 1 : m.words;
-    // The side without an array moves the item's own index: the lane's item 0 and 32 more a step.
+    // The side without an array moves the item's own index: from the lane's item 0, 32 more a step.
     const uint64_t own = (uint64_t)(r.b_begin + cursor.item(0)) * words;
+    const W* own_input = m.input + own;
+    W* own_output = m.output + own;
     for (int first_item = 0; first_item < VT; first_item += G) {
-      uint64_t from[G], to[G];
+      I from[G], to[G];  // on the sides with arrays
       unsigned moves = 0;
 #pragma unroll
       for (int g = 0; g < G; ++g) {
@@ -108,23 +122,26 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
         if (i >= VT) break;
         const int p = cursor.mark(i), k = cursor.item(i);  // every lane: the cursor shuffles
         const interval_run<I, N> run = runs[p];
-        const uint64_t own_i = own + (uint64_t)(WARP_THREADS * i * words);
-        from[g] = Sources ? (uint64_t)(I)(run.delta[0] + (I)k) * words : own_i;
-        to[g] = Destinations ? (uint64_t)(I)(run.delta[N - 1] + (I)k) * words : own_i;
+        if constexpr (Sources) from[g] = run.delta[0] + (I)k;
+        if constexpr (Destinations) to[g] = run.delta[N - 1] + (I)k;
         if ((unsigned)(k - p) < run.moves) moves |= 1u << g;
       }
       for (int first_word = 0; first_word < words; first_word += C) {
         W value[G][C];
 #pragma unroll
-        for (int g = 0; g < G; ++g)
+        for (int g = 0; g < G; ++g) {
+          const W* in = Sources ? m.input + (uint64_t)from[g] * words : own_input + WARP_THREADS * (first_item + g) * words;
 #pragma unroll
           for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) value[g][c] = m.input[from[g] + first_word + c];
+            if ((moves >> g & 1) && first_word + c < words) value[g][c] = in[first_word + c];
+        }
 #pragma unroll
-        for (int g = 0; g < G; ++g)
+        for (int g = 0; g < G; ++g) {
+          W* out = Destinations ? m.output + (uint64_t)to[g] * words : own_output + WARP_THREADS * (first_item + g) * words;
 #pragma unroll
           for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) m.output[to[g] + first_word + c] = value[g][c];
+            if ((moves >> g & 1) && first_word + c < words) out[first_word + c] = value[g][c];
+        }
       }
     }
   };

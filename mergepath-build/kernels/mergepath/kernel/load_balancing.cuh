@@ -126,19 +126,21 @@ struct load_balancing_marks {
 
 // A marked load-balancing tile (output tile blockIdx.x of the merge, partitions as
 // load_balancing_partitions_body's): its range of the merge, and each run of its items in one
-// segment handed to mark(first, p, end, s, start) once: the tile's items p .. end - 1 (items
-// first + p .., first = r.b_begin) are segment s's, which starts at item `start`, and p is
-// marked. Item 0 always starts a run: in a tile without items an empty one, the only empty run
+// segment handed to mark(first, p, end, start, staged) once: the tile's items p .. end - 1
+// (items first + p .., first = r.b_begin) are those of a segment s which starts at item
+// `start`, staged = stage(s), and p is marked. stage(s) loads what the kernel keeps of segment
+// s, its loads in flight with the start's. Item 0 always starts a run: in a tile without items an empty one, the only empty run
 // handed. Nothing is kept of the starts but the marks, so a
 // kernel keeps what it needs of a run in shared memory at its item p, written by mark. On
 // starts that are not an exclusive scan in this tile (out of order, or its first segment
 // starting after its first item) every item is a run of its own, of the segment a search of
 // the starts gives (unspecified, in range; `start` may then be past the item). Ends with a
 // barrier; a kernel calls it once.
-template <int NT, int VT, class I, class Mark>
+template <int NT, int VT, class I, class Stage, class Mark>
 __device__ __forceinline__ merge_range load_balancing_tile_marked(const I* starts, int64_t segments, int64_t count,
                                                                   const int64_t* partitions,
-                                                                  load_balancing_marks<NT, VT>& marks, Mark mark) {
+                                                                  load_balancing_marks<NT, VT>& marks, Stage stage,
+                                                                  Mark mark) {
   constexpr int WORDS = NT * VT / 32;
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) marks.bits[w] = 0;
   wait_for_previous_kernel();  // the partitions (see merge.cuh)
@@ -152,6 +154,7 @@ __device__ __forceinline__ merge_range load_balancing_tile_marked(const I* start
   for (int h = (int)threadIdx.x; h <= a_n; h += NT) {
     const int64_t s = r.a_begin + h;
     const I start = starts[s];
+    const auto staged = stage(s);
     const int64_t p = h == 0 ? 0 : first_item(start);
     int64_t end = b_n;
     if (h < a_n) {
@@ -162,7 +165,7 @@ __device__ __forceinline__ merge_range load_balancing_tile_marked(const I* start
     out_of_order |= h == 0 ? first_item(start) > 0 : p < 0;
     if (p >= 0 && (end > p || (p == 0 && b_n == 0))) {
       const unsigned bit = 1u << (p % 32);
-      if (!(atomicOr(&marks.bits[p / 32], bit) & bit)) mark(r.b_begin, (int)p, (int)end, s, start);
+      if (!(atomicOr(&marks.bits[p / 32], bit) & bit)) mark(r.b_begin, (int)p, (int)end, start, staged);
     }
   }
   if (__syncthreads_or(out_of_order)) {
@@ -172,7 +175,7 @@ __device__ __forceinline__ merge_range load_balancing_tile_marked(const I* start
     }
     for (int k = (int)threadIdx.x; k < b_n; k += NT) {
       const int64_t s = r.a_begin + sorted_bound<true>(starts + r.a_begin + 1, a_n, (I)(r.b_begin + k), less_t<I>());
-      mark(r.b_begin, k, k + 1, s, starts[s]);
+      mark(r.b_begin, k, k + 1, starts[s], stage(s));
     }
     __syncthreads();
   }
