@@ -120,8 +120,8 @@ static void run(const input& in, const char* dist, float copy_ms) {
     const bool ok = check(want);
     printf("%s\t%s\t%d\t%d\t%lld\t%.4f\t%.2f\t%s\n", name, dist, NT, VT, (long long)in.n, ms, copy_ms / ms, ok ? "ok" : "WRONG");
   };
-  // Shared memory: a slot's start and source (4 bytes each) and an item's mark (2 bytes and a
-  // bit); a move's destinations too.
+  // Shared memory: a marked item's run (its moves and source offset, 4 bytes each, and a
+  // move's destination offset) and a bit an item.
   if constexpr (NV * 12 < 48 * 1024) {
     moves("gather", in.want_gather, [&] {
       gather_tile<NT, VT, false><<<(unsigned)tiles, NT>>>(in.starts, in.segments, in.n, in.parts, in.sources, in.values, in.n, in.out);

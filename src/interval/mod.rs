@@ -34,9 +34,10 @@
 //! destination is outside its array, or at or past `I`'s largest value, is skipped, never an
 //! access out of bounds.
 //!
-//! Each is a kernel of its own on the load-balancing search's tiles: each interval marks its
-//! first item in the tile, and each warp takes its items 32 at a time, finding an item's
-//! interval from the marks, with several values a lane in flight.
+//! Each is a kernel of its own on the load-balancing search's tiles: each run of a tile's items
+//! in one interval is marked at its first item, which keeps the run's moves, and each warp
+//! takes its items 32 at a time, finding an item's run from the marks, with several values a
+//! lane in flight.
 
 pub(crate) mod cpu;
 pub(crate) mod host;

@@ -17,9 +17,11 @@ constexpr mergepath::launch_shape INTERVAL_MOVE_8 = mergepath::interval_move_sha
 }  // namespace mergepath_instance
 
 // mergepath_interval_{KIND}_{word}_{4,8}: KIND gather (sources), scatter (destinations) or
-// move (both), each instantiated for its own arrays, in its SHAPE (tuning.tsv's rows).
+// move (both), each instantiated for its own arrays, in its SHAPE (tuning.tsv's rows), with
+// room for 2048 threads an SM (32 registers at 128 threads): the tile's occupancy hides its
+// loads' latency better than the registers' extra values in flight would (BENCHMARKS.md).
 #define MERGEPATH_INTERVAL_KIND(KIND, SHAPE, SOURCES, DESTINATIONS, WBYTES, W, BYTES, INDEX)           \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SHAPE##_##BYTES.nt)                \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::SHAPE##_##BYTES.nt, 2048 / mergepath_instance::SHAPE##_##BYTES.nt) \
   mergepath_interval_##KIND##_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {     \
     using namespace mergepath_instance;                                                                 \
     const mergepath::interval_moves<INDEX, W> moves{p.sources, p.destinations, reinterpret_cast<const W*>(p.input), \
