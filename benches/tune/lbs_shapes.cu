@@ -31,7 +31,7 @@ template <int NT, int VT, bool Destinations>
 __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, starts, input, input_len, out, count, 1};
-  mergepath::interval_move_tile<NT, VT, true, Destinations>(starts, segments, count, parts, m);
+  mergepath::interval_move_tile<NT, VT, true, Destinations, true>(starts, segments, count, parts, m);
 }
 
 // The library's interval tile as its scatter entry instantiates it, each interval written to
@@ -40,7 +40,7 @@ template <int NT, int VT>
 __global__ void __launch_bounds__(NT) scatter_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                    const I* destinations, const uint32_t* input, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{nullptr, destinations, input, count, out, count, 1};
-  mergepath::interval_move_tile<NT, VT, false, true>(starts, segments, count, parts, m);
+  mergepath::interval_move_tile<NT, VT, false, true, true>(starts, segments, count, parts, m);
 }
 
 struct input {

@@ -689,7 +689,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "interval_move_params",
         templates: &["I"],
-        doc: "mergepath_interval_{gather,scatter,move}_{word}_{4,8} (the load-balancing search's tiles, in the interval shape, over `count` items in `segments` intervals by `starts`, partitions from mergepath_load_balancing_partitions_{4,8}): item j, of rank r in interval s, copied from input[sources[s] + r] (gather and move; scatter reads input[j] and ignores sources) to output[destinations[s] + r] (scatter and move; gather writes output[j] and ignores destinations), values of `words` words of `word` bytes, moves outside input_len or output_len values skipped.",
+        doc: "mergepath_interval_{gather,scatter,move}_{word}_{4,8} (the load-balancing search's tiles, in the interval shape, over `count` items in `segments` intervals by `starts`, partitions from mergepath_load_balancing_partitions_{4,8}): item j, of rank r in interval s, copied from input[sources[s] + r] (gather and move; scatter reads input[j] and ignores sources) to output[destinations[s] + r] (scatter and move; gather writes output[j] and ignores destinations), values of `words` words of `word` bytes (`words` 1; the `_words_` kernels, compiled apart, for 2 or more), moves outside input_len or output_len values skipped.",
         fields: &[
             ("starts", Ptr("const I*")),
             ("segments", I64),
@@ -1127,6 +1127,9 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     key_independent("interval_gather", "interval_move_params", WordsByIndices),
     key_independent("interval_scatter", "interval_move_params", WordsByIndices),
     key_independent("interval_move", "interval_move_params", WordsByIndices),
+    key_independent("interval_gather_words", "interval_move_params", WordsByIndices),
+    key_independent("interval_scatter_words", "interval_move_params", WordsByIndices),
+    key_independent("interval_move_words", "interval_move_params", WordsByIndices),
     key_independent("bulk_partitions", "bulk_params", Indices),
     key_independent("bulk_insert", "bulk_params", WordsByIndices),
     key_independent("bulk_remove", "bulk_params", WordsByIndices),

@@ -205,10 +205,21 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
+    // Values of one word and of several have kernels of their own.
+    let one_word = value_bytes == word;
     let (func, tile) = match (sources, destinations) {
-        (Some(_), None) => (kernels.interval_gather(word, index_bytes)?, interval_shape(kernels.arch, index_bytes)),
-        (None, Some(_)) => (kernels.interval_scatter(word, index_bytes)?, interval_shape(kernels.arch, index_bytes)),
-        (Some(_), Some(_)) => (kernels.interval_move(word, index_bytes)?, interval_move_shape(kernels.arch, index_bytes)),
+        (Some(_), None) => {
+            let func = if one_word { kernels.interval_gather(word, index_bytes)? } else { kernels.interval_gather_words(word, index_bytes)? };
+            (func, interval_shape(kernels.arch, index_bytes))
+        }
+        (None, Some(_)) => {
+            let func = if one_word { kernels.interval_scatter(word, index_bytes)? } else { kernels.interval_scatter_words(word, index_bytes)? };
+            (func, interval_shape(kernels.arch, index_bytes))
+        }
+        (Some(_), Some(_)) => {
+            let func = if one_word { kernels.interval_move(word, index_bytes)? } else { kernels.interval_move_words(word, index_bytes)? };
+            (func, interval_move_shape(kernels.arch, index_bytes))
+        }
         (None, None) => {
             let reason = "an interval move needs sources, destinations or both".to_string();
             return Err(Error::InvalidArgument { argument: "sources", reason });
@@ -234,8 +245,9 @@ fn launch_interval_move<I: SortIndex, V: Value>(
         words: (value_bytes / word) as i64,
     };
     let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (tile.threads, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: `IntervalMoveParams` is `mergepath_interval_{gather,scatter,move}_{word}_{4,8}`'s
-    // parameter struct, the kernel chosen by which of `sources` and `destinations` are given;
+    // SAFETY: `IntervalMoveParams` is `mergepath_interval_{gather,scatter,move}[_words]_{word}_{4,8}`'s
+    // parameter struct, the kernel chosen by which of `sources` and `destinations` are given
+    // (and `_words` by `words` > 1);
     // its tile is that kind's shape of the index width (the partitions' spacing above, enqueued
     // before it), one CTA per tile of the boundaries' and items' merge over `starts.len >= 1`
     // starts (check_intervals: items need intervals); `sources` and `destinations`, where not

@@ -17,22 +17,27 @@ constexpr mergepath::launch_shape INTERVAL_MOVE_8 = mergepath::interval_move_sha
 }  // namespace mergepath_instance
 
 // mergepath_interval_{KIND}_{word}_{4,8}: KIND gather (sources), scatter (destinations) or
-// move (both), each instantiated for its own arrays, in its SHAPE (tuning.tsv's rows), with
-// room for 2048 threads an SM (32 registers at 128 threads): the tile's occupancy hides its
-// loads' latency better than the registers' extra values in flight would (BENCHMARKS.md).
-#define MERGEPATH_INTERVAL_KIND(KIND, SHAPE, SOURCES, DESTINATIONS, WBYTES, W, BYTES, INDEX)           \
+// move (both), each instantiated for its own arrays, in its SHAPE (tuning.tsv's rows), for
+// values of one word; mergepath_interval_{KIND}_words_{word}_{4,8} for values of several (kept
+// apart: one kernel for both held more registers). Each has room for 2048 threads an SM (32
+// registers at 128 threads): the tile's occupancy hides its loads' latency better than the
+// registers' extra values in flight would (BENCHMARKS.md).
+#define MERGEPATH_INTERVAL_KIND(NAME, SHAPE, SOURCES, DESTINATIONS, ONE_WORD, WBYTES, W, BYTES, INDEX)  \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::SHAPE##_##BYTES.nt, 2048 / mergepath_instance::SHAPE##_##BYTES.nt) \
-  mergepath_interval_##KIND##_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {     \
+  mergepath_interval_##NAME##_##WBYTES##_##BYTES(const mergepath::interval_move_params<INDEX> p) {      \
     using namespace mergepath_instance;                                                                 \
     const mergepath::interval_moves<INDEX, W> moves{p.sources, p.destinations, reinterpret_cast<const W*>(p.input), \
                                                     p.input_len, reinterpret_cast<W*>(p.output), p.output_len, \
                                                     (int)p.words};                                      \
-    mergepath::interval_move_tile<SHAPE##_##BYTES.nt, SHAPE##_##BYTES.vt, SOURCES, DESTINATIONS>(       \
+    mergepath::interval_move_tile<SHAPE##_##BYTES.nt, SHAPE##_##BYTES.vt, SOURCES, DESTINATIONS, ONE_WORD>( \
         p.starts, p.segments, p.count, p.partitions, moves);                                            \
   }
-#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, INTERVAL, true, false, __VA_ARGS__)
-#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, INTERVAL, false, true, __VA_ARGS__)
-#define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, INTERVAL_MOVE, true, true, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, INTERVAL, true, false, true, __VA_ARGS__) \
+  MERGEPATH_INTERVAL_KIND(gather_words, INTERVAL, true, false, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, INTERVAL, false, true, true, __VA_ARGS__) \
+  MERGEPATH_INTERVAL_KIND(scatter_words, INTERVAL, false, true, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, INTERVAL_MOVE, true, true, true, __VA_ARGS__) \
+  MERGEPATH_INTERVAL_KIND(move_words, INTERVAL_MOVE, true, true, false, __VA_ARGS__)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_GATHER)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_SCATTER)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_MOVE)

@@ -4,7 +4,6 @@
 // from input[sources[s] + r] to output[destinations[s] + r]. Gather has no destinations (item
 // j goes to output[j]), scatter no sources (item j comes from input[j]).
 #pragma once
-#include <type_traits>
 #include "load_balancing.cuh"
 
 namespace mergepath {
@@ -70,7 +69,8 @@ __device__ __forceinline__ interval_run<I, N> interval_run_of(int p, int end, in
 
 // Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved. `Sources`
 // and `Destinations` say which of m's index arrays the kernel reads (gather: sources, scatter:
-// destinations, move: both). Each run of the tile's items in one segment is marked at its
+// destinations, move: both); `OneWord` that values are of one word (m.words 1), else of several
+// (compiled apart: their loop's registers). Each run of the tile's items in one segment is marked at its
 // first item (load_balancing_tile_marked), which keeps the run's moves there (interval_run);
 // each warp then takes its items 32 at a time, each lane finding its item's run from the marks
 // (load_balancing_item_marks), and loads its items' values, several in flight, before it
@@ -79,7 +79,7 @@ __device__ __forceinline__ interval_run<I, N> interval_run_of(int p, int end, in
 // falls outside its array, or at or past I's largest value, is skipped (as is an item before
 // its segment's start, on bad starts), so bad arguments write some values in bounds and never
 // read or write out of them.
-template <int NT, int VT, bool Sources, bool Destinations, class I, class W>
+template <int NT, int VT, bool Sources, bool Destinations, bool OneWord, class I, class W>
 __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segments, int64_t count,
                                                    const int64_t* partitions, const interval_moves<I, W>& m) {
   constexpr int NV = NT * VT, N = (int)Sources + (int)Destinations, ONE_WORD_ITEMS = INTERVAL_MOVES_IN_FLIGHT<VT, W>;
@@ -102,51 +102,46 @@ __device__ __forceinline__ void interval_move_tile(const I* starts, int64_t segm
                                                              runs[p] = interval_run_of<I, N>(p, end, first, start, base.at, limits);
                                                            });
   load_balancing_item_marks<NT, VT> cursor(marks);
-  // Values of one word (the common case) compiled apart, several of a lane's items in flight; values
-  // of several words an item at a time, 2 words in flight: a run-time word count over all of a
-  // lane's items held registers for its loop (64 against 40 at 128 x 9, a third fewer CTAs an SM).
-  const auto move_items = [&](auto one_word) {
-    constexpr bool ONE = decltype(one_word)::value;
-    constexpr int G = ONE ? ONE_WORD_ITEMS : 1, C = ONE ? 1 : 2;  // items, and words of each, in flight
-    const int words = ONE ? 1 : m.words;
-    // The side without an array moves the item's own index: from the lane's item 0, 32 more a step.
-    const uint64_t own = (uint64_t)(r.b_begin + cursor.item(0)) * words;
-    const W* own_input = m.input + own;
-    W* own_output = m.output + own;
-    for (int first_item = 0; first_item < VT; first_item += G) {
-      I from[G], to[G];  // on the sides with arrays
-      unsigned moves = 0;
+  // Values of one word with several of a lane's items in flight; values of several words an
+  // item at a time, 2 words in flight (a run-time word count over all of a lane's items held
+  // registers for its loop: 64 against 40 at 128 x 9, a third fewer CTAs an SM).
+  constexpr int G = OneWord ? ONE_WORD_ITEMS : 1, C = OneWord ? 1 : 2;  // items, and words of each, in flight
+  const int words = OneWord ? 1 : m.words;
+  // The side without an array moves the item's own index: from the lane's item 0, 32 more a step.
+  const uint64_t own = (uint64_t)(r.b_begin + cursor.item(0)) * words;
+  const W* own_input = m.input + own;
+  W* own_output = m.output + own;
+  for (int first_item = 0; first_item < VT; first_item += G) {
+    I from[G], to[G];  // on the sides with arrays
+    unsigned moves = 0;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int i = first_item + g;
+      if (i >= VT) break;
+      const int p = cursor.mark(i), k = cursor.item(i);  // every lane: the cursor shuffles
+      const interval_run<I, N> run = runs[p];
+      if constexpr (Sources) from[g] = run.delta[0] + (I)k;
+      if constexpr (Destinations) to[g] = run.delta[N - 1] + (I)k;
+      if ((unsigned)(k - p) < run.moves) moves |= 1u << g;
+    }
+    for (int first_word = 0; first_word < words; first_word += C) {
+      W value[G][C];
 #pragma unroll
       for (int g = 0; g < G; ++g) {
-        const int i = first_item + g;
-        if (i >= VT) break;
-        const int p = cursor.mark(i), k = cursor.item(i);  // every lane: the cursor shuffles
-        const interval_run<I, N> run = runs[p];
-        if constexpr (Sources) from[g] = run.delta[0] + (I)k;
-        if constexpr (Destinations) to[g] = run.delta[N - 1] + (I)k;
-        if ((unsigned)(k - p) < run.moves) moves |= 1u << g;
+        const W* in = Sources ? m.input + (uint64_t)from[g] * words : own_input + WARP_THREADS * (first_item + g) * words;
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+          if ((moves >> g & 1) && first_word + c < words) value[g][c] = in[first_word + c];
       }
-      for (int first_word = 0; first_word < words; first_word += C) {
-        W value[G][C];
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
-          const W* in = Sources ? m.input + (uint64_t)from[g] * words : own_input + WARP_THREADS * (first_item + g) * words;
+      for (int g = 0; g < G; ++g) {
+        W* out = Destinations ? m.output + (uint64_t)to[g] * words : own_output + WARP_THREADS * (first_item + g) * words;
 #pragma unroll
-          for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) value[g][c] = in[first_word + c];
-        }
-#pragma unroll
-        for (int g = 0; g < G; ++g) {
-          W* out = Destinations ? m.output + (uint64_t)to[g] * words : own_output + WARP_THREADS * (first_item + g) * words;
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if ((moves >> g & 1) && first_word + c < words) out[first_word + c] = value[g][c];
-        }
+        for (int c = 0; c < C; ++c)
+          if ((moves >> g & 1) && first_word + c < words) out[first_word + c] = value[g][c];
       }
     }
-  };
-  if (m.words == 1) move_items(std::true_type{});
-  else move_items(std::false_type{});
+  }
 }
 
 }  // namespace mergepath
