@@ -69,12 +69,13 @@ __device__ __forceinline__ interval_run<I, N> interval_run_of(int p, int end, in
 
 // Output tile blockIdx.x of the load-balancing merge: each of the tile's items moved. `Sources`
 // and `Destinations` say which of m's index arrays the kernel reads (gather: sources, scatter:
-// destinations, move: both); `OneWord` that values are of one word (m.words 1), else of several
-// (compiled apart: their loop's registers). Each run of the tile's items in one segment is marked at its
-// first item (load_balancing_tile_marked), which keeps the run's moves there (interval_run);
-// each warp then takes its items 32 at a time, each lane finding its item's run from the marks
-// (load_balancing_item_marks), and loads its items' values, several in flight, before it
-// stores them: an item's source or destination is its run's delta plus the item (BENCHMARKS.md).
+// destinations, move: both); `OneWord` that values are of one word (m.words 1), else of
+// several (compiled apart: their loop's registers). Each run of the tile's items in one segment
+// is marked at its first item (load_balancing_tile_marked), which keeps the run's moves there
+// (interval_run); each warp then takes its items 32 at a time, each lane finding its item's run
+// from the marks (load_balancing_item_marks), and loads its items' values, several in flight,
+// before it stores them: an item's source or destination is its run's delta plus the item
+// (BENCHMARKS.md).
 // Device sources, destinations and starts are not checked: a move whose source or destination
 // falls outside its array, or at or past I's largest value, is skipped (as is an item before
 // its segment's start, on bad starts), so bad arguments write some values in bounds and never

@@ -129,8 +129,8 @@ struct load_balancing_marks {
 // segment handed to mark(first, p, end, start, staged) once: the tile's items p .. end - 1
 // (items first + p .., first = r.b_begin) are those of a segment s which starts at item
 // `start`, staged = stage(s), and p is marked. stage(s) loads what the kernel keeps of segment
-// s, its loads in flight with the start's. Item 0 always starts a run: in a tile without items an empty one, the only empty run
-// handed. Nothing is kept of the starts but the marks, so a
+// s, its loads in flight with the start's. Item 0 always starts a run: in a tile without items
+// an empty one, the only empty run handed. Nothing is kept of the starts but the marks, so a
 // kernel keeps what it needs of a run in shared memory at its item p, written by mark. On
 // starts that are not an exclusive scan in this tile (out of order, or its first segment
 // starting after its first item) every item is a run of its own, of the segment a search of
