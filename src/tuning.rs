@@ -71,13 +71,19 @@ pub fn load_balancing_shape(arch: u32, index_bytes: usize) -> LaunchShape {
     select_shape(LOAD_BALANCING_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has load_balancing rows")
 }
 
-/// The launch shape of interval gather's and scatter's tiles (the load-balancing search's,
-/// staging each segment's source or destination too), by the index's size.
-pub fn interval_shape(arch: u32, index_bytes: usize) -> LaunchShape {
-    select_shape(INTERVAL_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval rows")
+/// The launch shape of interval gather's tiles (the load-balancing search's, keeping each
+/// run's source offset too), by the index's size.
+pub fn interval_gather_shape(arch: u32, index_bytes: usize) -> LaunchShape {
+    select_shape(INTERVAL_GATHER_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval_gather rows")
 }
 
-/// The launch shape of interval move's tiles (both arrays staged), by the index's size.
+/// The launch shape of interval scatter's tiles (each run's destination offset kept), by the
+/// index's size.
+pub fn interval_scatter_shape(arch: u32, index_bytes: usize) -> LaunchShape {
+    select_shape(INTERVAL_SCATTER_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval_scatter rows")
+}
+
+/// The launch shape of interval move's tiles (both offsets kept), by the index's size.
 pub fn interval_move_shape(arch: u32, index_bytes: usize) -> LaunchShape {
     select_shape(INTERVAL_MOVE_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval_move rows")
 }

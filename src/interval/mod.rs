@@ -53,7 +53,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::key::Value;
 use crate::load_balancing::{launch_load_balancing_partitions, load_balancing_params, load_balancing_tile_count};
-use crate::tuning::{interval_move_shape, interval_shape};
+use crate::tuning::{interval_gather_shape, interval_move_shape, interval_scatter_shape};
 use crate::types::SortIndex;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
 
@@ -210,11 +210,11 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let (func, tile) = match (sources, destinations) {
         (Some(_), None) => {
             let func = if one_word { kernels.interval_gather(word, index_bytes)? } else { kernels.interval_gather_words(word, index_bytes)? };
-            (func, interval_shape(kernels.arch, index_bytes))
+            (func, interval_gather_shape(kernels.arch, index_bytes))
         }
         (None, Some(_)) => {
             let func = if one_word { kernels.interval_scatter(word, index_bytes)? } else { kernels.interval_scatter_words(word, index_bytes)? };
-            (func, interval_shape(kernels.arch, index_bytes))
+            (func, interval_scatter_shape(kernels.arch, index_bytes))
         }
         (Some(_), Some(_)) => {
             let func = if one_word { kernels.interval_move(word, index_bytes)? } else { kernels.interval_move_words(word, index_bytes)? };

@@ -1,8 +1,8 @@
 // Entry layer: the `extern "C"` interval gather, scatter and move kernels, values moved as words
 // of 1 to 16 bytes by indices of 4 or 8.
 // Key-independent: compiled only into the u32 / less module (MERGEPATH_INDEX_ENTRIES), on the
-// load-balancing search's tiles in shapes of their own (tuning.tsv's interval and interval_move rows). Included by
-// ../instantiate.cuh.
+// load-balancing search's tiles in shapes of their own (tuning.tsv's interval_gather,
+// interval_scatter and interval_move rows). Included by ../instantiate.cuh.
 #pragma once
 #include "load_balancing.cuh"
 
@@ -10,8 +10,10 @@
 #include "../kernel/interval.cuh"
 
 namespace mergepath_instance {
-constexpr mergepath::launch_shape INTERVAL_4 = mergepath::interval_shape(MERGEPATH_ARCH / 10, 4);
-constexpr mergepath::launch_shape INTERVAL_8 = mergepath::interval_shape(MERGEPATH_ARCH / 10, 8);
+constexpr mergepath::launch_shape INTERVAL_GATHER_4 = mergepath::interval_gather_shape(MERGEPATH_ARCH / 10, 4);
+constexpr mergepath::launch_shape INTERVAL_GATHER_8 = mergepath::interval_gather_shape(MERGEPATH_ARCH / 10, 8);
+constexpr mergepath::launch_shape INTERVAL_SCATTER_4 = mergepath::interval_scatter_shape(MERGEPATH_ARCH / 10, 4);
+constexpr mergepath::launch_shape INTERVAL_SCATTER_8 = mergepath::interval_scatter_shape(MERGEPATH_ARCH / 10, 8);
 constexpr mergepath::launch_shape INTERVAL_MOVE_4 = mergepath::interval_move_shape(MERGEPATH_ARCH / 10, 4);
 constexpr mergepath::launch_shape INTERVAL_MOVE_8 = mergepath::interval_move_shape(MERGEPATH_ARCH / 10, 8);
 }  // namespace mergepath_instance
@@ -32,10 +34,10 @@ constexpr mergepath::launch_shape INTERVAL_MOVE_8 = mergepath::interval_move_sha
     mergepath::interval_move_tile<SHAPE##_##BYTES.nt, SHAPE##_##BYTES.vt, SOURCES, DESTINATIONS, ONE_WORD>( \
         p.starts, p.segments, p.count, p.partitions, moves);                                            \
   }
-#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, INTERVAL, true, false, true, __VA_ARGS__) \
-  MERGEPATH_INTERVAL_KIND(gather_words, INTERVAL, true, false, false, __VA_ARGS__)
-#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, INTERVAL, false, true, true, __VA_ARGS__) \
-  MERGEPATH_INTERVAL_KIND(scatter_words, INTERVAL, false, true, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_GATHER(...) MERGEPATH_INTERVAL_KIND(gather, INTERVAL_GATHER, true, false, true, __VA_ARGS__) \
+  MERGEPATH_INTERVAL_KIND(gather_words, INTERVAL_GATHER, true, false, false, __VA_ARGS__)
+#define MERGEPATH_INTERVAL_SCATTER(...) MERGEPATH_INTERVAL_KIND(scatter, INTERVAL_SCATTER, false, true, true, __VA_ARGS__) \
+  MERGEPATH_INTERVAL_KIND(scatter_words, INTERVAL_SCATTER, false, true, false, __VA_ARGS__)
 #define MERGEPATH_INTERVAL_MOVE(...) MERGEPATH_INTERVAL_KIND(move, INTERVAL_MOVE, true, true, true, __VA_ARGS__) \
   MERGEPATH_INTERVAL_KIND(move_words, INTERVAL_MOVE, true, true, false, __VA_ARGS__)
 MERGEPATH_EACH_WORD_AND_INDEX(MERGEPATH_INTERVAL_GATHER)
