@@ -88,6 +88,11 @@ pub fn interval_move_shape(arch: u32, index_bytes: usize) -> LaunchShape {
     select_shape(INTERVAL_MOVE_TUNING, arch, index_bytes).expect("mergepath-build/kernels/tuning.tsv has interval_move rows")
 }
 
+/// The launch shape of the runs-finding tiles (unique, run-length encoding, reduce-by-key).
+pub fn runs_shape(arch: u32, key_bytes: usize) -> LaunchShape {
+    select_shape(RUNS_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has runs rows")
+}
+
 /// The launch shape of the segmented reduction's tiles, by the key's size.
 pub fn reduce_shape(arch: u32, key_bytes: usize) -> LaunchShape {
     select_shape(REDUCE_TUNING, arch, key_bytes).expect("mergepath-build/kernels/tuning.tsv has reduce rows")

@@ -1,16 +1,20 @@
 // The runs-finding kernel (unique, run-length encoding, reduce-by-key) measured alone: the
-// library's tile (`library`: keys staged in shared memory, each thread's VT keys in a row)
-// against tiles that keep their keys in registers, warp-striped (lane l of a warp holds items
-// i * 32 + l of the warp's 32 * VT keys): a key's predecessor comes by a warp shuffle, a warp's
-// heads by ballots, and each store instruction writes its lanes' heads to consecutive
-// addresses, so no shared memory holds keys. `striped` takes tiles by ticket, `by_block` by
-// block index, `pipelined` runs persistent CTAs that load their next tile before the current
-// one's look-back, `bulk` persistent CTAs whose next tiles' keys arrive in shared memory by
-// bulk copies (and `bulk_floor` the same with no look-back); `two_pass` and `two_pass_sparse`
-// count each tile's heads in a first pass and compact them after a scan of the counts, with no
-// look-back. CUB's DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and
-// dropped: the runs-finding kernel with its keys in registers", "The runs-finding tile fed by
-// bulk copies") has the figures. Build and run
+// library's tile (`library`: keys bulk-copied into shared memory, each thread's VT keys in a
+// row, launch bounds for as many tiles an SM as shared memory holds) against tiles that keep
+// their keys in registers, warp-striped (lane l of a warp holds items i * 32 + l of the warp's
+// 32 * VT keys): a key's predecessor comes by a warp shuffle, a warp's heads by ballots, and
+// each store instruction writes its lanes' heads to consecutive addresses, so no shared memory
+// holds keys. `striped` takes tiles by ticket, `by_block` by block index, `pipelined` runs
+// persistent CTAs that load their next tile before the current one's look-back, `bulk`
+// persistent CTAs whose next tiles' keys arrive in shared memory by bulk copies (and
+// `bulk_floor` the same with no look-back); `two_pass` and `two_pass_sparse` count each tile's
+// heads in a first pass and compact them after a scan of the counts, with no look-back;
+// `overlapped` looks back in a warp of its own beside the loads; `striped_shared` reads the
+// library's staged keys warp-striped; `timed` and `overlapped_timed` stamp each tile's phases
+// (RUNS_SHAPES_LOOKBACK=1 runs only these, with the library's tile in several shapes). CUB's
+// DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and dropped: the
+// runs-finding kernel with its keys in registers", "The runs-finding tile fed by bulk
+// copies", "The runs-finding tile staged in shared memory") has the figures. Build and run
 // on the GPU machine, from the repository root, with the generated headers in .gpu/include
 // (timing.cuh says how):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I mergepath-build/kernels -I .gpu/include benches/tune/runs_shapes.cu -o /tmp/runs_shapes && /tmp/runs_shapes [log2_n ...]
@@ -28,7 +32,7 @@ using K = uint32_t;
 using Comp = mergepath::less_t<K>;
 
 template <int NT, int VT>
-__global__ void __launch_bounds__(NT)
+__global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs) {
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
                                      mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, runs, Comp());
@@ -71,11 +75,10 @@ __device__ __forceinline__ void striped_load(const T* keys, int64_t first, int64
   if (lane == 0 && first > 0 && first <= count) before = keys[first - 1];
 }
 
-// The boundary words of a warp's striped keys, row i's in masks[i] (a head: a key unequal to
-// the one before it, and key 0), and their heads.
-template <int VT, class T, class C>
-__device__ __forceinline__ int striped_masks(const T (&k)[VT], const T& before, int64_t first, int64_t count, C comp,
-                                             unsigned (&masks)[VT]) {
+// The boundary words of a warp's striped keys, row i's handed to on_row(i, mask) (a head: a
+// key unequal to the one before it, and key 0); returns the warp's heads.
+template <int VT, class T, class C, class OnRow>
+__device__ __forceinline__ int striped_rows(const T (&k)[VT], const T& before, int64_t first, int64_t count, C comp, OnRow on_row) {
   const int lane = (int)threadIdx.x % 32;
   int warp_count = 0;
 #pragma unroll
@@ -85,10 +88,26 @@ __device__ __forceinline__ int striped_masks(const T (&k)[VT], const T& before, 
     if (lane == 0) prev = last;
     const int64_t j = first + i * 32 + lane;
     const bool head = j < count && (j == 0 || comp(prev, k[i]) || comp(k[i], prev));
-    masks[i] = __ballot_sync(0xffffffffu, head);
-    warp_count += __popc(masks[i]);
+    const unsigned mask = __ballot_sync(0xffffffffu, head);
+    on_row(i, mask);
+    warp_count += __popc(mask);
   }
   return warp_count;
+}
+
+// striped_rows' words in masks[i].
+template <int VT, class T, class C>
+__device__ __forceinline__ int striped_masks(const T (&k)[VT], const T& before, int64_t first, int64_t count, C comp,
+                                             unsigned (&masks)[VT]) {
+  return striped_rows<VT>(k, before, first, count, comp, [&](int i, unsigned mask) { masks[i] = mask; });
+}
+
+// striped_rows' heads as the lane's bits in h (bit i: its key of row i).
+template <int VT, class T, class C>
+__device__ __forceinline__ int striped_head_bits(const T (&k)[VT], const T& before, int64_t first, int64_t count, C comp, unsigned& h) {
+  const int lane = (int)threadIdx.x % 32;
+  h = 0;
+  return striped_rows<VT>(k, before, first, count, comp, [&](int i, unsigned mask) { h |= (mask >> lane & 1u) << i; });
 }
 
 // The CTA's heads from each warp's count (through shared memory, a barrier between);
@@ -127,6 +146,24 @@ __device__ __forceinline__ void store_striped_heads(const unsigned (&masks)[VT],
   }
 }
 
+// store_striped_heads from the lanes' head bits, each head's key loaded again (from L1 or L2:
+// the tile read it moments before), so no key stays in a register across the look-back.
+template <int VT, class I, class T>
+__device__ __forceinline__ void store_reloaded_heads(unsigned h, const T* keys, int64_t at, int64_t first, T* heads, I* starts) {
+  const int lane = (int)threadIdx.x % 32;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const unsigned mask = __ballot_sync(0xffffffffu, h >> i & 1u);
+    if (h >> i & 1u) {
+      const int64_t o = at + __popc(mask & below), j = first + i * 32 + lane;
+      heads[o] = keys[j];
+      if (starts) starts[o] = (I)j;
+    }
+    at += __popc(mask);
+  }
+}
+
 // A warp-striped tile's steps on keys in registers: heads found by shuffles and ballots, the
 // warps' counts summed through shared memory, `between()` called (after a barrier), the
 // earlier tiles' counts summed (cta_tile_offset, barriers around), the heads' keys (and
@@ -162,6 +199,230 @@ striped(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, 
   striped_load<VT>(keys, first, count, k, before);
   const int64_t end = striped_heads<NT, VT>(k, before, first, count, tile, tile_states, starts, heads, warp_counts, scan, Comp(), [] {});
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)end;
+}
+
+// Where a look-back tile's time goes, and a tile whose look-back runs beside its loads.
+// `timed` is `striped` (by ticket) with its look-back written out (`exclusive_prefix`,
+// cta_tile_offset's loop, W states a lane a window); `overlapped` adds a warp to the CTA that
+// looks back from the tile's start, while the other warps load their keys and count their
+// heads: they publish the tile's count (an aggregate, or its inclusive prefix where the look-back
+// is already done) as soon as they know it, and the tile's prefix once both are done. With
+// records, each tile's phases are stamped (clock64: start, ticket taken, count known, offset
+// known, stores issued) with its look-back's windows, polls of a state still unknown, and how
+// far back the prefix it found was.
+struct tile_record {
+  long long clocks[5];
+  unsigned long long start_ns;
+  int windows, polls, distance;
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The sum of the counts of tiles 0 .. tile - 1, by one warp (every lane gets it), without
+// publishing anything: windows of 32 * W tiles back from tile - 1 (lane l reads tiles
+// last - l - 32 j), each read until no state is unknown, summed down to the nearest known prefix.
+template <int W>
+__device__ __forceinline__ int64_t exclusive_prefix(int64_t tile, const uint64_t* states, tile_record* record) {
+  using namespace mergepath;
+  const volatile uint64_t* vstates = states;
+  const int lane = (int)threadIdx.x % 32;
+  int64_t prefix = 0, distance = 0;
+  int windows = 0, polls = 0;
+  for (int64_t last = tile - 1; last >= 0; last -= 32 * W) {
+    uint64_t s[W];
+    bool unknown = false;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+      const int64_t pred = last - lane - 32 * j;
+      s[j] = pred >= 0 ? vstates[pred] : (uint64_t)TILE_PREFIX;  // past tile 0: a known prefix of 0
+    }
+    ++windows;
+    for (;;) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) unknown |= s[j] == 0;
+      if (!__any_sync(0xffffffffu, unknown)) break;
+      ++polls;
+      unknown = false;
+#pragma unroll
+      for (int j = 0; j < W; ++j)
+        if (s[j] == 0) s[j] = vstates[last - lane - 32 * j];
+    }
+    // The nearest known prefix: the lowest (row j, lane) with one; sum from it up to tile - 1.
+    int stop_row = W, stop_lane = 31;
+#pragma unroll
+    for (int j = W - 1; j >= 0; --j) {
+      const unsigned known = __ballot_sync(0xffffffffu, (s[j] & TILE_PREFIX) != 0);
+      if (known) stop_row = j, stop_lane = __ffs(known) - 1;
+    }
+    int64_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < W; ++j)
+      if (j < stop_row || (j == stop_row && lane <= stop_lane)) sum += (int64_t)(s[j] & TILE_COUNT_MASK);
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
+    prefix += sum;
+    if (stop_row < W) {
+      distance = tile - (last - stop_lane - 32 * stop_row);
+      break;
+    }
+  }
+  if (record && lane == 0) {
+    record->windows = windows;
+    record->polls = polls;
+    record->distance = (int)distance;
+  }
+  return prefix;
+}
+
+// cta_tile_offset by exclusive_prefix<W> (warp 0 looks back after publishing the count).
+template <int NT, int W>
+__device__ __forceinline__ int64_t timed_tile_offset(int64_t tile, int64_t count, uint64_t* states, mergepath::scan_shared<NT>& shared,
+                                                     tile_record* record) {
+  using namespace mergepath;
+  volatile uint64_t* vstates = states;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    if (threadIdx.x == 0) vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
+    const int64_t prefix = exclusive_prefix<W>(tile, states, record);
+    if (threadIdx.x == 0) {
+      if (tile > 0) vstates[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
+      shared.tile_offset = prefix;
+    }
+  }
+  __syncthreads();
+  return shared.tile_offset;
+}
+
+template <int NT, int VT, int W>
+__device__ __forceinline__ void timed_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts,
+                                           K* heads, uint64_t* runs, tile_record* records) {
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ int warp_counts[NT / 32];
+  __shared__ int64_t tile_index;
+  long long clocks[5];
+  clocks[0] = clock64();
+  const unsigned long long start_ns = global_ns();
+  if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+  __syncthreads();
+  clocks[1] = clock64();
+  const int64_t tile = tile_index, first = tile * NT * VT + (int64_t)threadIdx.x / 32 * 32 * VT;
+  K k[VT], before;
+  striped_load<VT>(keys, first, count, k, before);
+  unsigned masks[VT];
+  const int warp_count = striped_masks<VT>(k, before, first, count, Comp(), masks);
+  int warp_offset;
+  const int tile_count = cta_count<NT>(warp_count, warp_counts, warp_offset);
+  clocks[2] = clock64();
+  tile_record* record = records && threadIdx.x == 0 ? records + tile : nullptr;
+  const int64_t tile_offset = timed_tile_offset<NT, W>(tile, tile_count, tile_states, scan, record);
+  clocks[3] = clock64();
+  store_striped_heads<VT>(masks, k, tile_offset + warp_offset, first, heads, starts);
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(tile_offset + tile_count);
+  clocks[4] = clock64();
+  if (record) {
+    for (int i = 0; i < 5; ++i) record->clocks[i] = clocks[i];
+    record->start_ns = start_ns;
+  }
+}
+
+// The NT counting threads' barrier (named barrier 1; the look-back warp is not in it).
+template <int NT>
+__device__ __forceinline__ void counting_barrier() {
+  asm volatile("bar.sync 1, %0;" ::"r"(NT) : "memory");
+}
+
+// NT counting threads and one look-back warp (the last): blockDim.x = NT + 32.
+template <int NT, int VT, int W, bool Ticket>
+__device__ __forceinline__ void overlapped_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts,
+                                                K* heads, uint64_t* runs, tile_record* records) {
+  using namespace mergepath;
+  __shared__ int warp_counts[NT / 32];
+  __shared__ int64_t tile_index;
+  __shared__ volatile int64_t tile_prefix;  // read by thread 0 once prefix_known says it holds
+  __shared__ volatile int prefix_known;
+  volatile uint64_t* vstates = tile_states;
+  long long clocks[5];
+  clocks[0] = clock64();
+  const unsigned long long start_ns = global_ns();
+  if (threadIdx.x == 0) {
+    prefix_known = 0;
+    if (Ticket) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+  }
+  __syncthreads();
+  clocks[1] = clock64();
+  const int64_t tile = Ticket ? tile_index : (int64_t)blockIdx.x;
+  tile_record* record = records && (threadIdx.x == 0 || threadIdx.x == NT) ? records + tile : nullptr;
+  unsigned h = 0;
+  int warp_offset = 0, tile_count = 0;
+  bool published_prefix = false;
+  const int64_t first = tile * NT * VT + (int64_t)threadIdx.x / 32 * 32 * VT;
+  if (threadIdx.x >= NT) {
+    const int64_t prefix = exclusive_prefix<W>(tile, tile_states, record);
+    if (threadIdx.x == NT) {
+      tile_prefix = prefix;
+      __threadfence_block();
+      prefix_known = 1;
+    }
+  } else {
+    K k[VT], before;
+    striped_load<VT>(keys, first, count, k, before);
+    const int warp_count = striped_head_bits<VT>(k, before, first, count, Comp(), h);
+    if (threadIdx.x % 32 == 0) warp_counts[threadIdx.x / 32] = warp_count;
+    counting_barrier<NT>();
+#pragma unroll
+    for (int w = 0; w < NT / 32; ++w) {
+      const int c = warp_counts[w];
+      warp_offset += w < (int)threadIdx.x / 32 ? c : 0;
+      tile_count += c;
+    }
+    if (threadIdx.x == 0) {
+      published_prefix = tile == 0 || prefix_known;
+      vstates[tile] = (published_prefix ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)(tile_count + (published_prefix ? tile_prefix : 0));
+    }
+    clocks[2] = clock64();
+  }
+  __syncthreads();
+  const int64_t tile_offset = tile_prefix;
+  if (threadIdx.x == 0 && !published_prefix) vstates[tile] = TILE_PREFIX | (uint64_t)(tile_offset + tile_count);
+  clocks[3] = clock64();
+  if (threadIdx.x < NT) store_reloaded_heads<VT>(h, keys, tile_offset + warp_offset, first, heads, starts);
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(tile_offset + tile_count);
+  clocks[4] = clock64();
+  if (record && threadIdx.x == 0) {
+    for (int i = 0; i < 5; ++i) record->clocks[i] = clocks[i];
+    record->start_ns = start_ns;
+  }
+}
+
+// MB: CTAs an SM the registers must allow (launch bounds).
+template <int NT, int VT, int W, bool Ticket, int MB>
+__global__ void __launch_bounds__(NT + 32, MB)
+overlapped_timed(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs,
+                 tile_record* records) {
+  overlapped_tile<NT, VT, W, Ticket>(keys, count, num_tiles, tile_states, starts, heads, runs, records);
+}
+
+template <int NT, int VT, int W, bool Ticket, int MB>
+__global__ void __launch_bounds__(NT + 32, MB)
+overlapped(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  overlapped_tile<NT, VT, W, Ticket>(keys, count, num_tiles, tile_states, starts, heads, runs, nullptr);
+}
+
+template <int NT, int VT, int W>
+__global__ void __launch_bounds__(NT)
+timed(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs,
+      tile_record* records) {
+  timed_tile<NT, VT, W>(keys, count, num_tiles, tile_states, starts, heads, runs, records);
+}
+
+template <int NT, int VT, int W>
+__global__ void __launch_bounds__(NT)
+looked_back(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  timed_tile<NT, VT, W>(keys, count, num_tiles, tile_states, starts, heads, runs, nullptr);
 }
 
 // Persistent CTAs (as many as are resident), each taking tiles by ticket until none is left
@@ -334,6 +595,80 @@ bulk_staged(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_stat
   }
 }
 
+// The library's tile (keys bulk-copied into shared memory) with its keys read warp-striped (lane l of warp w, row
+// i: key w * 32 * VT + 32 i + l; its predecessor the key before it in shared memory), so each
+// row's ballot is a boundary word: the words kept in shared memory (one a row, NV / 32 in all)
+// are all the heads' record, and the stores go row by row, each head at the warp's offset plus
+// the heads before it in its rows, consecutive lanes to consecutive addresses. No positions
+// array: shared memory holds little but the keys.
+template <int NT, int VT, int MB>
+__global__ void __launch_bounds__(NT, MB)
+striped_shared(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  constexpr int NV = NT * VT, WARPS = NT / 32;
+  static_assert(NV % 4 == 0, "whole 16-byte copies");
+  __shared__ __align__(16) K tile_keys[NV + 4];  // [3]: the key before the tile; [4 + j]: key j
+  __shared__ unsigned row_masks[NV / 32];
+  __shared__ int warp_counts[WARPS];
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ uint64_t full;
+  __shared__ int64_t tile_index;
+  if (threadIdx.x == 0) {
+    barrier_init(&full);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
+    tile_index = tile;
+    const int64_t base = tile * NV;
+    const unsigned bytes = (unsigned)((count - base < NV ? count - base : (int64_t)NV) * sizeof(K)) / 16 * 16;
+    barrier_expect(&full, bytes);
+    if (bytes) bulk_load(tile_keys + 4, keys + base, bytes, &full);
+  }
+  __syncthreads();
+  const int64_t tile = tile_index, base = tile * NV;
+  const int n = count - base < NV ? (int)(count - base) : NV;
+  for (int j = n / 4 * 4 + (int)threadIdx.x; j < n; j += NT) tile_keys[4 + j] = keys[base + j];
+  if (threadIdx.x == 0 && base > 0) tile_keys[3] = keys[base - 1];
+  barrier_wait(&full, 0);
+  __syncthreads();
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32, warp_first = warp * 32 * VT;
+  int warp_count = 0;
+#pragma unroll 4
+  for (int i = 0; i < VT; ++i) {
+    const int j = warp_first + i * 32 + lane;
+    bool head = false;
+    if (j < n) {
+      const K before = tile_keys[3 + j], key = tile_keys[4 + j];
+      head = (base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before);
+    }
+    const unsigned mask = __ballot_sync(0xffffffffu, head);
+    if (lane == 0) row_masks[warp_first / 32 + i] = mask;
+    warp_count += __popc(mask);
+  }
+  if (lane == 0) warp_counts[warp] = warp_count;
+  __syncthreads();
+  int tile_count = 0, warp_offset = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    const int c = warp_counts[w];
+    warp_offset += w < warp ? c : 0;
+    tile_count += c;
+  }
+  const int64_t offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  int64_t at = offset + warp_offset;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll 4
+  for (int i = 0; i < VT; ++i) {
+    const unsigned mask = row_masks[warp_first / 32 + i];
+    if (mask >> lane & 1) {
+      const int64_t o = at + __popc(mask & below);
+      const int j = warp_first + i * 32 + lane;
+      heads[o] = tile_keys[4 + j];
+      if (starts) starts[o] = (uint32_t)(base + j);
+    }
+    at += __popc(mask);
+  }
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+}
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -386,13 +721,14 @@ void report(const char* variant, const Input& in, const char* runs_name, int nt,
 }
 
 template <int NT, int VT, class Kernel>
-void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false, int smem = 0) {
+void measure(const char* variant, const Input& in, const char* runs_name, Kernel kernel, bool persistent = false, int smem = 0,
+             int block = NT) {
   const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
   unsigned grid = (unsigned)tiles;
   if (smem) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   if (persistent) {
     int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT, smem));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     grid = std::min<unsigned>(grid, (unsigned)(per_sm * sms));
   }
@@ -401,7 +737,7 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
     uint32_t* starts = positions ? in.starts : nullptr;
     const float ms = median_ms([&] {
       CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
-      kernel<<<grid, NT, smem>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
+      kernel<<<grid, block, smem>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found);
     });
     CK(cudaGetLastError());
     char note[32];
@@ -452,6 +788,52 @@ void measure_bulk(const Input& in, const char* runs_name) {
   measure<NT, VT>(name, in, runs_name, bulk_staged<NT, VT, S, LookBack>, true, S * NT * VT * (int)sizeof(K));
 }
 
+// One launch with records (`timed` or `overlapped_timed`, after a warm-up), summarised: each
+// phase's mean and percentiles in cycles, the look-back's windows, polls and distance, and how
+// many tiles ran at once on average (their lives' sum over the kernel's span).
+template <int NT, int VT, class Kernel>
+void timeline(const char* variant, const Input& in, const char* runs_name, Kernel kernel, int block = NT) {
+  const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
+  tile_record* records;
+  CK(cudaMalloc(&records, tiles * sizeof(tile_record)));
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  for (int rep = 0; rep < 2; ++rep) {
+    CK(cudaMemset(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
+    kernel<<<(unsigned)tiles, block>>>(in.keys, (int64_t)in.n, tiles, in.states, in.starts, in.heads, found, records);
+    CK(cudaDeviceSynchronize());
+  }
+  std::vector<tile_record> r(tiles);
+  CK(cudaMemcpy(r.data(), records, tiles * sizeof(tile_record), cudaMemcpyDeviceToHost));
+  int khz = 0;
+  CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  auto summary = [&](const char* what, auto value) {
+    std::vector<double> v(tiles);
+    for (int64_t t = 0; t < tiles; ++t) v[t] = (double)value(r[t]);
+    double mean = 0;
+    for (double x : v) mean += x / tiles;
+    std::sort(v.begin(), v.end());
+    printf("timeline\t%s_%s\t%d\t%d\t%zu\t%s\tmean %.1f\tp50 %.0f\tp90 %.0f\tmax %.0f\n", variant, runs_name, NT, VT, in.n, what, mean,
+           v[tiles / 2], v[tiles * 9 / 10], v[tiles - 1]);
+  };
+  const char* phases[4] = {"ticket_cycles", "count_cycles", "lookback_cycles", "store_cycles"};
+  for (int p = 0; p < 4; ++p) summary(phases[p], [&](const tile_record& x) { return x.clocks[p + 1] - x.clocks[p]; });
+  summary("life_cycles", [](const tile_record& x) { return x.clocks[4] - x.clocks[0]; });
+  summary("windows", [](const tile_record& x) { return x.windows; });
+  summary("polls", [](const tile_record& x) { return x.polls; });
+  summary("distance", [](const tile_record& x) { return x.distance; });
+  unsigned long long first = ~0ull, last = 0;
+  double lives_ns = 0;
+  for (const tile_record& x : r) {
+    const double life_ns = (double)(x.clocks[4] - x.clocks[0]) * 1e6 / khz;
+    first = std::min(first, x.start_ns);
+    last = std::max(last, x.start_ns + (unsigned long long)life_ns);
+    lives_ns += life_ns;
+  }
+  printf("timeline\t%s_%s\t%d\t%d\t%zu\tspan_us %.1f\ttiles_at_once %.0f\tclock_mhz %d\t%s\n", variant, runs_name, NT, VT, in.n,
+         (last - first) / 1e3, lives_ns / (double)(last - first), khz / 1000, in.check(true) ? "ok" : "WRONG");
+  CK(cudaFree(records));
+}
+
 void cub_unique(const Input& in, const char* runs_name) {
   int64_t* num;
   CK(cudaMalloc(&num, 8));
@@ -471,37 +853,54 @@ void cub_unique(const Input& in, const char* runs_name) {
 
 int main(int argc, char** argv) {
   const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
+  // RUNS_SHAPES_LOOKBACK=1: only the look-back's variants and timelines.
+  const bool lookback_only = getenv("RUNS_SHAPES_LOOKBACK") != nullptr;
   printf("variant\top\tnt\tvt\tn\tms\tpct_of_copy\tok\n");
   for (int log2 : sizes) {
     for (uint64_t longest : {32, 2}) {
       const char* runs_name = longest == 32 ? "runs32" : "runs2";
       Input in(size_t(1) << log2, longest);
       cub_unique(in, runs_name);
-      measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
-      measure<256, 16>("striped", in, runs_name, striped<256, 16>);
-      measure<256, 24>("striped", in, runs_name, striped<256, 24>);
-      measure<512, 32>("striped", in, runs_name, striped<512, 32>);
-      measure<128, 16>("by_block", in, runs_name, striped<128, 16, false>);
-      measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
-      measure<256, 16>("by_block", in, runs_name, striped<256, 16, false>);
-      measure<256, 24>("by_block", in, runs_name, striped<256, 24, false>);
-      measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
-      measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
-      measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
-      measure_bulk<256, 16, 2>(in, runs_name);
-      measure_bulk<256, 16, 3>(in, runs_name);
-      measure_bulk<256, 24, 2>(in, runs_name);
-      measure_bulk<512, 16, 2>(in, runs_name);
-      measure_bulk<512, 16, 3>(in, runs_name);
-      measure_bulk<256, 16, 3, false>(in, runs_name);
-      measure_bulk<512, 16, 2, false>(in, runs_name);
-      measure_two_pass<256, 16, false>("two_pass", in, runs_name);
-      measure_two_pass<256, 24, false>("two_pass", in, runs_name);
-      measure_two_pass<512, 16, false>("two_pass", in, runs_name);
-      measure_two_pass<256, 16, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
-      measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
+      measure<256, 23>("library", in, runs_name, library_tile<256, 23>);
+      if (lookback_only) {
+        measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
+        measure<128, 31>("library", in, runs_name, library_tile<128, 31>);
+        measure<256, 15>("library", in, runs_name, library_tile<256, 15>);
+        measure<512, 15>("library", in, runs_name, library_tile<512, 15>);
+        measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
+        measure<128, 24>("looked_back_w1", in, runs_name, looked_back<128, 24, 1>);
+        measure<128, 24>("looked_back_w4", in, runs_name, looked_back<128, 24, 4>);
+        measure<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped<128, 24, 4, true, 6>, false, 0, 160);
+        measure<256, 24>("striped_shared_mb8", in, runs_name, striped_shared<256, 24, 8>);
+        measure<384, 24>("striped_shared_mb5", in, runs_name, striped_shared<384, 24, 5>);
+        timeline<128, 24>("timed_w1", in, runs_name, timed<128, 24, 1>);
+        timeline<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped_timed<128, 24, 4, true, 6>, 160);
+      } else {
+        measure<256, 16>("striped", in, runs_name, striped<256, 16>);
+        measure<256, 24>("striped", in, runs_name, striped<256, 24>);
+        measure<512, 32>("striped", in, runs_name, striped<512, 32>);
+        measure<128, 16>("by_block", in, runs_name, striped<128, 16, false>);
+        measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
+        measure<256, 16>("by_block", in, runs_name, striped<256, 16, false>);
+        measure<256, 24>("by_block", in, runs_name, striped<256, 24, false>);
+        measure<384, 16>("by_block", in, runs_name, striped<384, 16, false>);
+        measure<512, 16>("by_block", in, runs_name, striped<512, 16, false>);
+        measure<256, 24>("pipelined", in, runs_name, pipelined<256, 24>, true);
+        measure_bulk<256, 16, 2>(in, runs_name);
+        measure_bulk<256, 16, 3>(in, runs_name);
+        measure_bulk<256, 24, 2>(in, runs_name);
+        measure_bulk<512, 16, 2>(in, runs_name);
+        measure_bulk<512, 16, 3>(in, runs_name);
+        measure_bulk<256, 16, 3, false>(in, runs_name);
+        measure_bulk<512, 16, 2, false>(in, runs_name);
+        measure_two_pass<256, 16, false>("two_pass", in, runs_name);
+        measure_two_pass<256, 24, false>("two_pass", in, runs_name);
+        measure_two_pass<512, 16, false>("two_pass", in, runs_name);
+        measure_two_pass<256, 16, true>("two_pass_sparse", in, runs_name);
+        measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
+        measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
+        measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
+      }
       CK(cudaFree(in.keys));
       CK(cudaFree(in.heads));
       CK(cudaFree(in.starts));

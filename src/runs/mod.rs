@@ -24,9 +24,9 @@
 //! ([`Error::OutputTooSmall`](crate::Error::OutputTooSmall) otherwise, with nothing written),
 //! and what is past them is left as it is.
 //!
-//! How: one kernel over tiles of keys flags each run's first key, counts the flags, and writes
-//! their positions compacted in order (a single-pass scan of the tiles' counts, decoupled
-//! look-back), then the keys are gathered at those positions and the lengths are their
+//! How: one kernel over tiles of keys (staged in shared memory by one bulk copy) flags each
+//! run's first key, counts the flags, and writes their positions compacted in order (a
+//! single-pass scan of the tiles' counts, decoupled look-back), then the keys are gathered at those positions and the lengths are their
 //! differences. Where the outputs have room for a run per key, the kernel writes the runs'
 //! keys and lengths itself as it finds them (the look-back also carrying the last run's start
 //! before each tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
@@ -46,7 +46,7 @@ use crate::device::kernels::Kernels;
 use crate::key::{Comparator, Key};
 use crate::sort::with_comparable_keys;
 use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction, Segments};
-use crate::tuning::search_shape;
+use crate::tuning::runs_shape;
 use crate::types::SortIndex;
 use crate::device::temp::{Temp, TempLayout};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
@@ -214,7 +214,7 @@ struct FoundRuns<'a> {
 /// count.
 fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, (heads, lengths): (u64, u64), keep: Keep) -> Result<FoundRuns<'a>> {
     let n = keys.len;
-    let shape = search_shape(kernels.arch, key_bytes);
+    let shape = runs_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
     // The tiles' scan states, the ticket and the count (zeroed), then the starts, the
     // boundary words and the tiles' last heads.
@@ -239,7 +239,7 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let func = kernels.run_starts(index_bytes)?;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
-    // search shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
+    // runs shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
     // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
     // entry's width (at most one run per key), `heads` and `lengths` (where not 0) for `n`
     // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the

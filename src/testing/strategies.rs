@@ -173,6 +173,7 @@ pub fn tile_sizes<K: Key>() -> Vec<usize> {
             tuning::interval_scatter_shape(arch, bytes),
             tuning::interval_move_shape(arch, bytes),
             tuning::reduce_runs_shape(arch, bytes),
+            tuning::runs_shape(arch, bytes),
             tuning::sets_shape(arch, bytes),
             tuning::sort_shape(arch, bytes),
             tuning::sort_pairs_shape(arch, bytes),

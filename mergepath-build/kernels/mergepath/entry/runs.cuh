@@ -4,11 +4,17 @@
 #pragma once
 #include "../kernel/runs.cuh"
 
+namespace mergepath_instance {
+constexpr mergepath::launch_shape RUNS = mergepath::runs_shape(MERGEPATH_ARCH / 10, (int)sizeof(K));
+// As many tiles an SM as its shared memory holds, asked of the register allocator.
+constexpr int RUNS_CTAS = mergepath::run_starts_ctas_per_sm<RUNS.nt, RUNS.vt, K>(MERGEPATH_ARCH);
+}  // namespace mergepath_instance
+
 #define MERGEPATH_RUNS(BYTES, INDEX)                                                                     \
-  extern "C" __global__ void __launch_bounds__(mergepath_instance::SEARCH.nt)                           \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::RUNS.nt, mergepath_instance::RUNS_CTAS) \
   mergepath_run_starts_##BYTES(const mergepath::runs_params<INDEX> p) {                                  \
     using namespace mergepath_instance;                                                                  \
-    mergepath::run_starts_tile<SEARCH.nt, SEARCH.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
+    mergepath::run_starts_tile<RUNS.nt, RUNS.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
                                                     p.tile_states, p.starts, reinterpret_cast<K*>(p.heads),        \
                                                     mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
                                                     mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, p.runs, Comp());        \

@@ -4,6 +4,7 @@
 // reduction).
 #pragma once
 #include "../cta/scan.cuh"
+#include "../cta/stage.cuh"
 #include "../thread/keys.cuh"
 
 namespace mergepath {
@@ -43,7 +44,7 @@ struct run_lengths_out {
 // (which began at `last_before`, -1: none), and by the last tile the last run.
 template <int NT, class I>
 __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int64_t count, bool last_tile, int tile_count,
-                                                  const int* head_positions, int64_t offset, int64_t last_before) {
+                                                  const uint16_t* head_positions, int64_t offset, int64_t last_before) {
   for (int k = (int)threadIdx.x; k + 1 < tile_count; k += NT) lengths[offset + k] = (I)(head_positions[k + 1] - head_positions[k]);
   if (threadIdx.x != 0) return;
   if (tile_count > 0 && last_before >= 0) lengths[offset - 1] = (I)(base + head_positions[0] - last_before);
@@ -53,67 +54,96 @@ __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int6
   }
 }
 
+// The shared memory of run_starts_tile: the tile's keys (key j at keys[LEAD + j], the one
+// before the tile at keys[LEAD - 1]; LEAD keys are a whole number of 16-byte words, so the
+// tile's keys start where a bulk copy can write), its heads' positions (u16: a tile holds
+// fewer than 2^16 keys), their boundary words, the scan's.
+template <int NT, int VT, class K>
+struct run_starts_shared {
+  static constexpr int NV = NT * VT, LEAD = stage_unit<K>();
+  static_assert(NV <= 65536, "u16 positions");
+  alignas(16) K keys[LEAD + NV];
+  uint16_t head_positions[NV];
+  unsigned head_bits[NV / 32];
+  scan_shared<NT> scan;
+  uint64_t staged;
+  int64_t tile_index, tile_last;
+};
+
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
-// (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by the last tile the run
-// count to *runs. Both go out through shared memory, in coalesced stores. Where
-// `boundaries.bits` is not null, the heads but key 0 as boundary words too (NV is a whole
-// number of words); where `run_lengths.lengths` is not null, each run's length (the look-back
-// carrying the last head before each tile). Tiles take their indices from a ticket
-// (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots.
+// (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by
+// the last tile the run count to *runs. Both go out through shared memory, in coalesced
+// stores. Where `boundaries.bits` is not null, the heads but key 0 as boundary words too (NV is
+// a whole number of words); where `run_lengths.lengths` is not null, each run's length (the
+// look-back carrying the last head before each tile). Tiles take their indices from a ticket
+// (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots. The keys arrive by one
+// bulk copy (stage_start), taken with the ticket, and wait in shared memory: what a tile
+// holds while it looks back is its shared memory, so the entry asks for registers to match
+// (BENCHMARKS.md).
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
                                                 I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
                                                 const run_lengths_out<I>& run_lengths, uint64_t* runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
-  constexpr int NV = NT * VT, WORDS = NV / 32;
+  using Shared = run_starts_shared<NT, VT, K>;
+  constexpr int NV = Shared::NV, WORDS = NV / 32, LEAD = Shared::LEAD;
   static_assert(NV % 32 == 0, "tiles of whole boundary words");
-  __shared__ K tile_keys[NV + 1];  // the key before the tile's first (tile 0: unused), then the tile's
-  __shared__ int head_positions[NV];
-  __shared__ unsigned head_bits[WORDS];
-  __shared__ scan_shared<NT> scan;
-  __shared__ int64_t tile_index, tile_last;
-  if (threadIdx.x == 0) tile_index = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
-  for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_bits[w] = 0;
+  __shared__ Shared shared;
+  K* const tile_keys = shared.keys + LEAD;  // tile_keys[-1]: the key before the tile
+  if (threadIdx.x == 0) {
+    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
+    shared.tile_index = tile;
+    stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &shared.staged);
+  }
+  for (int w = (int)threadIdx.x; w < WORDS; w += NT) shared.head_bits[w] = 0;
   __syncthreads();
-  const int64_t tile = tile_index, base = tile * NV;
+  const int64_t tile = shared.tile_index, base = tile * NV;
   const int n = count - base < NV ? (int)(count - base) : NV;
-  for (int i = (int)threadIdx.x; i <= n; i += NT)
-    if (i > 0 || base > 0) tile_keys[i] = keys[base + i - 1];
-  __syncthreads();
+  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
+  stage_finish<NT>(tile_keys, keys + base, n, &shared.staged);
   const int first = VT * (int)threadIdx.x;
   unsigned heads = 0;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int j = first + i;
     if (j < n) {
-      const K& before = tile_keys[j];
-      const K& key = tile_keys[j + 1];
+      const K& before = tile_keys[j - 1];
+      const K& key = tile_keys[j];
       if ((base == 0 && j == 0) || comp(before, key) || comp(key, before)) heads |= 1u << i;
     }
   }
   int tile_count;
-  const int heads_before = cta_exclusive_scan<NT>(__popc(heads), tile_count, scan);
+  const int heads_before = cta_exclusive_scan<NT>(__popc(heads), tile_count, shared.scan);
   int at = heads_before;
-#pragma unroll
-  for (int i = 0; i < VT; ++i)
-    if (heads >> i & 1) head_positions[at++] = first + i;
+  for (unsigned h = heads; h; h &= h - 1) shared.head_positions[at++] = (uint16_t)(first + __ffs(h) - 1);
   if (boundaries.bits && heads) {
-    atomicOr(&head_bits[first / 32], heads << first % 32);
-    if (first % 32 + VT > 32) atomicOr(&head_bits[first / 32 + 1], heads >> (32 - first % 32));
+    atomicOr(&shared.head_bits[first / 32], heads << first % 32);
+    if (first % 32 + VT > 32) atomicOr(&shared.head_bits[first / 32 + 1], heads >> (32 - first % 32));
   }
-  if (heads && heads_before + __popc(heads) == tile_count) tile_last = base + first + 31 - __clz(heads);
-  const carried_last carried{run_lengths.tile_lasts, &tile_last};
-  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
+  if (heads && heads_before + __popc(heads) == tile_count) shared.tile_last = base + first + 31 - __clz(heads);
+  const carried_last carried{run_lengths.tile_lasts, &shared.tile_last};
+  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, shared.scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
   if (run_lengths.lengths)
-    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, head_positions, offset, scan.last_before);
-  if (boundaries.bits) write_run_boundaries<NT, VT>(boundaries, base, n, first, heads, offset + heads_before, head_bits);
+    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, shared.head_positions, offset,
+                          shared.scan.last_before);
+  if (boundaries.bits) write_run_boundaries<NT, VT>(boundaries, base, n, first, heads, offset + heads_before, shared.head_bits);
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
-    const int position = head_positions[k];
+    const int position = shared.head_positions[k];
     if (starts) starts[offset + k] = (I)(base + position);
-    if (heads_out) heads_out[offset + k] = tile_keys[position + 1];
+    if (heads_out) heads_out[offset + k] = tile_keys[position];
   }
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+}
+
+// The run_starts_tile CTAs an SM's shared memory holds on architecture `arch` (x10; 2,048
+// threads at most), for the entry's launch bounds.
+template <int NT, int VT, class K>
+__host__ __device__ constexpr int run_starts_ctas_per_sm(int arch) {
+  constexpr int bytes = (int)sizeof(run_starts_shared<NT, VT, K>) + 1024;  // the CTA's reserved kilobyte
+  const int per_sm = (arch >= 900 ? 228 : arch >= 800 && arch != 860 && arch != 870 && arch != 890 ? 164 : 100) * 1024;
+  const int ctas = per_sm / bytes < 2048 / NT ? per_sm / bytes : 2048 / NT;
+  return ctas > 0 ? ctas : 1;
 }
 
 // lengths[j] = the length of run j (`runs` runs over `count` keys, starts from run_starts_tile),
