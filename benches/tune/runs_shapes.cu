@@ -669,6 +669,80 @@ striped_shared(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_s
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
+// The library's tile without its positions array, so shared memory holds little but the keys
+// (more tiles an SM): `Select` false: after the look-back each thread stores its own heads
+// (its row's keys, from its exclusive count on); true: the heads' boundary words and each
+// word's count before it kept in shared memory, and output k's position found by a binary
+// search of those counts and __fns, consecutive threads storing consecutive outputs.
+template <int NT, int VT, int MB, bool Select>
+__global__ void __launch_bounds__(NT, MB)
+unpositioned(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  constexpr int NV = NT * VT, WORDS = NV / 32;
+  static_assert(NV % 32 == 0 && WORDS <= NT, "whole words, a thread's worth");
+  __shared__ __align__(16) K shared_keys[4 + NV];
+  __shared__ unsigned head_words[Select ? WORDS : 1];
+  __shared__ uint16_t words_before[Select ? WORDS : 1];
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ uint64_t staged;
+  __shared__ int64_t tile_index;
+  K* const tile_keys = shared_keys + 4;
+  if (threadIdx.x == 0) {
+    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
+    tile_index = tile;
+    mergepath::stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &staged);
+  }
+  if (Select)
+    for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_words[w] = 0;
+  __syncthreads();
+  const int64_t tile = tile_index, base = tile * NV;
+  const int n = count - base < NV ? (int)(count - base) : NV;
+  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
+  mergepath::stage_finish<NT>(tile_keys, keys + base, n, &staged);
+  const int first = VT * (int)threadIdx.x;
+  unsigned head_bits = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int j = first + i;
+    if (j < n) {
+      const K before = tile_keys[j - 1], key = tile_keys[j];
+      if ((base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before)) head_bits |= 1u << i;
+    }
+  }
+  int tile_count;
+  const int heads_before = mergepath::cta_exclusive_scan<NT>(__popc(head_bits), tile_count, scan);
+  if (Select) {
+    if (head_bits) {
+      atomicOr(&head_words[first / 32], head_bits << first % 32);
+      if (first % 32 + VT > 32) atomicOr(&head_words[first / 32 + 1], head_bits >> (32 - first % 32));
+    }
+    __syncthreads();
+    int words_total;
+    const int before = mergepath::cta_exclusive_scan<NT>((int)threadIdx.x < WORDS ? __popc(head_words[threadIdx.x]) : 0, words_total, scan);
+    if ((int)threadIdx.x < WORDS) words_before[threadIdx.x] = (uint16_t)before;
+  }
+  const int64_t offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  if (Select) {
+    for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+      int lo = 0, hi = WORDS - 1;  // the last word with words_before <= k
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (words_before[mid] <= k) lo = mid; else hi = mid - 1;
+      }
+      const int position = lo * 32 + (int)__fns(head_words[lo], 0, k - words_before[lo] + 1);
+      heads[offset + k] = tile_keys[position];
+      if (starts) starts[offset + k] = (uint32_t)(base + position);
+    }
+  } else {
+    int64_t at = offset + heads_before;
+    for (unsigned h = head_bits; h; h &= h - 1, ++at) {
+      const int position = first + __ffs(h) - 1;
+      heads[at] = tile_keys[position];
+      if (starts) starts[at] = (uint32_t)(base + position);
+    }
+  }
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+}
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -865,16 +939,15 @@ int main(int argc, char** argv) {
       if (lookback_only) {
         measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
         measure<128, 31>("library", in, runs_name, library_tile<128, 31>);
-        measure<256, 15>("library", in, runs_name, library_tile<256, 15>);
         measure<512, 15>("library", in, runs_name, library_tile<512, 15>);
-        measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
-        measure<128, 24>("looked_back_w1", in, runs_name, looked_back<128, 24, 1>);
-        measure<128, 24>("looked_back_w4", in, runs_name, looked_back<128, 24, 4>);
-        measure<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped<128, 24, 4, true, 6>, false, 0, 160);
-        measure<256, 24>("striped_shared_mb8", in, runs_name, striped_shared<256, 24, 8>);
-        measure<384, 24>("striped_shared_mb5", in, runs_name, striped_shared<384, 24, 5>);
-        timeline<128, 24>("timed_w1", in, runs_name, timed<128, 24, 1>);
-        timeline<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped_timed<128, 24, 4, true, 6>, 160);
+        measure<256, 23>("direct_mb6", in, runs_name, unpositioned<256, 23, 6, false>);
+        measure<256, 23>("direct_mb8", in, runs_name, unpositioned<256, 23, 8, false>);
+        measure<256, 31>("direct_mb6", in, runs_name, unpositioned<256, 31, 6, false>);
+        measure<128, 31>("direct_mb12", in, runs_name, unpositioned<128, 31, 12, false>);
+        measure<256, 23>("select_mb8", in, runs_name, unpositioned<256, 23, 8, true>);
+        measure<256, 31>("select_mb6", in, runs_name, unpositioned<256, 31, 6, true>);
+        measure<128, 31>("select_mb12", in, runs_name, unpositioned<128, 31, 12, true>);
+        measure<384, 23>("select_mb5", in, runs_name, unpositioned<384, 23, 5, true>);
       } else {
         measure<256, 16>("striped", in, runs_name, striped<256, 16>);
         measure<256, 24>("striped", in, runs_name, striped<256, 24>);
