@@ -407,7 +407,8 @@ fn segmented_reduce_of_records() {
 
 /// Runs of equal keys on the device: 2^22 keys in runs of 1 to 3,000 (runs crossing
 /// many tiles), unique, lengths (u32 and u64) and sums against the sequential runs, the output
-/// room checked before anything is written, and no keys.
+/// room checked before anything is written, no keys, and keys from a view that is not
+/// 16-byte aligned.
 #[test]
 fn runs_on_device() {
     use mergepath::Reduction::Sum;
@@ -444,6 +445,23 @@ fn runs_on_device() {
     assert!(gpu.download(&short).unwrap().iter().all(|&k| k == 5), "nothing written");
     let none = gpu.alloc_zeros::<u32>(0).unwrap();
     assert_eq!(mergepath::unique(gpu, &none, &mut out, Less).unwrap(), 0);
+
+    // Keys not 16-byte aligned (a view from the second key on): the tiles load them by
+    // threads, not by bulk copies.
+    let (want_keys, lengths) = cpu::run_length_encode(&keys[1..], Less);
+    let runs = want_keys.len();
+    let mut lengths32 = gpu.alloc_zeros::<u32>(runs).unwrap();
+    assert_eq!(mergepath::run_length_encode(gpu, &dk.slice(1..), &mut out, &mut lengths32, Less).unwrap(), runs);
+    assert_eq!(&gpu.download(&out).unwrap()[..runs], &want_keys[..], "unique, keys from the second on");
+    assert!(gpu.download(&lengths32).unwrap().iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "lengths, keys from the second on");
+    // Byte keys (16 a bulk copy's unit), from the third on.
+    let bytes: Vec<u8> = keys.iter().map(|&k| (k % 7) as u8).collect();
+    let (want_bytes, lengths) = cpu::run_length_encode(&bytes[2..], Less);
+    let (db, mut out8) = (gpu.upload(&bytes).unwrap(), gpu.alloc_zeros::<u8>(bytes.len()).unwrap());
+    let mut lengths32 = gpu.alloc_zeros::<u32>(bytes.len()).unwrap();
+    assert_eq!(mergepath::run_length_encode(gpu, &db.slice(2..), &mut out8, &mut lengths32, Less).unwrap(), want_bytes.len());
+    assert_eq!(&gpu.download(&out8).unwrap()[..want_bytes.len()], &want_bytes[..], "u8 keys");
+    assert!(gpu.download(&lengths32).unwrap().iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u8 keys' lengths");
 
     // Room for a run per key: the runs' kernel writes the lengths itself (runs across many
     // tiles, tiles with no run starting in them, a last run from the first key).

@@ -743,6 +743,68 @@ unpositioned(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_sta
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
+// The library's tile with its heads kept as boundary words instead of positions: found row
+// by row as the library's (a thread's VT keys in a row), or'd into the tile's words, and
+// stored warp by warp over the warp's own VT words (its keys), each word's heads by
+// consecutive lanes to consecutive addresses. Shared memory: the keys and a bit a key.
+template <int NT, int VT, int MB>
+__global__ void __launch_bounds__(NT, MB)
+worded(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
+  constexpr int NV = NT * VT, WORDS = NV / 32;
+  static_assert(NV % 32 == 0, "whole words");
+  __shared__ __align__(16) K shared_keys[4 + NV];
+  __shared__ unsigned head_words[WORDS];
+  __shared__ mergepath::scan_shared<NT> scan;
+  __shared__ uint64_t staged;
+  __shared__ int64_t tile_index;
+  K* const tile_keys = shared_keys + 4;
+  if (threadIdx.x == 0) {
+    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
+    tile_index = tile;
+    mergepath::stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &staged);
+  }
+  for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_words[w] = 0;
+  __syncthreads();
+  const int64_t tile = tile_index, base = tile * NV;
+  const int n = count - base < NV ? (int)(count - base) : NV;
+  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
+  mergepath::stage_finish<NT>(tile_keys, keys + base, n, &staged);
+  const int first = VT * (int)threadIdx.x;
+  unsigned head_bits = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int j = first + i;
+    if (j < n) {
+      const K before = tile_keys[j - 1], key = tile_keys[j];
+      if ((base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before)) head_bits |= 1u << i;
+    }
+  }
+  if (head_bits) {
+    atomicOr(&head_words[first / 32], head_bits << first % 32);
+    if (first % 32 + VT > 32) atomicOr(&head_words[first / 32 + 1], head_bits >> (32 - first % 32));
+  }
+  int tile_count;
+  const int heads_before = mergepath::cta_exclusive_scan<NT>(__popc(head_bits), tile_count, scan);  // barriers around
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  const int warp_before = __shfl_sync(0xffffffffu, heads_before, 0);
+  const int64_t offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
+  int64_t at = offset + warp_before;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll 4
+  for (int i = 0; i < VT; ++i) {
+    const int word = warp * VT + i;
+    const unsigned mask = head_words[word];
+    if (mask >> lane & 1) {
+      const int64_t o = at + __popc(mask & below);
+      const int j = word * 32 + lane;
+      heads[o] = tile_keys[j];
+      if (starts) starts[o] = (uint32_t)(base + j);
+    }
+    at += __popc(mask);
+  }
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+}
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -937,17 +999,17 @@ int main(int argc, char** argv) {
       cub_unique(in, runs_name);
       measure<256, 23>("library", in, runs_name, library_tile<256, 23>);
       if (lookback_only) {
-        measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
         measure<128, 31>("library", in, runs_name, library_tile<128, 31>);
-        measure<512, 15>("library", in, runs_name, library_tile<512, 15>);
-        measure<256, 23>("direct_mb6", in, runs_name, unpositioned<256, 23, 6, false>);
+        measure<256, 23>("worded_mb6", in, runs_name, worded<256, 23, 6>);
+        measure<256, 23>("worded_mb8", in, runs_name, worded<256, 23, 8>);
+        measure<256, 31>("worded_mb6", in, runs_name, worded<256, 31, 6>);
+        measure<256, 31>("worded_mb7", in, runs_name, worded<256, 31, 7>);
+        measure<128, 31>("worded_mb12", in, runs_name, worded<128, 31, 12>);
+        measure<128, 31>("worded_mb13", in, runs_name, worded<128, 31, 13>);
+        measure<384, 23>("worded_mb5", in, runs_name, worded<384, 23, 5>);
+        measure<256, 24>("striped_shared_mb8", in, runs_name, striped_shared<256, 24, 8>);
         measure<256, 23>("direct_mb8", in, runs_name, unpositioned<256, 23, 8, false>);
-        measure<256, 31>("direct_mb6", in, runs_name, unpositioned<256, 31, 6, false>);
-        measure<128, 31>("direct_mb12", in, runs_name, unpositioned<128, 31, 12, false>);
-        measure<256, 23>("select_mb8", in, runs_name, unpositioned<256, 23, 8, true>);
-        measure<256, 31>("select_mb6", in, runs_name, unpositioned<256, 31, 6, true>);
         measure<128, 31>("select_mb12", in, runs_name, unpositioned<128, 31, 12, true>);
-        measure<384, 23>("select_mb5", in, runs_name, unpositioned<384, 23, 5, true>);
       } else {
         measure<256, 16>("striped", in, runs_name, striped<256, 16>);
         measure<256, 24>("striped", in, runs_name, striped<256, 24>);
