@@ -1,6 +1,8 @@
 // Reduce-by-key's values kernel (kernel/segmented_reduce.cuh's reduce_runs_tile, its sums)
 // measured alone in a few shapes, then with the spine that finishes the runs crossing tiles
-// (segmented_reduce_spine, as the library launches it), and the spine alone in other shapes.
+// (segmented_reduce_spine, as the library launches it: CTAs of SPINE_THREADS over
+// SPINE_THREADS * SPINE_TILES tiles each, chained by a look-back, after a memset of their
+// states), and the spine alone in other shapes.
 // BENCHMARKS.md ("The values' kernel
 // alone") has the figures. Build and run on the GPU machine, from the repository root, with
 // the generated headers in .gpu/include (timing.cuh says how):
@@ -24,6 +26,8 @@ struct Tile {
   int64_t* partitions;
   K* out;
   mergepath::reduce_partials<K> partials;
+  uint64_t* spine_states;
+  mergepath::spine_carry<K>* spine_carries;
 };
 
 template <int NT, int VT>
@@ -33,7 +37,17 @@ __global__ void __launch_bounds__(NT, 2048 / NT) tile_kernel(const Tile t) {
 
 template <int NT = SPINE_THREADS, int SV = SPINE_TILES>
 __global__ void __launch_bounds__(NT) spine_kernel(const Tile t) {
-  mergepath::segmented_reduce_spine<NT, SV>(t.segments, t.tiles, t.partitions, t.partials, t.out, K(0), Sum());
+  mergepath::segmented_reduce_spine<NT, SV>(t.segments, t.tiles, t.partitions, t.partials, t.spine_states, t.spine_carries, t.out, K(0),
+                                            Sum());
+}
+
+// The spine's launch as the library's: its states zeroed, then a CTA of NT threads for each
+// NT * SV tiles (at least one).
+template <int NT = SPINE_THREADS, int SV = SPINE_TILES>
+void launch_spine(const Tile& t) {
+  const int64_t chunks = t.tiles > 0 ? (t.tiles + NT * SV - 1) / (NT * SV) : 1;
+  CK(cudaMemsetAsync(t.spine_states, 0, (chunks + 1) * sizeof(uint64_t)));
+  spine_kernel<NT, SV><<<(unsigned)chunks, NT>>>(t);
 }
 
 struct Input {
@@ -83,15 +97,17 @@ template <int NT, int VT>
 void measure(const Input& in, const char* runs_name) {
   const int64_t tiles = (int64_t)((in.n + NT * VT - 1) / (NT * VT));
   const size_t partial_bytes = tiles * sizeof(mergepath::segmented_fold<K>);
-  Tile t{{in.bits, in.before}, (int64_t)in.want.size(), (int64_t)in.n, tiles, in.values, nullptr, nullptr, {nullptr, nullptr}};
+  Tile t{{in.bits, in.before}, (int64_t)in.want.size(), (int64_t)in.n, tiles, in.values, nullptr, nullptr, {nullptr, nullptr}, nullptr, nullptr};
   CK(cudaMalloc(&t.partitions, (tiles + 1) * 8));
+  CK(cudaMalloc(&t.spine_states, (tiles + 2) * 8));  // room for the smallest spine's chunks and ticket
+  CK(cudaMalloc(&t.spine_carries, (tiles + 1) * sizeof(mergepath::spine_carry<K>)));
   CK(cudaMalloc(&t.out, in.want.size() * sizeof(K)));
   CK(cudaMalloc(&t.partials.heads, partial_bytes));
   CK(cudaMalloc(&t.partials.tails, partial_bytes));
   const float tile_ms = median_ms([&] { tile_kernel<NT, VT><<<(unsigned)tiles, NT>>>(t); });
   const float both_ms = median_ms([&] {
     tile_kernel<NT, VT><<<(unsigned)tiles, NT>>>(t);
-    spine_kernel<><<<1, SPINE_THREADS>>>(t);
+    launch_spine(t);
   });
   CK(cudaGetLastError());
   std::vector<K> got(in.want.size());
@@ -100,19 +116,21 @@ void measure(const Input& in, const char* runs_name) {
          got == in.want ? "ok" : "WRONG");
   fflush(stdout);
   // The spine alone in other shapes (threads, tiles a thread a round), after the tiles.
-  auto spine = [&](const char* shape, auto kernel, int threads) {
+  auto spine = [&](const char* shape, auto launch) {
     CK(cudaMemset(t.out, 0, got.size() * sizeof(K)));
     tile_kernel<NT, VT><<<(unsigned)tiles, NT>>>(t);
-    const float ms = median_ms([&] { kernel<<<1, threads>>>(t); });
+    const float ms = median_ms([&] { launch(t); });
     CK(cudaMemcpy(got.data(), t.out, got.size() * sizeof(K), cudaMemcpyDeviceToHost));
     printf("  spine %s\t%s\t%lld tiles\t%.4f\t%s\n", shape, runs_name, (long long)tiles, ms, got == in.want ? "ok" : "WRONG");
   };
-  spine("512 x 4", spine_kernel<512, 4>, 512);
-  spine("512 x 8", spine_kernel<512, 8>, 512);
-  spine("1024 x 4", spine_kernel<1024, 4>, 1024);
-  spine("256 x 16", spine_kernel<256, 16>, 256);
-  spine("1024 x 1", spine_kernel<1024, 1>, 1024);
+  spine("512 x 4", launch_spine<512, 4>);
+  spine("512 x 8", launch_spine<512, 8>);
+  spine("256 x 4", launch_spine<256, 4>);
+  spine("128 x 4", launch_spine<128, 4>);
+  spine("1024 x 1", launch_spine<1024, 1>);
   CK(cudaFree(t.partitions));
+  CK(cudaFree(t.spine_states));
+  CK(cudaFree(t.spine_carries));
   CK(cudaFree(t.out));
   CK(cudaFree(t.partials.heads));
   CK(cudaFree(t.partials.tails));

@@ -83,7 +83,9 @@ pub const CONSTANTS: &[Constant] = &[
     Constant { name: "RECORD_FIELD_DESCENDING_BIT", value: 48, doc: "A record order element's word: this bit set where the element is descending (its bits complemented)." },
     Constant { name: "RECORD_KIND_SIGNED", value: 16, doc: "A record order element's kind: its size in bytes (1, 2, 4, 8), plus this for signed integers." },
     Constant { name: "RECORD_KIND_FLOAT", value: 32, doc: "A record order element's kind: plus this for floats (IEEE total order)." },
-    Constant { name: "REDUCE_SPINE_THREADS", value: 512, doc: "Threads of the segmented reduction's spine: its one CTA scans the tiles' partial folds in order." },
+    Constant { name: "REDUCE_SPINE_THREADS", value: 512, doc: "Threads of a CTA of the segmented reduction's spine, which scans the tiles' partial folds in order." },
+    Constant { name: "REDUCE_SPINE_TILES", value: 4, doc: "Tiles' partials a spine thread takes: a spine CTA takes REDUCE_SPINE_THREADS times as many." },
+    Constant { name: "REDUCE_SPINE_CARRY_BYTES", value: 96, doc: "Room for one spine CTA's carry in the segmented reduction's look-back (its own fold and the fold it carries on, REDUCE_PARTIAL_BYTES each, and a flag)." },
     Constant { name: "REDUCE_PARTIAL_BYTES", value: 32, doc: "Room for one tile's partial fold in the segmented reduction (a key of at most 16 bytes and a flag, as the key aligns them)." },
     Constant {
         name: "TEMP_ALIGN",
@@ -601,7 +603,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "segmented_reduce_params",
         templates: &["I"],
-        doc: "mergepath_segmented_reduce_{sum,min,max}_{4,8} (one CTA per tile of the load-balancing search's merge, tiles of `spacing` outputs, partitions from mergepath_load_balancing_partitions_{4,8} at that spacing): out[s] = the fold of segment s's values (count keys, segments by starts as the search's) for the segments that begin and end in the tile, the tile's head and tail folds in heads[tile] and tails[tile] (REDUCE_PARTIAL_BYTES each); then mergepath_segmented_reduce_spine_{sum,min,max} (one CTA of REDUCE_SPINE_THREADS over the `tiles` tiles' partials) writes the others. `empty` holds the key (at most 16 bytes) given to segments with no values. mergepath_reduce_runs_{sum,min,max}_{4,8} (one CTA per tile of the reduce_runs shape over the `count` values, `tiles` of them) takes the segments as runs (none empty) from their boundary words instead of starts (boundary_bits[w]: bit i where value 32w + i begins a run other than the first; boundaries_before[w]: the bits set in the words before w, from mergepath_run_starts_{4,8}), writes the runs that begin and end in the tile, the partials as the tiles above, and partitions[tile] = the boundaries before the tile (the last tile also partitions[tiles] = segments - 1), for the same spine.",
+        doc: "mergepath_segmented_reduce_{sum,min,max}_{4,8} (one CTA per tile of the load-balancing search's merge, tiles of `spacing` outputs, partitions from mergepath_load_balancing_partitions_{4,8} at that spacing): out[s] = the fold of segment s's values (count keys, segments by starts as the search's) for the segments that begin and end in the tile, the tile's head and tail folds in heads[tile] and tails[tile] (REDUCE_PARTIAL_BYTES each); then mergepath_segmented_reduce_spine_{sum,min,max} (CTAs of REDUCE_SPINE_THREADS, one per REDUCE_SPINE_THREADS * REDUCE_SPINE_TILES tiles' partials and at least one, chained by a look-back: spine_states, their count + 1 zeroed slots, the last a ticket; spine_carries, REDUCE_SPINE_CARRY_BYTES each) writes the others. `empty` holds the key (at most 16 bytes) given to segments with no values. mergepath_reduce_runs_{sum,min,max}_{4,8} (one CTA per tile of the reduce_runs shape over the `count` values, `tiles` of them) takes the segments as runs (none empty) from their boundary words instead of starts (boundary_bits[w]: bit i where value 32w + i begins a run other than the first; boundaries_before[w]: the bits set in the words before w, from mergepath_run_starts_{4,8}), writes the runs that begin and end in the tile, the partials as the tiles above, and partitions[tile] = the boundaries before the tile (the last tile also partitions[tiles] = segments - 1), for the same spine.",
         fields: &[
             ("starts", Ptr("const I*")),
             ("boundary_bits", Ptr("const unsigned*")),
@@ -614,6 +616,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("tiles", I64),
             ("heads", Ptr(BYTES_OUT)),
             ("tails", Ptr(BYTES_OUT)),
+            ("spine_states", Ptr("uint64_t*")),
+            ("spine_carries", Ptr(BYTES_OUT)),
             ("out", Ptr(BYTES_OUT)),
             ("empty", Field::Array("unsigned long long", 2)),
         ],

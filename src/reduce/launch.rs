@@ -3,7 +3,7 @@
 //! over the runs' boundary words, then the same spine.
 
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_THREADS};
+use crate::device::contract::{SegmentedReduceParams, REDUCE_PARTIAL_BYTES, REDUCE_SPINE_CARRY_BYTES, REDUCE_SPINE_THREADS, REDUCE_SPINE_TILES};
 use crate::device::kernels::{Entry, Kernels};
 use crate::device::launch::grid_ctas;
 use crate::device::temp::TempLayout;
@@ -85,10 +85,14 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     let kernels = gpu.kernels::<K, C>()?;
     let key_bytes = std::mem::size_of::<K>();
     let (shape, tiles) = segments.tiles(kernels.arch, key_bytes, count);
+    // The spine's CTAs (at least one), their states and ticket first in the temp (zeroed).
+    let spine_ctas = tiles.div_ceil(REDUCE_SPINE_THREADS * REDUCE_SPINE_TILES).max(1);
     let mut layout = TempLayout::default();
     let partial_bytes = tiles * REDUCE_PARTIAL_BYTES;
+    let (states_at, carries_at) = (layout.region((spine_ctas + 1) * 8), layout.region(spine_ctas * REDUCE_SPINE_CARRY_BYTES));
     let (partitions_at, heads_at, tails_at) = (layout.region((tiles + 1) * 8), layout.region(partial_bytes), layout.region(partial_bytes));
     let mut temp = gpu.temp(layout.bytes())?;
+    gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(spine_ctas + 1)?)?;
     let (base, _guard) = temp.device_ptr_mut();
     let partitions = base + partitions_at as u64;
     if let Segments::Starts(starts) = segments {
@@ -110,6 +114,8 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
         tiles: tiles as i64,
         heads: base + heads_at as u64,
         tails: base + tails_at as u64,
+        spine_states: base + states_at as u64,
+        spine_carries: base + carries_at as u64,
         out,
         empty: empty_words,
     };
@@ -132,10 +138,12 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
             Segments::Runs { .. } => unsafe { gpu.launch(&tile_entry, cfg, &params) }?,
         }
     }
-    let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (REDUCE_SPINE_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: as above for `mergepath_segmented_reduce_spine_{op}`, one CTA of
-    // REDUCE_SPINE_THREADS reading the `tiles + 1` partitions and the tiles' partials written
-    // before it in stream order, and writing `out`.
+    let cfg = LaunchConfig { grid_dim: (grid_ctas(spine_ctas, "segmented reduction spine")?, 1, 1), block_dim: (REDUCE_SPINE_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+    // SAFETY: as above for `mergepath_segmented_reduce_spine_{op}`, a CTA of
+    // REDUCE_SPINE_THREADS per REDUCE_SPINE_THREADS * REDUCE_SPINE_TILES tiles (at least one),
+    // reading the `tiles + 1` partitions and the tiles' partials written before it in stream
+    // order, its states (zeroed, with the ticket) and carries room for every CTA, and writing
+    // `out`.
     unsafe { gpu.launch(&spine, cfg, &params) }
 }
 

@@ -13,10 +13,9 @@ constexpr mergepath::launch_shape REDUCE_RUNS = mergepath::reduce_runs_shape(MER
 // values of 4 bytes (32 registers a thread at 256 x 15, no spills; the compiler's own choice,
 // 40, held 6 tiles and was 8 % slower on runs of up to 32 keys, BENCHMARKS.md).
 constexpr int REDUCE_RUNS_CTAS = sizeof(K) <= 4 ? 2048 / REDUCE_RUNS.nt : 1;
-// Tiles per spine thread and round.
-constexpr int REDUCE_SPINE_TILES = 4;
 static_assert(sizeof(K) <= sizeof(mergepath::segmented_reduce_params<uint32_t>::empty) &&
-                  sizeof(mergepath::segmented_fold<K>) <= mergepath::REDUCE_PARTIAL_BYTES,
+                  sizeof(mergepath::segmented_fold<K>) <= mergepath::REDUCE_PARTIAL_BYTES &&
+                  sizeof(mergepath::spine_carry<K>) <= mergepath::REDUCE_SPINE_CARRY_BYTES,
               "segmented reduction: keys of at most 16 bytes");
 
 template <class I>
@@ -48,8 +47,9 @@ __device__ __forceinline__ void reduce_runs(const mergepath::segmented_reduce_pa
 
 template <class Op>
 __device__ __forceinline__ void reduce_spine(const mergepath::segmented_reduce_params<uint32_t>& p, Op op) {
-  mergepath::segmented_reduce_spine<mergepath::REDUCE_SPINE_THREADS, REDUCE_SPINE_TILES>(
-      p.segments, p.tiles, p.partitions, reduce_partials_of(p), reinterpret_cast<K*>(p.out), reduce_empty(p), op);
+  mergepath::segmented_reduce_spine<mergepath::REDUCE_SPINE_THREADS, mergepath::REDUCE_SPINE_TILES>(
+      p.segments, p.tiles, p.partitions, reduce_partials_of(p), p.spine_states,
+      reinterpret_cast<mergepath::spine_carry<K>*>(p.spine_carries), reinterpret_cast<K*>(p.out), reduce_empty(p), op);
 }
 }  // namespace mergepath_instance
 

@@ -7,8 +7,8 @@
 // and items) folds its items segment by segment: a segment whose start and end boundaries are
 // both in the tile is finished there and written; the tile's first segment (begun in an
 // earlier tile) and its last (going on past it) leave partial folds, the head and the tail.
-// Then one CTA (the spine) scans the tiles' partials in order and writes every segment that
-// crosses a tile edge: the fold of the tail of the tile it starts in, the whole tiles it
+// Then the spine (CTAs over stretches of the tiles, chained by a look-back) scans the tiles'
+// partials in order and writes every segment that crosses a tile edge: the fold of the tail of the tile it starts in, the whole tiles it
 // spans, and the head of the tile it ends in. Work per tile is bounded whatever the lengths.
 #pragma once
 #include "load_balancing.cuh"
@@ -216,65 +216,130 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   }
 }
 
-// The spine: one CTA of NT threads over the `tiles` tiles' partials in order, SV tiles a thread
-// a round, each thread's loads issued together before it folds. A tile with boundaries
+// What a spine CTA leaves for the later ones: the fold element of its tiles (`own`, reset
+// where one ends a segment) once spine_states says 1, and the fold it carries into the next
+// CTA's tiles (`carried`) once it says 2.
+template <class K>
+struct alignas(16) spine_carry {
+  segmented_fold<K> own_fold, carried;
+  bool own_resets;
+};
+
+// A spine carry read past the L1 cache (another CTA of the SM may have read its line before
+// it was written).
+template <class K>
+__device__ __forceinline__ spine_carry<K> load_spine_carry(const spine_carry<K>* at) {
+  static_assert(sizeof(spine_carry<K>) % 4 == 0, "whole words");
+  unsigned words[sizeof(spine_carry<K>) / 4];
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(spine_carry<K>) / 4); ++i) words[i] = __ldcg(reinterpret_cast<const unsigned*>(at) + i);
+  spine_carry<K> x;
+  memcpy(&x, words, sizeof x);
+  return x;
+}
+
+// The fold carried into spine CTA `chunk` (thread 0 only): `own`, this CTA's element, is
+// published (spine_states[chunk] = 1), then the CTAs before it are read back from the nearest,
+// their elements combined until one has a carried fold or one resets; the CTA's own carried
+// fold is published (2) and the fold carried in returned. Every CTA waited on took an earlier
+// ticket, so it runs or is done.
+template <class K, class Op>
+__device__ __forceinline__ segmented_fold<K> spine_look_back(int64_t chunk, const segmented_scan_item<K>& own, uint64_t* states,
+                                                             spine_carry<K>* carries, Op op) {
+  volatile uint64_t* vstates = states;
+  carries[chunk].own_fold = own.fold;
+  carries[chunk].own_resets = own.resets;
+  __threadfence();  // the element before the state that says it holds
+  vstates[chunk] = 1;
+  segmented_scan_item<K> after{segmented_fold<K>{}, false};  // the CTAs from the one read to chunk - 1
+  segmented_fold<K> carried_in = segmented_fold<K>{};
+  int64_t p = chunk - 1;
+  for (; p >= 0 && !after.resets; --p) {
+    uint64_t state;
+    while ((state = vstates[p]) == 0) {
+    }
+    __threadfence();  // the carry read after the state that says it holds
+    const spine_carry<K> x = load_spine_carry(carries + p);
+    if (state == 2) {
+      carried_in = x.carried.then(after.fold, op);
+      break;
+    }
+    after = segmented_scan_item<K>{x.own_fold, x.own_resets}.then(after, op);
+  }
+  if (p < 0 || after.resets) carried_in = after.fold;
+  carries[chunk].carried = own.resets ? own.fold : carried_in.then(own.fold, op);
+  __threadfence();
+  vstates[chunk] = 2;
+  return carried_in;
+}
+
+// The spine: CTAs of NT threads, each over NT * SV consecutive tiles' partials in order (SV
+// tiles a thread, loads issued together before it folds; the CTAs take their stretches by a
+// ticket, states[chunks], and chain them by spine_look_back). A tile with boundaries
 // (partitions[t] < partitions[t + 1]) ends the segment partitions[t], begun before it: its
 // value is the carry (the tails and whole tiles since the last tile with boundaries) then the
-// tile's head. The last segment is the carry after the last tile (`empty` with no tiles).
+// tile's head. The last CTA writes the last segment, the carry after the last tile (`empty`
+// with no tiles).
 template <int NT, int SV, class K, class Op>
 __device__ __forceinline__ void segmented_reduce_spine(int64_t segments, int64_t tiles, const int64_t* partitions,
-                                                       const reduce_partials<K>& partials, K* out, K empty, Op op) {
+                                                       const reduce_partials<K>& partials, uint64_t* states,
+                                                       spine_carry<K>* carries, K* out, K empty, Op op) {
+  constexpr int64_t CHUNK = (int64_t)NT * SV;
+  const int64_t chunks = tiles > 0 ? (tiles + CHUNK - 1) / CHUNK : 1;
   __shared__ segmented_fold_shared<NT, K> scan;
-  __shared__ segmented_fold<K> round_carry;
-  if (threadIdx.x == 0) round_carry = segmented_fold<K>{};
-  for (int64_t base = 0; base < tiles; base += (int64_t)NT * SV) {
-    const int64_t first = base + (int64_t)threadIdx.x * SV;
-    // The thread's tiles: the segment each ends (-1: none), its head and tail.
-    int64_t ends[SV];
-    segmented_fold<K> heads[SV], tails[SV];
+  __shared__ segmented_fold<K> carried_in;
+  __shared__ int64_t chunk_index;
+  if (threadIdx.x == 0) chunk_index = (int64_t)atomicAdd((unsigned long long*)&states[chunks], 1ull);
+  __syncthreads();
+  const int64_t chunk = chunk_index, first = chunk * CHUNK + (int64_t)threadIdx.x * SV;
+  // The thread's tiles: the segment each ends (-1: none), its head and tail.
+  int64_t ends[SV];
+  segmented_fold<K> heads[SV], tails[SV];
 #pragma unroll
-    for (int i = 0; i < SV; ++i) {
-      const int64_t t = first + i;
-      ends[i] = -1;
-      tails[i] = segmented_fold<K>{};
-      if (t < tiles) {
-        const int64_t a = partitions[t];
-        if (a < partitions[t + 1]) {
-          ends[i] = a;
-          heads[i] = partials.heads[t];
-        }
-        tails[i] = partials.tails[t];
+  for (int i = 0; i < SV; ++i) {
+    const int64_t t = first + i;
+    ends[i] = -1;
+    tails[i] = segmented_fold<K>{};
+    if (t < tiles) {
+      const int64_t a = partitions[t];
+      if (a < partitions[t + 1]) {
+        ends[i] = a;
+        heads[i] = partials.heads[t];
       }
+      tails[i] = partials.tails[t];
     }
-    // The thread's tiles as one element of the fold: reset where one of them ends a segment.
-    segmented_fold<K> own{};
-    bool resets = false;
+  }
+  // The thread's tiles as one element of the fold: reset where one of them ends a segment.
+  segmented_fold<K> own{};
+  bool resets = false;
 #pragma unroll
-    for (int i = 0; i < SV; ++i) {
-      if (ends[i] >= 0) {
-        resets = true;
-        own = segmented_fold<K>{};
-      }
-      own = own.then(tails[i], op);
+  for (int i = 0; i < SV; ++i) {
+    if (ends[i] >= 0) {
+      resets = true;
+      own = segmented_fold<K>{};
     }
-    segmented_scan_item<K> total;
-    const segmented_scan_item<K> before = cta_segmented_fold<NT>(own, resets, total, scan, op);  // a barrier first
-    const segmented_fold<K> round_before = round_carry;
-    segmented_fold<K> carry = before.resets ? before.fold : round_before.then(before.fold, op);
-#pragma unroll
-    for (int i = 0; i < SV; ++i) {
-      if (ends[i] >= 0) {
-        const segmented_fold<K> done = carry.then(heads[i], op);
-        out[ends[i]] = done.any ? done.value : empty;
-        carry = segmented_fold<K>{};
-      }
-      carry = carry.then(tails[i], op);
+    own = own.then(tails[i], op);
+  }
+  segmented_scan_item<K> total;
+  const segmented_scan_item<K> before = cta_segmented_fold<NT>(own, resets, total, scan, op);  // barriers around
+  if (threadIdx.x == 0) {
+    carried_in = spine_look_back(chunk, total, states, carries, op);
+    if (chunk == chunks - 1) {
+      const segmented_fold<K> last = total.resets ? total.fold : carried_in.then(total.fold, op);
+      out[segments - 1] = last.any ? last.value : empty;
     }
-    __syncthreads();  // every thread has read round_carry
-    if (threadIdx.x == 0) round_carry = total.resets ? total.fold : round_before.then(total.fold, op);
   }
   __syncthreads();
-  if (threadIdx.x == 0) out[segments - 1] = round_carry.any ? round_carry.value : empty;
+  segmented_fold<K> carry = before.resets ? before.fold : carried_in.then(before.fold, op);
+#pragma unroll
+  for (int i = 0; i < SV; ++i) {
+    if (ends[i] >= 0) {
+      const segmented_fold<K> done = carry.then(heads[i], op);
+      out[ends[i]] = done.any ? done.value : empty;
+      carry = segmented_fold<K>{};
+    }
+    carry = carry.then(tails[i], op);
+  }
 }
 
 }  // namespace mergepath
