@@ -24,8 +24,9 @@
 //!
 //! The two-phase schedule: the search's tiles of segment boundaries and items (bounded work
 //! whatever the lengths); each tile folds its items segment by segment and writes the segments
-//! that begin and end inside it; one CTA then scans the tiles' partial folds in order and writes
-//! the segments that cross a tile's edge.
+//! that begin and end inside it; then the spine scans the tiles' partial folds in order and
+//! writes the segments that cross a tile's edge (a CTA for each 2,048 tiles, each taking the
+//! fold carried into its tiles from the CTAs before it by a decoupled look-back).
 
 mod launch;
 
