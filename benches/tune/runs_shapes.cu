@@ -595,6 +595,28 @@ bulk_staged(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_stat
   }
 }
 
+// The heads of a warp's VT boundary words (its keys, words[w * VT ..] for warp w, at `base` in
+// all keys) stored from output index `at` on, each word's by consecutive lanes to consecutive
+// addresses.
+template <int VT>
+__device__ __forceinline__ void store_word_heads(const unsigned* words, const K* tile_keys, int64_t at, int64_t base, K* heads,
+                                                 uint32_t* starts) {
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  const unsigned below = (1u << lane) - 1;
+#pragma unroll 4
+  for (int i = 0; i < VT; ++i) {
+    const int word = warp * VT + i;
+    const unsigned mask = words[word];
+    if (mask >> lane & 1) {
+      const int64_t o = at + __popc(mask & below);
+      const int j = word * 32 + lane;
+      heads[o] = tile_keys[j];
+      if (starts) starts[o] = (uint32_t)(base + j);
+    }
+    at += __popc(mask);
+  }
+}
+
 // The library's tile (keys bulk-copied into shared memory) with its keys read warp-striped (lane l of warp w, row
 // i: key w * 32 * VT + 32 i + l; its predecessor the key before it in shared memory), so each
 // row's ballot is a boundary word: the words kept in shared memory (one a row, NV / 32 in all)
@@ -605,30 +627,17 @@ template <int NT, int VT, int MB>
 __global__ void __launch_bounds__(NT, MB)
 striped_shared(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads, uint64_t* runs) {
   constexpr int NV = NT * VT, WARPS = NT / 32;
-  static_assert(NV % 4 == 0, "whole 16-byte copies");
-  __shared__ __align__(16) K tile_keys[NV + 4];  // [3]: the key before the tile; [4 + j]: key j
+  __shared__ __align__(16) K shared_keys[4 + NV];
   __shared__ unsigned row_masks[NV / 32];
   __shared__ int warp_counts[WARPS];
   __shared__ mergepath::scan_shared<NT> scan;
-  __shared__ uint64_t full;
+  __shared__ uint64_t staged;
   __shared__ int64_t tile_index;
-  if (threadIdx.x == 0) {
-    barrier_init(&full);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull);
-    tile_index = tile;
-    const int64_t base = tile * NV;
-    const unsigned bytes = (unsigned)((count - base < NV ? count - base : (int64_t)NV) * sizeof(K)) / 16 * 16;
-    barrier_expect(&full, bytes);
-    if (bytes) bulk_load(tile_keys + 4, keys + base, bytes, &full);
-  }
+  K* const tile_keys = shared_keys + 4;
+  if (threadIdx.x == 0) tile_index = mergepath::take_run_tile<NV>(keys, count, num_tiles, tile_states, tile_keys, &staged);
   __syncthreads();
   const int64_t tile = tile_index, base = tile * NV;
-  const int n = count - base < NV ? (int)(count - base) : NV;
-  for (int j = n / 4 * 4 + (int)threadIdx.x; j < n; j += NT) tile_keys[4 + j] = keys[base + j];
-  if (threadIdx.x == 0 && base > 0) tile_keys[3] = keys[base - 1];
-  barrier_wait(&full, 0);
-  __syncthreads();
+  const int n = mergepath::finish_run_tile<NT, NV>(keys, count, base, tile_keys, &staged);
   const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32, warp_first = warp * 32 * VT;
   int warp_count = 0;
 #pragma unroll 4
@@ -636,7 +645,7 @@ striped_shared(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_s
     const int j = warp_first + i * 32 + lane;
     bool head = false;
     if (j < n) {
-      const K before = tile_keys[3 + j], key = tile_keys[4 + j];
+      const K before = tile_keys[j - 1], key = tile_keys[j];
       head = (base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before);
     }
     const unsigned mask = __ballot_sync(0xffffffffu, head);
@@ -653,19 +662,7 @@ striped_shared(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_s
     tile_count += c;
   }
   const int64_t offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
-  int64_t at = offset + warp_offset;
-  const unsigned below = (1u << lane) - 1;
-#pragma unroll 4
-  for (int i = 0; i < VT; ++i) {
-    const unsigned mask = row_masks[warp_first / 32 + i];
-    if (mask >> lane & 1) {
-      const int64_t o = at + __popc(mask & below);
-      const int j = warp_first + i * 32 + lane;
-      heads[o] = tile_keys[4 + j];
-      if (starts) starts[o] = (uint32_t)(base + j);
-    }
-    at += __popc(mask);
-  }
+  store_word_heads<VT>(row_masks, tile_keys, offset + warp_offset, base, heads, starts);
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
@@ -686,28 +683,14 @@ unpositioned(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_sta
   __shared__ uint64_t staged;
   __shared__ int64_t tile_index;
   K* const tile_keys = shared_keys + 4;
-  if (threadIdx.x == 0) {
-    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
-    tile_index = tile;
-    mergepath::stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &staged);
-  }
+  if (threadIdx.x == 0) tile_index = mergepath::take_run_tile<NV>(keys, count, num_tiles, tile_states, tile_keys, &staged);
   if (Select)
     for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_words[w] = 0;
   __syncthreads();
   const int64_t tile = tile_index, base = tile * NV;
-  const int n = count - base < NV ? (int)(count - base) : NV;
-  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
-  mergepath::stage_finish<NT>(tile_keys, keys + base, n, &staged);
+  const int n = mergepath::finish_run_tile<NT, NV>(keys, count, base, tile_keys, &staged);
   const int first = VT * (int)threadIdx.x;
-  unsigned head_bits = 0;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int j = first + i;
-    if (j < n) {
-      const K before = tile_keys[j - 1], key = tile_keys[j];
-      if ((base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before)) head_bits |= 1u << i;
-    }
-  }
+  const unsigned head_bits = mergepath::row_heads<VT>(tile_keys, first, n, base == 0, Comp());
   int tile_count;
   const int heads_before = mergepath::cta_exclusive_scan<NT>(__popc(head_bits), tile_count, scan);
   if (Select) {
@@ -758,50 +741,22 @@ worded(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, u
   __shared__ uint64_t staged;
   __shared__ int64_t tile_index;
   K* const tile_keys = shared_keys + 4;
-  if (threadIdx.x == 0) {
-    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
-    tile_index = tile;
-    mergepath::stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &staged);
-  }
+  if (threadIdx.x == 0) tile_index = mergepath::take_run_tile<NV>(keys, count, num_tiles, tile_states, tile_keys, &staged);
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) head_words[w] = 0;
   __syncthreads();
   const int64_t tile = tile_index, base = tile * NV;
-  const int n = count - base < NV ? (int)(count - base) : NV;
-  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
-  mergepath::stage_finish<NT>(tile_keys, keys + base, n, &staged);
+  const int n = mergepath::finish_run_tile<NT, NV>(keys, count, base, tile_keys, &staged);
   const int first = VT * (int)threadIdx.x;
-  unsigned head_bits = 0;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int j = first + i;
-    if (j < n) {
-      const K before = tile_keys[j - 1], key = tile_keys[j];
-      if ((base == 0 && j == 0) || Comp()(before, key) || Comp()(key, before)) head_bits |= 1u << i;
-    }
-  }
+  const unsigned head_bits = mergepath::row_heads<VT>(tile_keys, first, n, base == 0, Comp());
   if (head_bits) {
     atomicOr(&head_words[first / 32], head_bits << first % 32);
     if (first % 32 + VT > 32) atomicOr(&head_words[first / 32 + 1], head_bits >> (32 - first % 32));
   }
   int tile_count;
   const int heads_before = mergepath::cta_exclusive_scan<NT>(__popc(head_bits), tile_count, scan);  // barriers around
-  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
   const int warp_before = __shfl_sync(0xffffffffu, heads_before, 0);
   const int64_t offset = mergepath::cta_tile_offset<NT>(tile, tile_count, tile_states, scan);  // barriers around
-  int64_t at = offset + warp_before;
-  const unsigned below = (1u << lane) - 1;
-#pragma unroll 4
-  for (int i = 0; i < VT; ++i) {
-    const int word = warp * VT + i;
-    const unsigned mask = head_words[word];
-    if (mask >> lane & 1) {
-      const int64_t o = at + __popc(mask & below);
-      const int j = word * 32 + lane;
-      heads[o] = tile_keys[j];
-      if (starts) starts[o] = (uint32_t)(base + j);
-    }
-    at += __popc(mask);
-  }
+  store_word_heads<VT>(head_words, tile_keys, offset + warp_before, base, heads, starts);
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 

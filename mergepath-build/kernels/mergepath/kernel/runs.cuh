@@ -70,6 +70,43 @@ struct run_starts_shared {
   int64_t tile_index, tile_last;
 };
 
+// Thread 0 only: takes a runs tile's index from the ticket (tile_states[num_tiles]) and starts
+// staging its keys (of NV) at tile_keys (stage_start); returns the index.
+template <int NV, class K>
+__device__ __forceinline__ int64_t take_run_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, K* tile_keys,
+                                                 uint64_t* staged) {
+  const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
+  stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, staged);
+  return tile;
+}
+
+// All NT threads, after a barrier that follows take_run_tile: the tile at `base` staged, with
+// the key before it at tile_keys[-1] (none before the first tile); returns its key count.
+template <int NT, int NV, class K>
+__device__ __forceinline__ int finish_run_tile(const K* keys, int64_t count, int64_t base, K* tile_keys, uint64_t* staged) {
+  const int n = count - base < NV ? (int)(count - base) : NV;
+  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
+  stage_finish<NT>(tile_keys, keys + base, n, staged);
+  return n;
+}
+
+// The heads among a thread's VT keys from `first` of a staged tile's `n` (a key unequal to
+// the one before it, and key 0 of the first tile): bit i for key first + i.
+template <int VT, class K, class Comp>
+__device__ __forceinline__ unsigned row_heads(const K* tile_keys, int first, int n, bool first_tile, Comp comp) {
+  unsigned heads = 0;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int j = first + i;
+    if (j < n) {
+      const K& before = tile_keys[j - 1];
+      const K& key = tile_keys[j];
+      if ((first_tile && j == 0) || comp(before, key) || comp(key, before)) heads |= 1u << i;
+    }
+  }
+  return heads;
+}
+
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
 // (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by
@@ -91,28 +128,13 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   static_assert(NV % 32 == 0, "tiles of whole boundary words");
   __shared__ Shared shared;
   K* const tile_keys = shared.keys + LEAD;  // tile_keys[-1]: the key before the tile
-  if (threadIdx.x == 0) {
-    const int64_t tile = (int64_t)atomicAdd((unsigned long long*)&tile_states[num_tiles], 1ull), base = tile * NV;
-    shared.tile_index = tile;
-    stage_start(tile_keys, keys + base, count - base < NV ? (int)(count - base) : NV, &shared.staged);
-  }
+  if (threadIdx.x == 0) shared.tile_index = take_run_tile<NV>(keys, count, num_tiles, tile_states, tile_keys, &shared.staged);
   for (int w = (int)threadIdx.x; w < WORDS; w += NT) shared.head_bits[w] = 0;
   __syncthreads();
   const int64_t tile = shared.tile_index, base = tile * NV;
-  const int n = count - base < NV ? (int)(count - base) : NV;
-  if (threadIdx.x == 0 && base > 0) tile_keys[-1] = keys[base - 1];
-  stage_finish<NT>(tile_keys, keys + base, n, &shared.staged);
+  const int n = finish_run_tile<NT, NV>(keys, count, base, tile_keys, &shared.staged);
   const int first = VT * (int)threadIdx.x;
-  unsigned heads = 0;
-#pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int j = first + i;
-    if (j < n) {
-      const K& before = tile_keys[j - 1];
-      const K& key = tile_keys[j];
-      if ((base == 0 && j == 0) || comp(before, key) || comp(key, before)) heads |= 1u << i;
-    }
-  }
+  const unsigned heads = row_heads<VT>(tile_keys, first, n, base == 0, comp);
   int tile_count;
   const int heads_before = cta_exclusive_scan<NT>(__popc(heads), tile_count, shared.scan);
   int at = heads_before;
