@@ -158,12 +158,18 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
-// The run_starts_tile CTAs an SM's shared memory holds on architecture `arch` (x10; 2,048
-// threads at most), for the entry's launch bounds.
+// The shared memory an SM holds on architecture `arch` (as __CUDA_ARCH__: 900 for sm_90):
+// 228 KB on the data-center parts from sm_90, 164 KB on sm_80 and sm_87, else 100 KB.
+__host__ __device__ constexpr int shared_bytes_per_sm(int arch) {
+  return (arch == 900 || arch == 1000 || arch == 1030 ? 228 : arch == 800 || arch == 870 ? 164 : 100) * 1024;
+}
+
+// The run_starts_tile CTAs an SM's shared memory holds on architecture `arch` (2,048 threads
+// at most), for the entry's launch bounds.
 template <int NT, int VT, class K>
 __host__ __device__ constexpr int run_starts_ctas_per_sm(int arch) {
   constexpr int bytes = (int)sizeof(run_starts_shared<NT, VT, K>) + 1024;  // the CTA's reserved kilobyte
-  const int per_sm = (arch >= 900 ? 228 : arch >= 800 && arch != 860 && arch != 870 && arch != 890 ? 164 : 100) * 1024;
+  const int per_sm = shared_bytes_per_sm(arch);
   const int ctas = per_sm / bytes < 2048 / NT ? per_sm / bytes : 2048 / NT;
   return ctas > 0 ? ctas : 1;
 }

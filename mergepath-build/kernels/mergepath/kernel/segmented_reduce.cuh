@@ -8,8 +8,9 @@
 // both in the tile is finished there and written; the tile's first segment (begun in an
 // earlier tile) and its last (going on past it) leave partial folds, the head and the tail.
 // Then the spine (CTAs over stretches of the tiles, chained by a look-back) scans the tiles'
-// partials in order and writes every segment that crosses a tile edge: the fold of the tail of the tile it starts in, the whole tiles it
-// spans, and the head of the tile it ends in. Work per tile is bounded whatever the lengths.
+// partials in order and writes every segment that crosses a tile edge: the fold of the tail of
+// the tile it starts in, the whole tiles it spans, and the head of the tile it ends in. Work
+// per tile is bounded whatever the lengths.
 #pragma once
 #include "load_balancing.cuh"
 #include "../cta/scan.cuh"
