@@ -10,7 +10,8 @@
 // `bulk_floor` the same with no look-back); `two_pass` and `two_pass_sparse` count each tile's
 // heads in a first pass and compact them after a scan of the counts, with no look-back;
 // `overlapped` looks back in a warp of its own beside the loads; `striped_shared` reads the
-// library's staged keys warp-striped; `timed` and `overlapped_timed` stamp each tile's phases
+// library's staged keys warp-striped; `unpositioned` and `worded` keep its heads without a
+// positions array; `timed` and `overlapped_timed` stamp each tile's phases
 // (RUNS_SHAPES_LOOKBACK=1 runs only these, with the library's tile in several shapes). CUB's
 // DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and dropped: the
 // runs-finding kernel with its keys in registers", "The runs-finding tile fed by bulk
@@ -954,17 +955,22 @@ int main(int argc, char** argv) {
       cub_unique(in, runs_name);
       measure<256, 23>("library", in, runs_name, library_tile<256, 23>);
       if (lookback_only) {
+        measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
         measure<128, 31>("library", in, runs_name, library_tile<128, 31>);
-        measure<256, 23>("worded_mb6", in, runs_name, worded<256, 23, 6>);
-        measure<256, 23>("worded_mb8", in, runs_name, worded<256, 23, 8>);
-        measure<256, 31>("worded_mb6", in, runs_name, worded<256, 31, 6>);
-        measure<256, 31>("worded_mb7", in, runs_name, worded<256, 31, 7>);
-        measure<128, 31>("worded_mb12", in, runs_name, worded<128, 31, 12>);
-        measure<128, 31>("worded_mb13", in, runs_name, worded<128, 31, 13>);
-        measure<384, 23>("worded_mb5", in, runs_name, worded<384, 23, 5>);
+        measure<512, 15>("library", in, runs_name, library_tile<512, 15>);
+        measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
+        measure<128, 24>("looked_back_w1", in, runs_name, looked_back<128, 24, 1>);
+        measure<128, 24>("looked_back_w4", in, runs_name, looked_back<128, 24, 4>);
+        measure<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped<128, 24, 4, true, 6>, false, 0, 160);
+        measure<512, 16>("overlapped_w4_mb2", in, runs_name, overlapped<512, 16, 4, true, 2>, false, 0, 544);
         measure<256, 24>("striped_shared_mb8", in, runs_name, striped_shared<256, 24, 8>);
-        measure<256, 23>("direct_mb8", in, runs_name, unpositioned<256, 23, 8, false>);
+        measure<256, 31>("direct_mb6", in, runs_name, unpositioned<256, 31, 6, false>);
         measure<128, 31>("select_mb12", in, runs_name, unpositioned<128, 31, 12, true>);
+        measure<256, 23>("worded_mb8", in, runs_name, worded<256, 23, 8>);
+        measure<128, 31>("worded_mb12", in, runs_name, worded<128, 31, 12>);
+        timeline<128, 24>("timed_w1", in, runs_name, timed<128, 24, 1>);
+        timeline<128, 24>("timed_w4", in, runs_name, timed<128, 24, 4>);
+        timeline<128, 24>("overlapped_w4_mb6", in, runs_name, overlapped_timed<128, 24, 4, true, 6>, 160);
       } else {
         measure<256, 16>("striped", in, runs_name, striped<256, 16>);
         measure<256, 24>("striped", in, runs_name, striped<256, 24>);
