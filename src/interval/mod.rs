@@ -48,6 +48,7 @@ mod slices;
 use crate::checks::{check_load_balancing, check_output, check_starts, check_values};
 use crate::device::buffers::CheckedBuffer;
 use crate::device::contract::IntervalMoveParams;
+use crate::device::kernels::{Entry, Kernels};
 use crate::device::launch::{grid_ctas, widest_word};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -187,6 +188,9 @@ impl<I: SortIndex> HostIntervals<'_, I> {
     }
 }
 
+/// An interval kind's kernel for values of `word` bytes by indices of `index_bytes`.
+type KindEntry = fn(&Kernels, usize, usize) -> Result<Entry<IntervalMoveParams>>;
+
 /// Enqueues the move of the `count` items of the intervals `starts` from `input` to `out`:
 /// from `sources` and to `destinations` where given, else at the items' own indices.
 fn launch_interval_move<I: SortIndex, V: Value>(
@@ -205,26 +209,17 @@ fn launch_interval_move<I: SortIndex, V: Value>(
     let index_bytes = std::mem::size_of::<I>();
     let kernels = gpu.index_kernels()?;
     let word = widest_word(value_bytes, input.ptr | out.ptr);
-    // Values of one word and of several have kernels of their own.
-    let one_word = value_bytes == word;
-    let (func, tile) = match (sources, destinations) {
-        (Some(_), None) => {
-            let func = if one_word { kernels.interval_gather(word, index_bytes)? } else { kernels.interval_gather_words(word, index_bytes)? };
-            (func, interval_gather_shape(kernels.arch, index_bytes))
-        }
-        (None, Some(_)) => {
-            let func = if one_word { kernels.interval_scatter(word, index_bytes)? } else { kernels.interval_scatter_words(word, index_bytes)? };
-            (func, interval_scatter_shape(kernels.arch, index_bytes))
-        }
-        (Some(_), Some(_)) => {
-            let func = if one_word { kernels.interval_move(word, index_bytes)? } else { kernels.interval_move_words(word, index_bytes)? };
-            (func, interval_move_shape(kernels.arch, index_bytes))
-        }
+    let (one_word, several_words, tile): (KindEntry, KindEntry, _) = match (sources, destinations) {
+        (Some(_), None) => (Kernels::interval_gather, Kernels::interval_gather_words, interval_gather_shape(kernels.arch, index_bytes)),
+        (None, Some(_)) => (Kernels::interval_scatter, Kernels::interval_scatter_words, interval_scatter_shape(kernels.arch, index_bytes)),
+        (Some(_), Some(_)) => (Kernels::interval_move, Kernels::interval_move_words, interval_move_shape(kernels.arch, index_bytes)),
         (None, None) => {
             let reason = "an interval move needs sources, destinations or both".to_string();
             return Err(Error::InvalidArgument { argument: "sources", reason });
         }
     };
+    // Values of one word and of several have kernels of their own.
+    let func = if value_bytes == word { one_word(&kernels, word, index_bytes)? } else { several_words(&kernels, word, index_bytes)? };
     let tiles = load_balancing_tile_count(starts.len, count, tile.tile());
     let grid = grid_ctas(tiles, "interval move grid")?;
     let mut temp = gpu.temp((tiles + 1) * 8)?;

@@ -119,7 +119,21 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
         out,
         empty: empty_words,
     };
-    let (tile_entry, spine) = entries::<K>(&kernels, reduction, index_bytes, matches!(segments, Segments::Runs { .. }))?;
+    let entries = entries::<K>(&kernels, reduction, index_bytes, matches!(segments, Segments::Runs { .. }))?;
+    launch_tiles_and_spine(gpu, kernels.arch, segments, entries, (shape, tiles, spine_ctas), &params)
+}
+
+/// Enqueues a segmented reduction's `tiles` tiles of `shape` (where there are any) and its
+/// `spine_ctas` spine CTAs, by the entries of [`entries`] with `params` (laid out by
+/// [`launch_segmented_reduce`]).
+fn launch_tiles_and_spine(
+    gpu: &Gpu,
+    arch: u32,
+    segments: Segments<'_>,
+    (tile_entry, spine): (Entry<SegmentedReduceParams>, Entry<SegmentedReduceParams>),
+    (shape, tiles, spine_ctas): (LaunchShape, usize, usize),
+    params: &SegmentedReduceParams,
+) -> Result<()> {
     if tiles > 0 {
         let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "segmented reduction grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
         match segments {
@@ -129,13 +143,13 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
             // whose partitions the launch before wrote at this tile; `starts` holds `segments`
             // indices of the entry's width, `values` `count` keys and `out` at least `segments`
             // (checked by the caller), the partials room for `tiles` of REDUCE_PARTIAL_BYTES each.
-            Segments::Starts(_) => unsafe { gpu.launch_dependent(&tile_entry, cfg, &params, kernels.arch) }?,
+            Segments::Starts(_) => unsafe { gpu.launch_dependent(&tile_entry, cfg, params, arch) }?,
             // SAFETY: as above for `mergepath_reduce_runs_{op}_{4,8}`, one CTA of the reduce_runs
             // shape per tile of the `count` values; the boundary words (a word and an index of
             // the entry's width per 32 values) were written before in stream order by the runs
             // of the same values, `runs` of them, the size of `out` (checked by the caller); the
             // kernel writes the `tiles + 1` partitions.
-            Segments::Runs { .. } => unsafe { gpu.launch(&tile_entry, cfg, &params) }?,
+            Segments::Runs { .. } => unsafe { gpu.launch(&tile_entry, cfg, params) }?,
         }
     }
     let cfg = LaunchConfig { grid_dim: (grid_ctas(spine_ctas, "segmented reduction spine")?, 1, 1), block_dim: (REDUCE_SPINE_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
@@ -144,7 +158,7 @@ pub(crate) fn launch_segmented_reduce<K: Key, C: Comparator<K>>(
     // reading the `tiles + 1` partitions and the tiles' partials written before it in stream
     // order, its states (zeroed, with the ticket) and carries room for every CTA, and writing
     // `out`.
-    unsafe { gpu.launch(&spine, cfg, &params) }
+    unsafe { gpu.launch(&spine, cfg, params) }
 }
 
 /// Enqueues [`launch_segmented_reduce`] of records (wider than the key tiles, ordered by

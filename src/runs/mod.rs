@@ -26,8 +26,8 @@
 //!
 //! How: one kernel over tiles of keys (staged in shared memory by one bulk copy) flags each
 //! run's first key, counts the flags, and writes their positions compacted in order (a
-//! single-pass scan of the tiles' counts, decoupled look-back), then the keys are gathered at those positions and the lengths are their
-//! differences. Where the outputs have room for a run per key, the kernel writes the runs'
+//! single-pass scan of the tiles' counts, decoupled look-back), then the keys are gathered at
+//! those positions and the lengths are their differences. Where the outputs have room for a run per key, the kernel writes the runs'
 //! keys and lengths itself as it finds them (the look-back also carrying the last run's start
 //! before each tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
 //! for each 32 keys, and the count before each word), and the values are reduced over them:
