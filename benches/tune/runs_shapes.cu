@@ -1,6 +1,7 @@
 // The runs-finding kernel (unique, run-length encoding, reduce-by-key) measured alone: the
 // library's tile (`library`: keys bulk-copied into shared memory, each thread's VT keys in a
-// row, launch bounds for as many tiles an SM as shared memory holds) against tiles that keep
+// row, launch bounds for as many tiles an SM as shared memory holds, tiles of few heads
+// deferred to a second kernel; `library_waiting` without that) against tiles that keep
 // their keys in registers, warp-striped (lane l of a warp holds items i * 32 + l of the warp's
 // 32 * VT keys): a key's predecessor comes by a warp shuffle, a warp's heads by ballots, and
 // each store instruction writes its lanes' heads to consecutive addresses, so no shared memory
@@ -12,7 +13,9 @@
 // `overlapped` looks back in a warp of its own beside the loads; `striped_shared` reads the
 // library's staged keys warp-striped; `unpositioned` and `worded` keep its heads without a
 // positions array; `timed` and `overlapped_timed` stamp each tile's phases
-// (RUNS_SHAPES_LOOKBACK=1 runs only these, with the library's tile in several shapes). CUB's
+// (RUNS_SHAPES_LOOKBACK=1 runs only these, with the library's tile in several shapes);
+// `deferred` gives up its look-back after some polls, or at once (RUNS_SHAPES_DEFERRED=1 runs
+// only these and the library's, also on runs of mixed lengths). CUB's
 // DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and dropped: the
 // runs-finding kernel with its keys in registers", "The runs-finding tile fed by bulk
 // copies", "The runs-finding tile staged in shared memory") has the figures. Build and run
@@ -26,17 +29,29 @@
 // variants' three launches, with the first pass alone after `counted`), pct the copy of the
 // same bytes (keys read, outputs written) as a share of this time.
 #include <cub/cub.cuh>
+#include <thrust/iterator/transform_iterator.h>
 #include <mergepath/kernel/runs.cuh>
 #include "timing.cuh"
 
 using K = uint32_t;
 using Comp = mergepath::less_t<K>;
 
+// The library's tiles (run_starts_tile, then run_deferred_tile over the tiles that left their
+// heads in `deferral`'s slots; none does where its positions are null).
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
-library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs) {
+library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
+             mergepath::run_deferral<K> deferral) {
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                     mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, runs, Comp());
+                                     mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs, Comp());
+}
+
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+library_deferred(const K*, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
+                 mergepath::run_deferral<K> deferral) {
+  mergepath::run_deferred_tile<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
+                                       mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs);
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
@@ -761,6 +776,116 @@ worded(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, u
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
+// Tiles that need not wait on their look-back. `deferred` is the library's tile whose look-back
+// gives up after `Patience` polls of a state still unknown, where the tile has at most NV /
+// Sparse heads: such a tile keeps its count an aggregate and leaves its heads (keys and u16
+// positions) at its own slot of a scratch buffer (tile * NV / Sparse), its count and a flag in
+// tile_counts; after the kernel a scan of the counts (CUB's) gives each tile's offset and
+// `deferred_moves` moves the deferred tiles' heads into place. Dense tiles wait as before: their
+// scratch would cost as much traffic again as their output. `Patience` -1: a sparse tile never
+// looks back (all sparse tiles deferred, a two-pass kernel without a second read of the keys).
+constexpr uint32_t DEFERRED = 1u << 31;
+
+// cta_tile_offset without the carried positions, giving up (-1) after `patience` polls where
+// `may_defer`; the count goes to tile_counts[tile] (with DEFERRED where the tile gave up).
+template <int NT>
+__device__ __forceinline__ int64_t deferring_tile_offset(int64_t tile, int64_t count, uint64_t* states, uint32_t* tile_counts,
+                                                         mergepath::scan_shared<NT>& shared, bool may_defer, int patience) {
+  using namespace mergepath;
+  volatile uint64_t* vstates = states;
+  __syncthreads();
+  if (threadIdx.x < WARP_THREADS) {
+    const int lane = (int)threadIdx.x;
+    if (lane == 0) vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
+    int64_t prefix = 0;
+    bool deferred = may_defer && patience < 0 && tile > 0;
+    for (int64_t last = tile - 1; last >= 0 && !deferred; last -= WARP_THREADS) {
+      const int64_t pred = last - lane;
+      uint64_t s = pred >= 0 ? vstates[pred] : (uint64_t)TILE_PREFIX;
+      for (int polls = 0; __any_sync(0xffffffffu, s == 0); ++polls) {
+        if (may_defer && polls >= patience) {
+          deferred = true;
+          break;
+        }
+        if (s == 0) s = vstates[pred];
+      }
+      if (deferred) break;
+      const unsigned known = __ballot_sync(0xffffffffu, (s & TILE_PREFIX) != 0);
+      const int stop = known ? __ffs(known) - 1 : WARP_THREADS - 1;
+      int64_t sum = lane <= stop ? (int64_t)(s & TILE_COUNT_MASK) : 0;
+#pragma unroll
+      for (int d = WARP_THREADS / 2; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
+      prefix += sum;
+      if (known) break;
+    }
+    if (lane == 0) {
+      if (!deferred && tile > 0) vstates[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
+      tile_counts[tile] = (uint32_t)count | (deferred ? DEFERRED : 0u);
+      shared.tile_offset = deferred ? -1 : prefix;
+    }
+  }
+  __syncthreads();
+  return shared.tile_offset;
+}
+
+template <int NT, int VT, int Sparse, int Patience>
+__global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
+deferred(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, uint32_t* starts, K* heads_out, uint64_t* runs,
+         uint32_t* tile_counts, K* scratch_keys, uint16_t* scratch_positions) {
+  using namespace mergepath;
+  using Shared = run_starts_shared<NT, VT, K>;
+  constexpr int NV = Shared::NV, LEAD = Shared::LEAD, ROOM = NV / Sparse;
+  __shared__ Shared shared;
+  K* const tile_keys = shared.keys + LEAD;
+  if (threadIdx.x == 0) shared.tile_index = take_run_tile<NV>(keys, count, num_tiles, tile_states, tile_keys, &shared.staged);
+  __syncthreads();
+  const int64_t tile = shared.tile_index, base = tile * NV;
+  const int n = finish_run_tile<NT, NV>(keys, count, base, tile_keys, &shared.staged);
+  const int first = VT * (int)threadIdx.x;
+  const unsigned heads = row_heads<VT>(tile_keys, first, n, base == 0, Comp());
+  int tile_count;
+  const int heads_before = cta_exclusive_scan<NT>(__popc(heads), tile_count, shared.scan);
+  int at = heads_before;
+  for (unsigned h = heads; h; h &= h - 1) shared.head_positions[at++] = (uint16_t)(first + __ffs(h) - 1);
+  const int64_t offset = deferring_tile_offset<NT>(tile, tile_count, tile_states, tile_counts, shared.scan, tile_count <= ROOM, Patience);
+  if (offset < 0) {
+    for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+      const int position = shared.head_positions[k];
+      if (starts) scratch_positions[tile * ROOM + k] = (uint16_t)position;
+      scratch_keys[tile * ROOM + k] = tile_keys[position];
+    }
+    return;
+  }
+  for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+    const int position = shared.head_positions[k];
+    if (starts) starts[offset + k] = (uint32_t)(base + position);
+    heads_out[offset + k] = tile_keys[position];
+  }
+}
+
+// The deferred tiles' heads moved to their offsets (offsets: the exclusive scan of the counts
+// without their flags), a CTA a tile; the last tile's CTA writes the run count.
+template <int NT, int NV, int Sparse>
+__global__ void __launch_bounds__(NT) deferred_moves(int64_t num_tiles, const uint32_t* tile_counts, const uint32_t* offsets, uint32_t* starts,
+                                                     K* heads_out, uint64_t* runs, const K* scratch_keys, const uint16_t* scratch_positions) {
+  constexpr int ROOM = NV / Sparse;
+  const int64_t tile = blockIdx.x;
+  const uint32_t c = tile_counts[tile];
+  const int n = (int)(c & ~DEFERRED);
+  const uint32_t offset = offsets[tile];
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)offset + (uint64_t)n;
+  if (!(c & DEFERRED)) return;
+  for (int k = (int)threadIdx.x; k < n; k += NT) {
+    if (starts) starts[offset + k] = (uint32_t)(tile * NV + scratch_positions[tile * ROOM + k]);
+    heads_out[offset + k] = scratch_keys[tile * ROOM + k];
+  }
+}
+
+// A scan's input: each tile's count without its flag.
+struct unflagged {
+  __host__ __device__ uint32_t operator()(uint32_t c) const { return c & ~DEFERRED; }
+};
+
 struct Input {
   size_t n, runs;
   K *keys, *heads;
@@ -769,9 +894,23 @@ struct Input {
   std::vector<K> want_heads;
   std::vector<uint32_t> want_starts;
   float copy_ms;
+  // Runs of 1 to `longest` keys; `longest` 0: stretches of 2^20 keys in runs of up to 32, then
+  // of up to 2, in turn (tiles that defer their heads between tiles that do not).
   Input(size_t n_, uint64_t longest) : n(n_) {
     std::vector<K> h(n);
-    for (size_t at : run_starts(n, longest)) {
+    std::vector<size_t> at_starts = run_starts(n, longest ? longest : 32);
+    if (!longest) {
+      const std::vector<size_t> short_starts = run_starts(n, 2);
+      constexpr size_t STRETCH = size_t(1) << 20;
+      std::vector<size_t> mixed;
+      for (size_t at : at_starts) if (at / STRETCH % 2 == 0) mixed.push_back(at);
+      for (size_t at : short_starts) if (at / STRETCH % 2 == 1) mixed.push_back(at);
+      for (size_t stretch = STRETCH; stretch < n; stretch += STRETCH) mixed.push_back(stretch);
+      std::sort(mixed.begin(), mixed.end());
+      mixed.erase(std::unique(mixed.begin(), mixed.end()), mixed.end());
+      at_starts = mixed;
+    }
+    for (size_t at : at_starts) {
       want_starts.push_back((uint32_t)at);
       want_heads.push_back((K)want_heads.size());
     }
@@ -838,6 +977,38 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
   }
 }
 
+// The library's tiles as its calls launch them: run_starts_tile, then (`deferred`) run_deferred_tile.
+template <int NT, int VT>
+void measure_library(const char* variant, const Input& in, const char* runs_name, bool deferred) {
+  constexpr int NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
+  const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
+  mergepath::run_deferral<K> deferral{nullptr, nullptr};
+  if (deferred) {
+    CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
+    CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
+  }
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  for (bool positions : {false, true}) {
+    uint32_t* starts = positions ? in.starts : nullptr;
+    const float ms = median_ms([&] {
+      CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
+      library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
+      if (deferred)
+        library_deferred<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
+    });
+    CK(cudaGetLastError());
+    std::vector<uint64_t> states(tiles);
+    CK(cudaMemcpy(states.data(), in.states, tiles * 8, cudaMemcpyDeviceToHost));
+    int64_t prefixes = 0;
+    for (uint64_t x : states) prefixes += (x & mergepath::TILE_PREFIX) != 0;
+    char note[64];
+    snprintf(note, sizeof note, "grid %lld, %lld found their prefix", (long long)tiles, (long long)prefixes);
+    report(variant, in, runs_name, NT, VT, positions, ms, note);
+  }
+  CK(cudaFree(deferral.positions));
+  CK(cudaFree(deferral.heads));
+}
+
 // The two passes (`counted`, the scan, `compacted`) timed together.
 template <int NT, int VT, bool Sparse>
 void measure_two_pass(const char* variant, const Input& in, const char* runs_name) {
@@ -870,6 +1041,51 @@ void measure_two_pass(const char* variant, const Input& in, const char* runs_nam
   CK(cudaFree(bits));
   CK(cudaFree(counts));
   CK(cudaFree(offsets));
+}
+
+// `deferred` with its scan and moves, timed together; the note says how many tiles deferred.
+template <int NT, int VT, int Sparse, int Patience>
+void measure_deferred(const char* variant, const Input& in, const char* runs_name) {
+  constexpr int NV = NT * VT, ROOM = NV / Sparse;
+  const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
+  uint32_t *counts, *offsets;
+  K* scratch_keys;
+  uint16_t* scratch_positions;
+  CK(cudaMalloc(&counts, tiles * 4));
+  CK(cudaMalloc(&offsets, tiles * 4));
+  CK(cudaMalloc(&scratch_keys, tiles * ROOM * sizeof(K)));
+  CK(cudaMalloc(&scratch_positions, tiles * ROOM * 2));
+  const auto unflag = thrust::make_transform_iterator(static_cast<const uint32_t*>(counts), unflagged());
+  size_t tb = 0;
+  CK(cub::DeviceScan::ExclusiveSum(nullptr, tb, unflag, offsets, (int)tiles));
+  void* temp;
+  CK(cudaMalloc(&temp, tb));
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  for (bool positions : {false, true}) {
+    uint32_t* starts = positions ? in.starts : nullptr;
+    const float ms = median_ms([&] {
+      CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
+      deferred<NT, VT, Sparse, Patience><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, counts,
+                                                                 scratch_keys, scratch_positions);
+      size_t t = tb;
+      CK(cub::DeviceScan::ExclusiveSum(temp, t, unflag, offsets, (int)tiles));
+      deferred_moves<256, NV, Sparse><<<(unsigned)tiles, 256>>>(tiles, counts, offsets, starts, in.heads, found, scratch_keys,
+                                                               scratch_positions);
+    });
+    CK(cudaGetLastError());
+    std::vector<uint32_t> c(tiles);
+    CK(cudaMemcpy(c.data(), counts, tiles * 4, cudaMemcpyDeviceToHost));
+    int64_t deferred_tiles = 0;
+    for (uint32_t x : c) deferred_tiles += (x & DEFERRED) != 0;
+    char note[48];
+    snprintf(note, sizeof note, "deferred %lld of %lld", (long long)deferred_tiles, (long long)tiles);
+    report(variant, in, runs_name, NT, VT, positions, ms, note);
+  }
+  CK(cudaFree(temp));
+  CK(cudaFree(counts));
+  CK(cudaFree(offsets));
+  CK(cudaFree(scratch_keys));
+  CK(cudaFree(scratch_positions));
 }
 
 // bulk_staged, persistent, with its S stages of keys in dynamic shared memory.
@@ -947,17 +1163,29 @@ int main(int argc, char** argv) {
   const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
   // RUNS_SHAPES_LOOKBACK=1: only the look-back's variants and timelines.
   const bool lookback_only = getenv("RUNS_SHAPES_LOOKBACK") != nullptr;
+  // RUNS_SHAPES_DEFERRED=1: only the deferring tiles, beside the library's.
+  const bool deferred_only = getenv("RUNS_SHAPES_DEFERRED") != nullptr;
   printf("variant\top\tnt\tvt\tn\tms\tpct_of_copy\tok\n");
   for (int log2 : sizes) {
-    for (uint64_t longest : {32, 2}) {
-      const char* runs_name = longest == 32 ? "runs32" : "runs2";
+    for (uint64_t longest : {32, 2, 0}) {
+      const char* runs_name = longest == 32 ? "runs32" : longest == 2 ? "runs2" : "mixed";
+      if (!longest && !deferred_only) continue;
       Input in(size_t(1) << log2, longest);
       cub_unique(in, runs_name);
-      measure<256, 23>("library", in, runs_name, library_tile<256, 23>);
-      if (lookback_only) {
-        measure<128, 23>("library", in, runs_name, library_tile<128, 23>);
-        measure<128, 31>("library", in, runs_name, library_tile<128, 31>);
-        measure<512, 15>("library", in, runs_name, library_tile<512, 15>);
+      measure_library<256, 23>("library", in, runs_name, true);
+      if (deferred_only) {
+        measure_library<256, 23>("library_waiting", in, runs_name, false);
+        measure_library<128, 31>("library", in, runs_name, true);
+        measure_library<512, 15>("library", in, runs_name, true);
+        measure_library<256, 31>("library", in, runs_name, true);
+        measure_deferred<256, 23, 4, 0>("deferred_p0", in, runs_name);
+        measure_deferred<256, 23, 4, 2>("deferred_p2", in, runs_name);
+        measure_deferred<256, 23, 4, -1>("deferred_always", in, runs_name);
+        measure_deferred<256, 23, 4, 1000000>("deferred_never", in, runs_name);
+      } else if (lookback_only) {
+        measure_library<128, 23>("library", in, runs_name, true);
+        measure_library<128, 31>("library", in, runs_name, true);
+        measure_library<512, 15>("library", in, runs_name, true);
         measure<128, 24>("by_block", in, runs_name, striped<128, 24, false>);
         measure<128, 24>("looked_back_w1", in, runs_name, looked_back<128, 24, 1>);
         measure<128, 24>("looked_back_w4", in, runs_name, looked_back<128, 24, 4>);

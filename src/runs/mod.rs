@@ -27,7 +27,9 @@
 //! How: one kernel over tiles of keys (staged in shared memory by one bulk copy) flags each
 //! run's first key, counts the flags, and writes their positions compacted in order (a
 //! single-pass scan of the tiles' counts, decoupled look-back), then the keys are gathered at
-//! those positions and the lengths are their differences. Where the outputs have room for a run per key, the kernel writes the runs'
+//! those positions and the lengths are their differences. A tile whose runs start at most at
+//! one key in eight does not wait for the tiles before it to count: it leaves its runs in a
+//! slot of its own, and a second kernel, once every tile has counted, moves them into place. Where the outputs have room for a run per key, the kernel writes the runs'
 //! keys and lengths itself as it finds them (the look-back also carrying the last run's start
 //! before each tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
 //! for each 32 keys, and the count before each word), and the values are reduced over them:
@@ -37,7 +39,7 @@
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{RunsParams, PARTITION_THREADS};
+use crate::device::contract::{RunsParams, PARTITION_THREADS, RUNS_DEFERRED_SHARE};
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
@@ -223,6 +225,11 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
     let (bits_at, before_at) = (layout.region(words * 4), layout.region(words * index_bytes));
     let lasts_at = layout.region(if lengths != 0 { tiles * 8 } else { 0 });
+    // The deferred tiles' slots: their heads' positions (u16), and their keys where the kernel
+    // writes keys.
+    let slot = shape.tile() / RUNS_DEFERRED_SHARE;
+    let deferred_positions_at = layout.region(tiles * slot * 2);
+    let deferred_heads_at = layout.region(if heads != 0 { tiles * slot * key_bytes } else { 0 });
     let mut temp = gpu.temp(layout.bytes())?;
     gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(tiles + 2)?)?;
     let (base, guard) = temp.device_ptr_mut();
@@ -231,21 +238,40 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let kept = |yes: bool, at: usize| if yes { base + at as u64 } else { 0 };
     let (starts, boundary_bits, boundaries_before) = (kept(keep.starts, starts_at), kept(keep.boundaries, bits_at), kept(keep.boundaries, before_at));
     let tile_lasts = kept(lengths != 0, lasts_at);
+    let (deferred_positions, deferred_heads) = (kept(true, deferred_positions_at), kept(heads != 0, deferred_heads_at));
     let mut found = FoundRuns { _temp: temp, starts, boundary_bits, boundaries_before, runs, count: 0, index_bytes };
     if n == 0 {
         return Ok(found);
     }
-    let params = RunsParams { keys: keys.ptr, count: n as i64, num_tiles: tiles as i64, tile_states: states, starts, heads, runs, lengths, tile_lasts, boundary_bits, boundaries_before };
-    let func = kernels.run_starts(index_bytes)?;
+    let params = RunsParams {
+        keys: keys.ptr,
+        count: n as i64,
+        num_tiles: tiles as i64,
+        tile_states: states,
+        starts,
+        heads,
+        runs,
+        lengths,
+        tile_lasts,
+        boundary_bits,
+        boundaries_before,
+        deferred_positions,
+        deferred_heads,
+    };
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
-    // runs shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
-    // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
-    // entry's width (at most one run per key), `heads` and `lengths` (where not 0) for `n`
-    // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
-    // boundary words (where not 0) room for a word and an index a 32 keys, `runs` one zeroed
-    // u64.
-    unsafe { gpu.launch(&func, cfg, &params) }?;
+    // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s and `mergepath_run_deferred_{4,8}`'s
+    // parameter struct; one CTA of the runs shape (the kernels', same table row) per tile of the
+    // `n` keys, `tile_states` the tiles' zeroed states and ticket, `starts` (where not 0) room
+    // for `n` indices of the entry's width (at most one run per key), `heads` and `lengths`
+    // (where not 0) for `n` keys and lengths (the lengths of the entry's width, `tile_lasts` a
+    // slot a tile), the boundary words (where not 0) room for a word and an index a 32 keys,
+    // the deferral slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where
+    // `heads` is not 0) a tile, `runs` one zeroed u64; the second kernel runs after the first on
+    // the same stream.
+    unsafe {
+        gpu.launch(&kernels.run_starts(index_bytes)?, cfg, &params)?;
+        gpu.launch(&kernels.run_deferred(index_bytes)?, cfg, &params)
+    }?;
     let mut count = [0u64];
     // SAFETY: `runs` is a u64 of the temp buffer, written by the kernel just enqueued.
     unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, runs, gpu.stream().cu_stream()) }?;
@@ -271,7 +297,21 @@ impl FoundRuns<'_> {
             return Ok(());
         }
         let kernels = gpu.kernels::<K, C>()?;
-        let params = RunsParams { keys: 0, count: n as i64, num_tiles: 0, tile_states: 0, starts: self.starts, heads: 0, runs: self.runs, lengths, tile_lasts: 0, boundary_bits: 0, boundaries_before: 0 };
+        let params = RunsParams {
+            keys: 0,
+            count: n as i64,
+            num_tiles: 0,
+            tile_states: 0,
+            starts: self.starts,
+            heads: 0,
+            runs: self.runs,
+            lengths,
+            tile_lasts: 0,
+            boundary_bits: 0,
+            boundaries_before: 0,
+            deferred_positions: 0,
+            deferred_heads: 0,
+        };
         let func = kernels.run_lengths(self.index_bytes)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `RunsParams` is `mergepath_run_lengths_{4,8}`'s parameter struct; `starts`

@@ -158,6 +158,16 @@ struct carried_last {
   const int64_t* own;
 };
 
+// One thread: publishes a tile's `count` (a known prefix for tile 0), its last position first
+// where `carried` is given (cta_tile_offset's).
+__device__ __forceinline__ void publish_tile_count(int64_t tile, int64_t count, uint64_t* states, const carried_last* carried) {
+  if (carried && count > 0) {
+    static_cast<volatile int64_t*>(carried->lasts)[tile] = *carried->own;
+    __threadfence();  // the slot before the state that says it holds
+  }
+  static_cast<volatile uint64_t*>(states)[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
+}
+
 template <int NT>
 __device__ __forceinline__ int64_t cta_tile_offset(int64_t tile, int64_t count, uint64_t* states,
                                                    scan_shared<NT>& shared, const carried_last* carried = nullptr) {
@@ -166,13 +176,7 @@ __device__ __forceinline__ int64_t cta_tile_offset(int64_t tile, int64_t count, 
   if (threadIdx.x < WARP_THREADS) {
     const int lane = (int)threadIdx.x;
     volatile int64_t* vlasts = carried ? carried->lasts : nullptr;
-    if (lane == 0) {
-      if (vlasts && count > 0) {
-        vlasts[tile] = *carried->own;
-        __threadfence();  // the slot before the state that says it holds
-      }
-      vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
-    }
+    if (lane == 0) publish_tile_count(tile, count, states, carried);
     int64_t prefix = 0, last_before = -1;
     bool last_known = !vlasts;
     for (int64_t last = tile - 1; last >= 0; last -= WARP_THREADS) {

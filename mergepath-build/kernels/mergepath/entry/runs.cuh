@@ -1,5 +1,6 @@
 // Entry layer: the `extern "C"` kernels of runs of equal keys, for run positions of 4 or 8
-// bytes: their starts (the module's keys and comparator), and their lengths (key-independent).
+// bytes: their starts and the deferred tiles' outputs (the module's keys and comparator), and
+// their lengths (key-independent).
 // Included by ../instantiate.cuh.
 #pragma once
 #include "../kernel/runs.cuh"
@@ -17,7 +18,18 @@ constexpr int RUNS_CTAS = mergepath::run_starts_ctas_per_sm<RUNS.nt, RUNS.vt, K>
     mergepath::run_starts_tile<RUNS.nt, RUNS.vt>(reinterpret_cast<const K*>(p.keys), p.count, p.num_tiles, \
                                                     p.tile_states, p.starts, reinterpret_cast<K*>(p.heads),        \
                                                     mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
-                                                    mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, p.runs, Comp());        \
+                                                    mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, \
+                                                    mergepath::run_deferral<K>{p.deferred_positions, reinterpret_cast<K*>(p.deferred_heads)}, \
+                                                    p.runs, Comp());                                     \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(mergepath_instance::RUNS.nt)                              \
+  mergepath_run_deferred_##BYTES(const mergepath::runs_params<INDEX> p) {                                \
+    using namespace mergepath_instance;                                                                  \
+    mergepath::run_deferred_tile<RUNS.nt, RUNS.vt>(p.count, p.num_tiles, p.tile_states, p.starts, reinterpret_cast<K*>(p.heads), \
+                                                   mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
+                                                   mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, \
+                                                   mergepath::run_deferral<K>{p.deferred_positions, reinterpret_cast<K*>(p.deferred_heads)}, \
+                                                   p.runs);                                              \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
   mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \

@@ -17,13 +17,19 @@ struct run_boundaries_out {
   I* before;
 };
 
+// A runs tile's boundary words (head_bits, the tile's n keys at `base`), key 0's bit cleared.
+template <int NT>
+__device__ __forceinline__ void write_boundary_bits(unsigned* bits, int64_t base, int n, const unsigned* head_bits) {
+  for (int w = (int)threadIdx.x; w * 32 < n; w += NT) bits[base / 32 + w] = head_bits[w] & (base + w == 0 ? ~1u : ~0u);
+}
+
 // A runs tile's heads (head_bits, the tile's words; the thread's `heads` from key `first`, with
 // `heads_before` heads before it in all tiles) as boundary words: each word, key 0's bit
 // cleared, and the boundaries before it (the heads before it but key 0).
 template <int NT, int VT, class I>
 __device__ __forceinline__ void write_run_boundaries(const run_boundaries_out<I>& boundaries, int64_t base, int n, int first,
                                                      unsigned heads, int64_t heads_before, const unsigned* head_bits) {
-  for (int w = (int)threadIdx.x; w * 32 < n; w += NT) boundaries.bits[base / 32 + w] = head_bits[w] & (base + w == 0 ? ~1u : ~0u);
+  write_boundary_bits<NT>(boundaries.bits, base, n, head_bits);
   // The thread whose keys hold a word's first key counts the heads before it.
   for (int k = (first + 31) / 32 * 32; k < first + VT && k < n; k += 32) {
     const int64_t before = heads_before + __popc(heads & ((1u << (k - first)) - 1u));
@@ -53,6 +59,16 @@ __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int6
     lengths[offset + tile_count - 1] = (I)(count - last_start);
   }
 }
+
+// Where a runs tile of few heads (at most 1 / RUNS_DEFERRED_SHARE of its keys; not the first
+// tile) leaves them instead of waiting on its look-back, where `positions` is not null: slot
+// `tile` (NV / RUNS_DEFERRED_SHARE items) of `positions` holds their positions in the tile, and
+// of `heads` (where the call writes heads) their keys; run_deferred_tile writes them out.
+template <class K>
+struct run_deferral {
+  uint16_t* positions;
+  K* heads;
+};
 
 // The shared memory of run_starts_tile: the tile's keys (key j at keys[LEAD + j], the one
 // before the tile at keys[LEAD - 1]; LEAD keys are a whole number of 16-byte words, so the
@@ -107,6 +123,25 @@ __device__ __forceinline__ unsigned row_heads(const K* tile_keys, int first, int
   return heads;
 }
 
+// A tile of run_starts_tile that leaves its `tile_count` heads in its deferral slot: its count
+// published (with its last head where `carried`), its heads' positions (and keys, where
+// deferral.heads is not null) in the slot, its boundary words where `bits` is not null.
+template <int NT, int VT, class K>
+__device__ __forceinline__ void leave_run_tile(int64_t tile, int n, int tile_count, uint64_t* tile_states, const carried_last* carried,
+                                               const run_starts_shared<NT, VT, K>& shared, const run_deferral<K>& deferral,
+                                               unsigned* bits) {
+  constexpr int NV = NT * VT;
+  __syncthreads();  // the heads' positions, bits and last head in place
+  if (threadIdx.x == 0) publish_tile_count(tile, tile_count, tile_states, carried);
+  const int64_t slot = tile * (NV / RUNS_DEFERRED_SHARE);
+  for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+    const int position = shared.head_positions[k];
+    deferral.positions[slot + k] = (uint16_t)position;
+    if (deferral.heads) deferral.heads[slot + k] = shared.keys[run_starts_shared<NT, VT, K>::LEAD + position];
+  }
+  if (bits) write_boundary_bits<NT>(bits, tile * NV, n, shared.head_bits);
+}
+
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
 // (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by
@@ -116,12 +151,15 @@ __device__ __forceinline__ unsigned row_heads(const K* tile_keys, int first, int
 // look-back carrying the last head before each tile). Tiles take their indices from a ticket
 // (tile_states[num_tiles]); tile_states: num_tiles + 1 zeroed slots. The keys arrive by one
 // bulk copy (stage_start), taken with the ticket, and wait in shared memory: what a tile
-// holds while it looks back is its shared memory, so the entry asks for registers to match
-// (BENCHMARKS.md).
+// holds while it looks back is its shared memory, so the entry asks for registers to match.
+// Where deferral.positions is not null, a tile of few heads (run_deferral) does not look back:
+// half a tile's life went to waiting on its predecessors' counts, and such a tile's heads cost
+// little to store twice (BENCHMARKS.md); run_deferred_tile finishes it.
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
                                                 I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
-                                                const run_lengths_out<I>& run_lengths, uint64_t* runs, Comp comp) {
+                                                const run_lengths_out<I>& run_lengths, const run_deferral<K>& deferral,
+                                                uint64_t* runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
   using Shared = run_starts_shared<NT, VT, K>;
   constexpr int NV = Shared::NV, WORDS = NV / 32, LEAD = Shared::LEAD;
@@ -145,6 +183,8 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   }
   if (heads && heads_before + __popc(heads) == tile_count) shared.tile_last = base + first + 31 - __clz(heads);
   const carried_last carried{run_lengths.tile_lasts, &shared.tile_last};
+  if (deferral.positions && tile > 0 && tile_count <= NV / RUNS_DEFERRED_SHARE)
+    return leave_run_tile(tile, n, tile_count, tile_states, run_lengths.lengths ? &carried : nullptr, shared, deferral, boundaries.bits);
   const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, shared.scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
   if (run_lengths.lengths)
     write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, shared.head_positions, offset,
@@ -154,6 +194,44 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     const int position = shared.head_positions[k];
     if (starts) starts[offset + k] = (I)(base + position);
     if (heads_out) heads_out[offset + k] = tile_keys[position];
+  }
+  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+}
+
+// After run_starts_tile with the same arguments, one CTA per tile (blockIdx.x): a tile that
+// left its heads in its deferral slot takes its offset by a look-back (every tile's count is
+// known by now, so it waits on none), then writes what run_starts_tile would have: the heads'
+// starts and keys, their lengths, the boundaries before its words, and by the last tile the
+// run count. Other tiles return at once.
+template <int NT, int VT, class I, class K>
+__device__ __forceinline__ void run_deferred_tile(int64_t count, int64_t num_tiles, uint64_t* tile_states, I* starts, K* heads_out,
+                                                  const run_boundaries_out<I>& boundaries, const run_lengths_out<I>& run_lengths,
+                                                  const run_deferral<K>& deferral, uint64_t* runs) {
+  constexpr int NV = NT * VT, ROOM = NV / RUNS_DEFERRED_SHARE;
+  static_assert(NV / 32 <= NT, "a thread a boundary word");
+  __shared__ scan_shared<NT> scan;
+  __shared__ int64_t tile_last;
+  const int64_t tile = blockIdx.x, base = tile * NV;
+  const uint64_t state = tile_states[tile];
+  if (tile >= num_tiles || !(state & TILE_AGGREGATE)) return;  // its outputs written as it found them
+  const int tile_count = (int)(state & TILE_COUNT_MASK), n = count - base < NV ? (int)(count - base) : NV;
+  const uint16_t* positions = deferral.positions + tile * ROOM;
+  if (threadIdx.x == 0 && tile_count > 0) tile_last = base + positions[tile_count - 1];
+  const carried_last carried{run_lengths.tile_lasts, &tile_last};
+  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan, run_lengths.lengths ? &carried : nullptr);
+  if (run_lengths.lengths)
+    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, positions, offset, scan.last_before);
+  if (boundaries.bits) {
+    // The heads before each word (a thread's), from the words run_starts_tile wrote; tile 0's
+    // key 0, a head, is among the `offset` before the tile.
+    const int w = (int)threadIdx.x;
+    int heads_in_tile;
+    const int before = cta_exclusive_scan<NT>(w * 32 < n ? __popc(boundaries.bits[base / 32 + w]) : 0, heads_in_tile, scan);
+    if (w * 32 < n) boundaries.before[base / 32 + w] = (I)(offset + before - 1);
+  }
+  for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
+    if (starts) starts[offset + k] = (I)(base + positions[k]);
+    if (heads_out) heads_out[offset + k] = deferral.heads[tile * ROOM + k];
   }
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
