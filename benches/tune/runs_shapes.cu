@@ -36,8 +36,8 @@
 using K = uint32_t;
 using Comp = mergepath::less_t<K>;
 
-// The library's tiles (run_starts_tile, then run_deferred_tile over the tiles that left their
-// heads in `deferral`'s slots; none does where its positions are null).
+// The library's tiles (run_starts_tile; then where `deferral` has slots, run_deferred_offsets
+// and run_deferred_tiles over the tiles that left their heads there).
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
@@ -46,12 +46,16 @@ library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint
                                      mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs, Comp());
 }
 
+__global__ void __launch_bounds__(mergepath::RUNS_OFFSETS_THREADS)
+library_offsets(int64_t tiles, uint64_t* states, uint64_t* runs, mergepath::run_deferral<K> deferral) {
+  mergepath::run_deferred_offsets<mergepath::RUNS_OFFSETS_THREADS, mergepath::RUNS_OFFSETS_TILES>(tiles, states, nullptr, runs);
+}
+
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
-library_deferred(const K*, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
-                 mergepath::run_deferral<K> deferral) {
-  mergepath::run_deferred_tile<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                       mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs);
+library_deferred(int64_t count, int64_t tiles, const uint64_t* states, uint32_t* starts, K* heads, mergepath::run_deferral<K> deferral) {
+  mergepath::run_deferred_tiles<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
+                                       mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral);
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
@@ -977,7 +981,8 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
   }
 }
 
-// The library's tiles as its calls launch them: run_starts_tile, then (`deferred`) run_deferred_tile.
+// The library's tiles as its calls launch them: run_starts_tile, then (`deferred`)
+// run_deferred_offsets and run_deferred_tiles, each a programmatic dependent of the one before.
 template <int NT, int VT>
 void measure_library(const char* variant, const Input& in, const char* runs_name, bool deferred) {
   constexpr int NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
@@ -993,16 +998,19 @@ void measure_library(const char* variant, const Input& in, const char* runs_name
     const float ms = median_ms([&] {
       CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
       library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
-      if (deferred)
-        library_deferred<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
+      if (deferred) {
+        launch_dependent(library_offsets, dim3(1), dim3(mergepath::RUNS_OFFSETS_THREADS), tiles, in.states, found, deferral);
+        launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles, in.states, starts, in.heads,
+                         deferral);
+      }
     });
     CK(cudaGetLastError());
     std::vector<uint64_t> states(tiles);
     CK(cudaMemcpy(states.data(), in.states, tiles * 8, cudaMemcpyDeviceToHost));
-    int64_t prefixes = 0;
-    for (uint64_t x : states) prefixes += (x & mergepath::TILE_PREFIX) != 0;
+    int64_t deferred_tiles = 0;
+    for (uint64_t x : states) deferred_tiles += (x & mergepath::TILE_AGGREGATE) != 0;
     char note[64];
-    snprintf(note, sizeof note, "grid %lld, %lld found their prefix", (long long)tiles, (long long)prefixes);
+    snprintf(note, sizeof note, "grid %lld, %lld deferred", (long long)tiles, (long long)deferred_tiles);
     report(variant, in, runs_name, NT, VT, positions, ms, note);
   }
   CK(cudaFree(deferral.positions));

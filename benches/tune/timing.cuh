@@ -27,6 +27,22 @@ template <class F> float median_ms(F f, int reps = 30) {
   std::sort(t.begin(), t.end()); return t[t.size() / 2];
 }
 
+// `kernel` launched on the legacy stream as a programmatic dependent of the kernel before it
+// (as the library's Gpu::launch_dependent).
+template <class... Params, class... Args>
+void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, Args... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.stream = 0;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, kernel, (Params)args...));
+}
+
 // The log2 sizes given on the command line, else `otherwise`.
 inline std::vector<int> log2_sizes(int argc, char** argv, std::vector<int> otherwise) {
   std::vector<int> sizes;

@@ -39,7 +39,7 @@
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{RunsParams, PARTITION_THREADS, RUNS_DEFERRED_SHARE};
+use crate::device::contract::{RunsParams, PARTITION_THREADS, RUNS_DEFERRED_SHARE, RUNS_OFFSETS_THREADS};
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
@@ -218,11 +218,12 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let n = keys.len;
     let shape = runs_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
-    // The tiles' scan states, the ticket and the count (zeroed), then the starts, the
-    // boundary words and the tiles' last heads.
+    // The tiles' scan states, the ticket and the count (zeroed), then the starts, the boundary
+    // words, the tiles' last heads.
     let words = if keep.boundaries { n.div_ceil(32) } else { 0 };
+    let zeroed = tiles + 2;
     let mut layout = TempLayout::default();
-    let (states_at, starts_at) = (layout.region((tiles + 2) * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
+    let (states_at, starts_at) = (layout.region(zeroed * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
     let (bits_at, before_at) = (layout.region(words * 4), layout.region(words * index_bytes));
     let lasts_at = layout.region(if lengths != 0 { tiles * 8 } else { 0 });
     // The deferred tiles' slots: their heads' positions (u16), and their keys where the kernel
@@ -231,7 +232,7 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let deferred_positions_at = layout.region(tiles * slot * 2);
     let deferred_heads_at = layout.region(if heads != 0 { tiles * slot * key_bytes } else { 0 });
     let mut temp = gpu.temp(layout.bytes())?;
-    gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(tiles + 2)?)?;
+    gpu.stream().memset_zeros(&mut temp.view_mut::<u64>(zeroed)?)?;
     let (base, guard) = temp.device_ptr_mut();
     drop(guard); // the kernels below are ordered after the memset on the same stream
     let (states, runs) = (base + states_at as u64, base + (states_at + 8 * (tiles + 1)) as u64);
@@ -259,21 +260,30 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
         deferred_heads,
     };
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
-    // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s and `mergepath_run_deferred_{4,8}`'s
-    // parameter struct; one CTA of the runs shape (the kernels', same table row) per tile of the
-    // `n` keys, `tile_states` the tiles' zeroed states and ticket, `starts` (where not 0) room
-    // for `n` indices of the entry's width (at most one run per key), `heads` and `lengths`
-    // (where not 0) for `n` keys and lengths (the lengths of the entry's width, `tile_lasts` a
-    // slot a tile), the boundary words (where not 0) room for a word and an index a 32 keys,
-    // the deferral slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where
-    // `heads` is not 0) a tile, `runs` one zeroed u64; the second kernel runs after the first on
-    // the same stream.
-    unsafe {
-        gpu.launch(&kernels.run_starts(index_bytes)?, cfg, &params)?;
-        gpu.launch(&kernels.run_deferred(index_bytes)?, cfg, &params)
-    }?;
+    // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
+    // runs shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
+    // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
+    // entry's width (at most one run per key), `heads` and `lengths` (where not 0) for `n`
+    // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
+    // boundary words (where not 0) room for a word and an index a 32 keys, the deferred tiles'
+    // slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where `heads` is
+    // not 0) each, `runs` one zeroed u64.
+    unsafe { gpu.launch(&kernels.run_starts(index_bytes)?, cfg, &params) }?;
+    if tiles > 1 {
+        // The first tile never defers.
+        let offsets_cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (RUNS_OFFSETS_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
+        let deferred_cfg = LaunchConfig { grid_dim: (grid_ctas(tiles.div_ceil(shape.threads as usize / 32), "runs deferred grid")?, 1, 1), ..cfg };
+        // SAFETY: the same parameters, each kernel a dependent of the one before it on the
+        // stream (each waits for it before reading): one CTA of RUNS_OFFSETS_THREADS scanning the
+        // tiles' states, then CTAs of the runs shape's threads, a warp a tile, writing the
+        // deferred tiles' outputs to the rooms above.
+        unsafe {
+            gpu.launch_dependent(&kernels.run_deferred_offsets(index_bytes)?, offsets_cfg, &params, kernels.arch)?;
+            gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, &params, kernels.arch)
+        }?;
+    }
     let mut count = [0u64];
-    // SAFETY: `runs` is a u64 of the temp buffer, written by the kernel just enqueued.
+    // SAFETY: `runs` is a u64 of the temp buffer, written by the kernels just enqueued.
     unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, runs, gpu.stream().cu_stream()) }?;
     gpu.synchronize()?;
     found.count = count[0] as usize;

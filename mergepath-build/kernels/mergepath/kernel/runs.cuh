@@ -6,6 +6,7 @@
 #include "../cta/scan.cuh"
 #include "../cta/stage.cuh"
 #include "../thread/keys.cuh"
+#include "merge.cuh"  // wait_for_previous_kernel, let_dependents_start
 
 namespace mergepath {
 
@@ -47,12 +48,14 @@ struct run_lengths_out {
 
 // The lengths of a tile's runs (`tile_count` heads at head_positions[], sorted, the first run
 // `offset`) whose ends the tile knows: each but the last, the run before the tile's first head
-// (which began at `last_before`, -1: none), and by the last tile the last run.
-template <int NT, class I>
+// (which began at `last_before`, -1: none), and by the last tile the last run. Called by
+// `ranks` threads, this one `rank`.
+template <class I>
 __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int64_t count, bool last_tile, int tile_count,
-                                                  const uint16_t* head_positions, int64_t offset, int64_t last_before) {
-  for (int k = (int)threadIdx.x; k + 1 < tile_count; k += NT) lengths[offset + k] = (I)(head_positions[k + 1] - head_positions[k]);
-  if (threadIdx.x != 0) return;
+                                                  const uint16_t* head_positions, int64_t offset, int64_t last_before, int rank,
+                                                  int ranks) {
+  for (int k = rank; k + 1 < tile_count; k += ranks) lengths[offset + k] = (I)(head_positions[k + 1] - head_positions[k]);
+  if (rank != 0) return;
   if (tile_count > 0 && last_before >= 0) lengths[offset - 1] = (I)(base + head_positions[0] - last_before);
   if (last_tile) {
     const int64_t last_start = tile_count > 0 ? base + head_positions[tile_count - 1] : last_before;
@@ -63,7 +66,8 @@ __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int6
 // Where a runs tile of few heads (at most 1 / RUNS_DEFERRED_SHARE of its keys; not the first
 // tile) leaves them instead of waiting on its look-back, where `positions` is not null: slot
 // `tile` (NV / RUNS_DEFERRED_SHARE items) of `positions` holds their positions in the tile, and
-// of `heads` (where the call writes heads) their keys; run_deferred_tile writes them out.
+// of `heads` (where the call writes heads) their keys. run_deferred_offsets and
+// run_deferred_tiles write them out.
 template <class K>
 struct run_deferral {
   uint16_t* positions;
@@ -154,7 +158,7 @@ __device__ __forceinline__ void leave_run_tile(int64_t tile, int n, int tile_cou
 // holds while it looks back is its shared memory, so the entry asks for registers to match.
 // Where deferral.positions is not null, a tile of few heads (run_deferral) does not look back:
 // half a tile's life went to waiting on its predecessors' counts, and such a tile's heads cost
-// little to store twice (BENCHMARKS.md); run_deferred_tile finishes it.
+// little to store twice (BENCHMARKS.md); run_deferred_tiles finishes it.
 template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
                                                 I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
@@ -187,8 +191,8 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     return leave_run_tile(tile, n, tile_count, tile_states, run_lengths.lengths ? &carried : nullptr, shared, deferral, boundaries.bits);
   const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, shared.scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
   if (run_lengths.lengths)
-    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, shared.head_positions, offset,
-                          shared.scan.last_before);
+    write_run_lengths(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, shared.head_positions, offset,
+                      shared.scan.last_before, (int)threadIdx.x, NT);
   if (boundaries.bits) write_run_boundaries<NT, VT>(boundaries, base, n, first, heads, offset + heads_before, shared.head_bits);
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
     const int position = shared.head_positions[k];
@@ -198,42 +202,172 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
-// After run_starts_tile with the same arguments, one CTA per tile (blockIdx.x): a tile that
-// left its heads in its deferral slot takes its offset by a look-back (every tile's count is
-// known by now, so it waits on none), then writes what run_starts_tile would have: the heads'
-// starts and keys, their lengths, the boundaries before its words, and by the last tile the
-// run count. Other tiles return at once.
+// What a tile adds to the runs' scan: the runs through it (its count, or where it knew its
+// prefix all runs up to its end), and the last run head up to its end (-1: none known).
+struct run_fold {
+  int64_t runs, last;
+};
+
+// A tile's (or a run of tiles') element of the runs' scan: its run_fold, and `resets` where
+// it holds all runs up to its end (a tile that knew its prefix). combine(a, b): a, then b.
+struct run_scan_item {
+  run_fold fold;
+  bool resets;
+};
+
+__device__ __forceinline__ run_scan_item combine(const run_scan_item& a, const run_scan_item& b) {
+  if (b.resets) return b;
+  return run_scan_item{{a.fold.runs + b.fold.runs, a.fold.last > b.fold.last ? a.fold.last : b.fold.last}, a.resets};
+}
+
+// The inclusive scan of `x` over the warp's lanes (by shuffles).
+__device__ __forceinline__ run_scan_item warp_inclusive_scan(run_scan_item x, int lane) {
+#pragma unroll
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const run_scan_item y{{__shfl_up_sync(0xffffffffu, x.fold.runs, d), __shfl_up_sync(0xffffffffu, x.fold.last, d)},
+                          __shfl_up_sync(0xffffffffu, x.resets, d) != 0};
+    if (lane >= d) x = combine(y, x);
+  }
+  return x;
+}
+
+// After run_starts_tile, the deferred tiles' offsets, by one CTA of NT threads scanning the
+// tiles' states in order, NT * VT a round: each warp 32 * VT consecutive tiles, lane l of row i
+// tile 32 i + l (loads and stores coalesced: one SM's strided requests were most of its time),
+// a row scanned across the lanes after the rows before it. A tile that knew its prefix
+// restarts the scan. Each deferred tile's state then says its prefix with its count flag kept
+// (TILE_PREFIX | TILE_AGGREGATE | the runs through it), its last-head slot (where tile_lasts is
+// not null) the last head up to its end where it has none of its own, and where the last tile
+// was deferred, *runs the run count. Launched as a programmatic dependent of run_starts_tile's
+// kernel, and lets run_deferred_tiles' start.
+template <int NT, int VT>
+__device__ __forceinline__ void run_deferred_offsets(int64_t num_tiles, uint64_t* tile_states, int64_t* tile_lasts, uint64_t* runs) {
+  constexpr int WARPS = NT / WARP_THREADS;
+  static_assert(WARPS <= WARP_THREADS, "one warp scans the warps' totals");
+  __shared__ run_scan_item warp_before[WARPS], carried;
+  let_dependents_start();
+  wait_for_previous_kernel();
+  const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
+  // Tile t's element (state s).
+  const auto element = [&](int64_t t, uint64_t s) {
+    const bool resets = (s & TILE_PREFIX) != 0;
+    const int64_t value = (int64_t)(s & TILE_COUNT_MASK);
+    return run_scan_item{{value, tile_lasts && (resets || value > 0) ? tile_lasts[t] : -1}, resets};
+  };
+  const run_scan_item none{{0, -1}, false};
+  // The warp's rows in order, from `into` (each lane's tile's inclusive item to `row(i, t, x)`);
+  // returns the warp's total after `into`.
+  const auto rows = [&](int64_t first, const uint64_t (&tile_state)[VT], run_scan_item into, auto row) {
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int64_t t = first + i * WARP_THREADS + lane;
+      const run_scan_item x = combine(into, warp_inclusive_scan(element(t, tile_state[i]), lane));
+      row(t, tile_state[i], x);
+      into = run_scan_item{{__shfl_sync(0xffffffffu, x.fold.runs, WARP_THREADS - 1), __shfl_sync(0xffffffffu, x.fold.last, WARP_THREADS - 1)},
+                           __shfl_sync(0xffffffffu, x.resets, WARP_THREADS - 1) != 0};
+    }
+    return into;
+  };
+  if (threadIdx.x == 0) carried = none;
+  for (int64_t round = 0; round < num_tiles; round += (int64_t)NT * VT) {
+    const int64_t first = round + (int64_t)warp * WARP_THREADS * VT;
+    uint64_t tile_state[VT];
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int64_t t = first + i * WARP_THREADS + lane;
+      tile_state[i] = t < num_tiles ? tile_states[t] : TILE_AGGREGATE;
+    }
+    const run_scan_item total = rows(first, tile_state, none, [](int64_t, uint64_t, const run_scan_item&) {});
+    __syncthreads();  // the last round's warp_before and carried read
+    if (lane == 0) warp_before[warp] = total;
+    __syncthreads();
+    if (warp == 0) {
+      const run_scan_item inclusive = warp_inclusive_scan(lane < WARPS ? warp_before[lane] : none, lane);
+      const run_scan_item exclusive{{__shfl_up_sync(0xffffffffu, inclusive.fold.runs, 1), __shfl_up_sync(0xffffffffu, inclusive.fold.last, 1)},
+                                    __shfl_up_sync(0xffffffffu, inclusive.resets, 1) != 0};
+      const run_scan_item into_round = carried;
+      __syncwarp();
+      if (lane < WARPS) warp_before[lane] = lane == 0 ? into_round : combine(into_round, exclusive);
+      if (lane == WARPS - 1) carried = combine(into_round, inclusive);
+    }
+    __syncthreads();
+    rows(first, tile_state, warp_before[warp], [&](int64_t t, uint64_t state, const run_scan_item& x) {
+      if ((state & TILE_PREFIX) || t >= num_tiles) return;
+      tile_states[t] = TILE_PREFIX | TILE_AGGREGATE | (uint64_t)x.fold.runs;
+      if (tile_lasts && (state & TILE_COUNT_MASK) == 0) tile_lasts[t] = x.fold.last;
+      if (t == num_tiles - 1) *runs = (uint64_t)x.fold.runs;
+    });
+  }
+}
+
+// After run_deferred_offsets, a warp a tile (NT / 32 tiles a CTA, from blockIdx.x * NT / 32;
+// a CTA a tile was 10 % of the runs' time in CTAs that only returned): a deferred tile writes
+// what run_starts_tile would have (the heads' starts and keys, their lengths, the boundaries
+// before its words), its offset and count from its state and the one before it; other tiles'
+// warps return. Launched as a programmatic dependent of run_deferred_offsets.
 template <int NT, int VT, class I, class K>
-__device__ __forceinline__ void run_deferred_tile(int64_t count, int64_t num_tiles, uint64_t* tile_states, I* starts, K* heads_out,
-                                                  const run_boundaries_out<I>& boundaries, const run_lengths_out<I>& run_lengths,
-                                                  const run_deferral<K>& deferral, uint64_t* runs) {
-  constexpr int NV = NT * VT, ROOM = NV / RUNS_DEFERRED_SHARE;
-  static_assert(NV / 32 <= NT, "a thread a boundary word");
-  __shared__ scan_shared<NT> scan;
-  __shared__ int64_t tile_last;
-  const int64_t tile = blockIdx.x, base = tile * NV;
+__device__ __forceinline__ void run_deferred_tiles(int64_t count, int64_t num_tiles, const uint64_t* tile_states, I* starts, K* heads_out,
+                                                   const run_boundaries_out<I>& boundaries, const run_lengths_out<I>& run_lengths,
+                                                   const run_deferral<K>& deferral) {
+  constexpr int NV = NT * VT, ROOM = NV / RUNS_DEFERRED_SHARE, WORDS_PER_LANE = (NV / 32 + WARP_THREADS - 1) / WARP_THREADS;
+  wait_for_previous_kernel();
+  const int lane = (int)threadIdx.x % WARP_THREADS;
+  const int64_t tile = (int64_t)blockIdx.x * (NT / WARP_THREADS) + (int64_t)threadIdx.x / WARP_THREADS, base = tile * NV;
+  if (tile >= num_tiles) return;
   const uint64_t state = tile_states[tile];
-  if (tile >= num_tiles || !(state & TILE_AGGREGATE)) return;  // its outputs written as it found them
-  const int tile_count = (int)(state & TILE_COUNT_MASK), n = count - base < NV ? (int)(count - base) : NV;
+  if ((state & (TILE_PREFIX | TILE_AGGREGATE)) != (TILE_PREFIX | TILE_AGGREGATE)) return;
+  const int64_t offset = (int64_t)(tile_states[tile - 1] & TILE_COUNT_MASK);  // a deferred tile is not the first
+  const int tile_count = (int)((int64_t)(state & TILE_COUNT_MASK) - offset);
+  const int n = count - base < NV ? (int)(count - base) : NV;
   const uint16_t* positions = deferral.positions + tile * ROOM;
-  if (threadIdx.x == 0 && tile_count > 0) tile_last = base + positions[tile_count - 1];
-  const carried_last carried{run_lengths.tile_lasts, &tile_last};
-  const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, scan, run_lengths.lengths ? &carried : nullptr);
   if (run_lengths.lengths)
-    write_run_lengths<NT>(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, positions, offset, scan.last_before);
+    write_run_lengths(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, positions, offset,
+                      run_lengths.tile_lasts[tile - 1], lane, WARP_THREADS);
   if (boundaries.bits) {
-    // The heads before each word (a thread's), from the words run_starts_tile wrote; tile 0's
-    // key 0, a head, is among the `offset` before the tile.
-    const int w = (int)threadIdx.x;
-    int heads_in_tile;
-    const int before = cta_exclusive_scan<NT>(w * 32 < n ? __popc(boundaries.bits[base / 32 + w]) : 0, heads_in_tile, scan);
-    if (w * 32 < n) boundaries.before[base / 32 + w] = (I)(offset + before - 1);
+    // The heads before each word, from the words run_starts_tile wrote (WORDS_PER_LANE words a
+    // lane, the lanes' counts scanned across the warp); tile 0's key 0, a head, is among the
+    // `offset` before the tile.
+    const int first_word = lane * WORDS_PER_LANE;
+    unsigned bits[WORDS_PER_LANE];
+    int heads = 0;
+#pragma unroll
+    for (int i = 0; i < WORDS_PER_LANE; ++i) {
+      bits[i] = (first_word + i) * 32 < n ? boundaries.bits[base / 32 + first_word + i] : 0u;
+      heads += __popc(bits[i]);
+    }
+    int inclusive = heads;
+#pragma unroll
+    for (int d = 1; d < WARP_THREADS; d *= 2) {
+      const int x = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += x;
+    }
+    int64_t before = offset + inclusive - heads - 1;
+#pragma unroll
+    for (int i = 0; i < WORDS_PER_LANE; ++i) {
+      if ((first_word + i) * 32 < n) boundaries.before[base / 32 + first_word + i] = (I)before;
+      before += __popc(bits[i]);
+    }
   }
-  for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
-    if (starts) starts[offset + k] = (I)(base + positions[k]);
-    if (heads_out) heads_out[offset + k] = deferral.heads[tile * ROOM + k];
+  // The heads, HEADS_IN_FLIGHT a lane loaded before they are stored.
+  constexpr int HEADS_IN_FLIGHT = 4;
+  for (int first = 0; first < tile_count; first += HEADS_IN_FLIGHT * WARP_THREADS) {
+    uint16_t position[HEADS_IN_FLIGHT];
+    K key[HEADS_IN_FLIGHT];
+#pragma unroll
+    for (int i = 0; i < HEADS_IN_FLIGHT; ++i) {
+      const int k = first + i * WARP_THREADS + lane;
+      if (k >= tile_count) break;
+      if (starts) position[i] = positions[k];
+      if (heads_out) key[i] = deferral.heads[tile * ROOM + k];
+    }
+#pragma unroll
+    for (int i = 0; i < HEADS_IN_FLIGHT; ++i) {
+      const int k = first + i * WARP_THREADS + lane;
+      if (k >= tile_count) break;
+      if (starts) starts[offset + k] = (I)(base + position[i]);
+      if (heads_out) heads_out[offset + k] = key[i];
+    }
   }
-  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
 // The shared memory an SM holds on architecture `arch` (as __CUDA_ARCH__: 900 for sm_90):
