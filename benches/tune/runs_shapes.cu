@@ -36,8 +36,8 @@
 using K = uint32_t;
 using Comp = mergepath::less_t<K>;
 
-// The library's tiles (run_starts_tile; then where `deferral` has slots, run_deferred_offsets
-// and run_deferred_tiles over the tiles that left their heads there).
+// The library's tiles (run_starts_tile; then where `deferral` has slots, run_deferred_tiles
+// over the tiles that left their heads there).
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
@@ -46,16 +46,12 @@ library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint
                                      mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs, Comp());
 }
 
-__global__ void __launch_bounds__(mergepath::RUNS_OFFSETS_THREADS)
-library_offsets(int64_t tiles, uint64_t* states, uint64_t* runs, mergepath::run_deferral<K> deferral) {
-  mergepath::run_deferred_offsets<mergepath::RUNS_OFFSETS_THREADS, mergepath::RUNS_OFFSETS_TILES>(tiles, states, nullptr, runs);
-}
-
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
-library_deferred(int64_t count, int64_t tiles, const uint64_t* states, uint32_t* starts, K* heads, mergepath::run_deferral<K> deferral) {
+library_deferred(int64_t count, int64_t tiles, const uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
+                 mergepath::run_deferral<K> deferral) {
   mergepath::run_deferred_tiles<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                       mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral);
+                                        mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs);
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
@@ -982,12 +978,15 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
 }
 
 // The library's tiles as its calls launch them: run_starts_tile, then (`deferred`)
-// run_deferred_offsets and run_deferred_tiles, each a programmatic dependent of the one before.
+// run_deferred_tiles as its programmatic dependent.
 template <int NT, int VT>
 void measure_library(const char* variant, const Input& in, const char* runs_name, bool deferred) {
   constexpr int NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
   const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
-  mergepath::run_deferral<K> deferral{nullptr, nullptr};
+  const mergepath::run_count_slots at{tiles, (tiles + mergepath::RUNS_GROUP_TILES - 1) / mergepath::RUNS_GROUP_TILES};
+  const int64_t counted = (tiles + at.groups + at.groups / mergepath::RUNS_GROUP_TILES + 1 + 1) / 2;  // u64 slots of u32 counts
+  // The counts after the tiles' states and ticket.
+  mergepath::run_deferral<K> deferral{nullptr, nullptr, reinterpret_cast<unsigned*>(in.states + tiles + 1), nullptr};
   if (deferred) {
     CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
     CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
@@ -996,13 +995,11 @@ void measure_library(const char* variant, const Input& in, const char* runs_name
   for (bool positions : {false, true}) {
     uint32_t* starts = positions ? in.starts : nullptr;
     const float ms = median_ms([&] {
-      CK(cudaMemsetAsync(in.states, 0, (tiles + 1) * sizeof(uint64_t)));
+      CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
       library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
-      if (deferred) {
-        launch_dependent(library_offsets, dim3(1), dim3(mergepath::RUNS_OFFSETS_THREADS), tiles, in.states, found, deferral);
-        launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles, in.states, starts, in.heads,
-                         deferral);
-      }
+      if (deferred)
+        launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
+                         in.states, starts, in.heads, found, deferral);
     });
     CK(cudaGetLastError());
     std::vector<uint64_t> states(tiles);

@@ -88,8 +88,7 @@ pub const CONSTANTS: &[Constant] = &[
         value: 8,
         doc: "A runs tile other than the first whose heads are at most 1 / RUNS_DEFERRED_SHARE of its keys does not wait on its look-back: it leaves its heads in a slot of its own (room for a tile's keys / RUNS_DEFERRED_SHARE) for mergepath_run_deferred_{4,8} to write out.",
     },
-    Constant { name: "RUNS_OFFSETS_THREADS", value: 512, doc: "Threads of mergepath_run_deferred_offsets_{4,8}'s one CTA, which scans the runs tiles' states in order." },
-    Constant { name: "RUNS_OFFSETS_TILES", value: 8, doc: "Runs tiles' states a thread of mergepath_run_deferred_offsets_{4,8} takes a round." },
+    Constant { name: "RUNS_GROUP_TILES", value: 64, doc: "Runs tiles a group sums the counts of, and groups a span does, for the deferred tiles' offsets (runs_params' deferred_counts)." },
     Constant { name: "REDUCE_SPINE_THREADS", value: 512, doc: "Threads of a CTA of the segmented reduction's spine, which scans the tiles' partial folds in order." },
     Constant { name: "REDUCE_SPINE_TILES", value: 4, doc: "Tiles' partials a spine thread takes: a spine CTA takes REDUCE_SPINE_THREADS times as many." },
     Constant { name: "REDUCE_SPINE_CARRY_BYTES", value: 96, doc: "Room for one spine CTA's carry in the segmented reduction's look-back (its own fold and the fold it carries on, REDUCE_PARTIAL_BYTES each, and a flag)." },
@@ -632,7 +631,7 @@ pub const KERNEL_PARAMS: &[Struct] = &[
     Struct {
         name: "runs_params",
         templates: &["I"],
-        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the runs shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; where boundary_bits is not null, the runs' boundaries as mergepath_reduce_runs_{sum,min,max}_{4,8} reads them (boundary_bits: a word for each 32 keys, boundaries_before: one I per word); where `lengths` is not null, lengths[j] = run j's length (room for `count`; tile_lasts: num_tiles slots, the look-back's last run head before each tile); where deferred_positions is not null, a tile of few heads (RUNS_DEFERRED_SHARE) leaves them (their positions in the tile, and their keys in deferred_heads where `heads` is not null) in its slot, then mergepath_run_deferred_offsets_{4,8} (one CTA of RUNS_OFFSETS_THREADS) finds those tiles' offsets (and *runs where the last tile was deferred) and mergepath_run_deferred_{4,8} (CTAs of the runs shape's threads, a warp a tile) writes their outputs, both with the same parameters, each a programmatic dependent of the kernel before it; mergepath_run_lengths_{4,8} (one thread per run, *runs of them, from the starts): lengths[j] = run j's length.",
+        doc: "mergepath_run_starts_{4,8} (one CTA per tile of the runs shape, `num_tiles` of them, tiles taking their indices from the ticket tile_states[num_tiles]; tile_states: num_tiles + 1 zeroed slots): starts[j] (where not null) = the position of the j-th run of equal keys among `count` keys, and where `heads` is not null heads[j] = its first key (room for `count`), *runs = the number of runs; where boundary_bits is not null, the runs' boundaries as mergepath_reduce_runs_{sum,min,max}_{4,8} reads them (boundary_bits: a word for each 32 keys, boundaries_before: one I per word); where `lengths` is not null, lengths[j] = run j's length (room for `count`; tile_lasts: num_tiles slots, the look-back's last run head before each tile); where deferred_positions is not null, a tile of few heads (RUNS_DEFERRED_SHARE) leaves them (their positions in the tile, and their keys in deferred_heads where `heads` is not null) in its slot, every tile adding its count to deferred_counts (num_tiles + groups + spans zeroed slots: its own, its group's of RUNS_GROUP_TILES tiles, its span's of RUNS_GROUP_TILES groups) and, with the lengths, its last head + 1 to the maxima of deferred_lasts (groups + spans zeroed slots); then mergepath_run_deferred_{4,8} (CTAs of the runs shape's threads, a warp a tile, a programmatic dependent of the first kernel, with the same parameters) writes those tiles' outputs (and *runs where the last tile was deferred); mergepath_run_lengths_{4,8} (one thread per run, *runs of them, from the starts): lengths[j] = run j's length.",
         fields: &[
             ("keys", Ptr(BYTES)),
             ("count", I64),
@@ -647,6 +646,8 @@ pub const KERNEL_PARAMS: &[Struct] = &[
             ("boundaries_before", Ptr("I*")),
             ("deferred_positions", Ptr("uint16_t*")),
             ("deferred_heads", Ptr(BYTES_OUT)),
+            ("deferred_counts", Ptr("unsigned*")),
+            ("deferred_lasts", Ptr("uint64_t*")),
         ],
     },
     Struct {
@@ -1130,7 +1131,6 @@ pub const KERNEL_ENTRIES: &[EntryPoint] = &[
     entry("segmented_reduce_spine_min", "segmented_reduce_params", One),
     entry("segmented_reduce_spine_max", "segmented_reduce_params", One),
     entry("run_starts", "runs_params", Indices),
-    key_independent("run_deferred_offsets", "runs_params", Indices),
     entry("run_deferred", "runs_params", Indices),
     key_independent("run_lengths", "runs_params", Indices),
     key_independent("record_order", "record_order_params", Indices),

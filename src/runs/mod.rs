@@ -39,7 +39,7 @@
 
 use crate::checks::{check_output, check_values};
 use crate::device::buffers::CheckedBuffer;
-use crate::device::contract::{RunsParams, PARTITION_THREADS, RUNS_DEFERRED_SHARE, RUNS_OFFSETS_THREADS};
+use crate::device::contract::{RunsParams, PARTITION_THREADS, RUNS_DEFERRED_SHARE, RUNS_GROUP_TILES};
 use crate::device::launch::grid_ctas;
 use crate::device::Gpu;
 use crate::error::Result;
@@ -218,10 +218,13 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let n = keys.len;
     let shape = runs_shape(kernels.arch, key_bytes);
     let tiles = n.div_ceil(shape.tile());
-    // The tiles' scan states, the ticket and the count (zeroed), then the starts, the boundary
-    // words, the tiles' last heads.
+    // The tiles' scan states, the ticket and the count, and the deferred tiles' counts (of
+    // tiles, groups and spans; u32) and last heads (of groups and spans, with the lengths), all
+    // zeroed; then the starts, the boundary words, the tiles' last heads.
     let words = if keep.boundaries { n.div_ceil(32) } else { 0 };
-    let zeroed = tiles + 2;
+    let (groups, spans) = (tiles.div_ceil(RUNS_GROUP_TILES), tiles.div_ceil(RUNS_GROUP_TILES * RUNS_GROUP_TILES));
+    let counted = (tiles + groups + spans).div_ceil(2);
+    let zeroed = tiles + 2 + counted + if lengths != 0 { groups + spans } else { 0 };
     let mut layout = TempLayout::default();
     let (states_at, starts_at) = (layout.region(zeroed * 8), layout.region(if keep.starts { n * index_bytes } else { 0 }));
     let (bits_at, before_at) = (layout.region(words * 4), layout.region(words * index_bytes));
@@ -240,6 +243,8 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     let (starts, boundary_bits, boundaries_before) = (kept(keep.starts, starts_at), kept(keep.boundaries, bits_at), kept(keep.boundaries, before_at));
     let tile_lasts = kept(lengths != 0, lasts_at);
     let (deferred_positions, deferred_heads) = (kept(true, deferred_positions_at), kept(heads != 0, deferred_heads_at));
+    let deferred_counts = runs + 8;
+    let deferred_lasts = if lengths != 0 { deferred_counts + 8 * counted as u64 } else { 0 };
     let mut found = FoundRuns { _temp: temp, starts, boundary_bits, boundaries_before, runs, count: 0, index_bytes };
     if n == 0 {
         return Ok(found);
@@ -258,6 +263,8 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
         boundaries_before,
         deferred_positions,
         deferred_heads,
+        deferred_counts,
+        deferred_lasts,
     };
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
@@ -267,20 +274,16 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
     // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
     // boundary words (where not 0) room for a word and an index a 32 keys, the deferred tiles'
     // slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where `heads` is
-    // not 0) each, `runs` one zeroed u64.
+    // not 0) each, `runs` one zeroed u64, `deferred_counts` zeroed u32s for the tiles, groups
+    // and spans, `deferred_lasts` (where not 0) zeroed u64s for the groups and spans.
     unsafe { gpu.launch(&kernels.run_starts(index_bytes)?, cfg, &params) }?;
     if tiles > 1 {
         // The first tile never defers.
-        let offsets_cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (RUNS_OFFSETS_THREADS as u32, 1, 1), shared_mem_bytes: 0 };
         let deferred_cfg = LaunchConfig { grid_dim: (grid_ctas(tiles.div_ceil(shape.threads as usize / 32), "runs deferred grid")?, 1, 1), ..cfg };
-        // SAFETY: the same parameters, each kernel a dependent of the one before it on the
-        // stream (each waits for it before reading): one CTA of RUNS_OFFSETS_THREADS scanning the
-        // tiles' states, then CTAs of the runs shape's threads, a warp a tile, writing the
+        // SAFETY: the same parameters, a dependent of the kernel above on the stream (it waits
+        // for it before reading): CTAs of the runs shape's threads, a warp a tile, writing the
         // deferred tiles' outputs to the rooms above.
-        unsafe {
-            gpu.launch_dependent(&kernels.run_deferred_offsets(index_bytes)?, offsets_cfg, &params, kernels.arch)?;
-            gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, &params, kernels.arch)
-        }?;
+        unsafe { gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, &params, kernels.arch) }?;
     }
     let mut count = [0u64];
     // SAFETY: `runs` is a u64 of the temp buffer, written by the kernels just enqueued.
@@ -321,6 +324,8 @@ impl FoundRuns<'_> {
             boundaries_before: 0,
             deferred_positions: 0,
             deferred_heads: 0,
+            deferred_counts: 0,
+            deferred_lasts: 0,
         };
         let func = kernels.run_lengths(self.index_bytes)?;
         let cfg = LaunchConfig { grid_dim: (grid_ctas(self.count.div_ceil(PARTITION_THREADS), "run lengths grid")?, 1, 1), block_dim: (PARTITION_THREADS as u32, 1, 1), shared_mem_bytes: 0 };

@@ -13,7 +13,8 @@ constexpr int RUNS_CTAS = mergepath::run_starts_ctas_per_sm<RUNS.nt, RUNS.vt, K>
 // The deferred tiles' slots and list of a call's parameters.
 template <class I>
 __device__ __forceinline__ mergepath::run_deferral<K> run_deferral_of(const mergepath::runs_params<I>& p) {
-  return {p.deferred_positions, reinterpret_cast<K*>(p.deferred_heads)};
+  return {p.deferred_positions, reinterpret_cast<K*>(p.deferred_heads), p.deferred_counts,
+          reinterpret_cast<unsigned long long*>(p.deferred_lasts)};
 }
 }  // namespace mergepath_instance
 
@@ -27,17 +28,12 @@ __device__ __forceinline__ mergepath::run_deferral<K> run_deferral_of(const merg
                                                     mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, \
                                                     mergepath_instance::run_deferral_of(p), p.runs, Comp());  \
   }                                                                                                      \
-  extern "C" __global__ void __launch_bounds__(mergepath::RUNS_OFFSETS_THREADS)                          \
-  mergepath_run_deferred_offsets_##BYTES(const mergepath::runs_params<INDEX> p) {                        \
-    mergepath::run_deferred_offsets<mergepath::RUNS_OFFSETS_THREADS, mergepath::RUNS_OFFSETS_TILES>(p.num_tiles, p.tile_states, \
-                                                                                                  p.tile_lasts, p.runs); \
-  }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::RUNS.nt)                              \
   mergepath_run_deferred_##BYTES(const mergepath::runs_params<INDEX> p) {                                \
     using namespace mergepath_instance;                                                                  \
     mergepath::run_deferred_tiles<RUNS.nt, RUNS.vt>(p.count, p.num_tiles, p.tile_states, p.starts, reinterpret_cast<K*>(p.heads), \
                                                    mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
-                                                   mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, run_deferral_of(p)); \
+                                                   mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, run_deferral_of(p), p.runs); \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
   mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \

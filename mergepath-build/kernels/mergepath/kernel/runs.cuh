@@ -6,7 +6,7 @@
 #include "../cta/scan.cuh"
 #include "../cta/stage.cuh"
 #include "../thread/keys.cuh"
-#include "merge.cuh"  // wait_for_previous_kernel, let_dependents_start
+#include "merge.cuh"  // wait_for_previous_kernel
 
 namespace mergepath {
 
@@ -66,13 +66,47 @@ __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int6
 // Where a runs tile of few heads (at most 1 / RUNS_DEFERRED_SHARE of its keys; not the first
 // tile) leaves them instead of waiting on its look-back, where `positions` is not null: slot
 // `tile` (NV / RUNS_DEFERRED_SHARE items) of `positions` holds their positions in the tile, and
-// of `heads` (where the call writes heads) their keys. run_deferred_offsets and
-// run_deferred_tiles write them out.
+// of `heads` (where the call writes heads) their keys; run_deferred_tiles writes them out. So
+// a deferred tile can sum the runs before it without a scan, every tile adds its count to
+// `counts` (record_run_tile): its own, its group's (RUNS_GROUP_TILES tiles) and its span's
+// (RUNS_GROUP_TILES groups); and where the lengths are kept its last head + 1 to the maxima of
+// its group and span in `lasts` (0: none).
 template <class K>
 struct run_deferral {
   uint16_t* positions;
   K* heads;
+  unsigned* counts;
+  unsigned long long* lasts;
 };
+
+// Where a tile's count (and its group's and span's) sit in run_deferral's `counts`, and its
+// group's and span's last head in `lasts`.
+struct run_count_slots {
+  int64_t tiles, groups;
+  __device__ __forceinline__ int64_t group(int64_t tile) const { return tiles + tile / RUNS_GROUP_TILES; }
+  __device__ __forceinline__ int64_t span(int64_t tile) const { return tiles + groups + tile / (RUNS_GROUP_TILES * RUNS_GROUP_TILES); }
+  __device__ __forceinline__ int64_t group_last(int64_t tile) const { return tile / RUNS_GROUP_TILES; }
+  __device__ __forceinline__ int64_t span_last(int64_t tile) const { return groups + tile / (RUNS_GROUP_TILES * RUNS_GROUP_TILES); }
+};
+
+__device__ __forceinline__ run_count_slots run_counts_of(int64_t num_tiles) {
+  return run_count_slots{num_tiles, (num_tiles + RUNS_GROUP_TILES - 1) / RUNS_GROUP_TILES};
+}
+
+// One thread of every tile, where deferral.counts is not null: the tile's count (and with
+// `lasts`, its last head `last`, where it has heads) added to its own, its group's and its
+// span's.
+template <class K>
+__device__ __forceinline__ void record_run_tile(const run_deferral<K>& deferral, int64_t num_tiles, int64_t tile, int count, int64_t last) {
+  const run_count_slots at = run_counts_of(num_tiles);
+  deferral.counts[tile] = (unsigned)count;
+  atomicAdd(&deferral.counts[at.group(tile)], (unsigned)count);
+  atomicAdd(&deferral.counts[at.span(tile)], (unsigned)count);
+  if (deferral.lasts && count > 0) {
+    atomicMax(&deferral.lasts[at.group_last(tile)], (unsigned long long)(last + 1));
+    atomicMax(&deferral.lasts[at.span_last(tile)], (unsigned long long)(last + 1));
+  }
+}
 
 // The shared memory of run_starts_tile: the tile's keys (key j at keys[LEAD + j], the one
 // before the tile at keys[LEAD - 1]; LEAD keys are a whole number of 16-byte words, so the
@@ -136,7 +170,7 @@ __device__ __forceinline__ void leave_run_tile(int64_t tile, int n, int tile_cou
                                                unsigned* bits) {
   constexpr int NV = NT * VT;
   __syncthreads();  // the heads' positions, bits and last head in place
-  if (threadIdx.x == 0) publish_tile_count(tile, tile_count, tile_states, carried);
+  if (threadIdx.x == 0) publish_tile_count(tile, tile_count, tile_states, carried);  // for the tiles that look back past it
   const int64_t slot = tile * (NV / RUNS_DEFERRED_SHARE);
   for (int k = (int)threadIdx.x; k < tile_count; k += NT) {
     const int position = shared.head_positions[k];
@@ -187,9 +221,13 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   }
   if (heads && heads_before + __popc(heads) == tile_count) shared.tile_last = base + first + 31 - __clz(heads);
   const carried_last carried{run_lengths.tile_lasts, &shared.tile_last};
-  if (deferral.positions && tile > 0 && tile_count <= NV / RUNS_DEFERRED_SHARE)
-    return leave_run_tile(tile, n, tile_count, tile_states, run_lengths.lengths ? &carried : nullptr, shared, deferral, boundaries.bits);
+  if (deferral.positions && tile > 0 && tile_count <= NV / RUNS_DEFERRED_SHARE) {
+    leave_run_tile(tile, n, tile_count, tile_states, run_lengths.lengths ? &carried : nullptr, shared, deferral, boundaries.bits);
+    if (threadIdx.x == 0) record_run_tile(deferral, num_tiles, tile, tile_count, shared.tile_last);
+    return;
+  }
   const int64_t offset = cta_tile_offset<NT>(tile, tile_count, tile_states, shared.scan, run_lengths.lengths ? &carried : nullptr);  // barriers around
+  if (deferral.positions && threadIdx.x == 0) record_run_tile(deferral, num_tiles, tile, tile_count, shared.tile_last);
   if (run_lengths.lengths)
     write_run_lengths(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, shared.head_positions, offset,
                       shared.scan.last_before, (int)threadIdx.x, NT);
@@ -202,127 +240,51 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
   if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
 }
 
-// What a tile adds to the runs' scan: the runs through it (its count, or where it knew its
-// prefix all runs up to its end), and the last run head up to its end (-1: none known).
-struct run_fold {
-  int64_t runs, last;
-};
-
-// A tile's (or a run of tiles') element of the runs' scan: its run_fold, and `resets` where
-// it holds all runs up to its end (a tile that knew its prefix). combine(a, b): a, then b.
-struct run_scan_item {
-  run_fold fold;
-  bool resets;
-};
-
-__device__ __forceinline__ run_scan_item combine(const run_scan_item& a, const run_scan_item& b) {
-  if (b.resets) return b;
-  return run_scan_item{{a.fold.runs + b.fold.runs, a.fold.last > b.fold.last ? a.fold.last : b.fold.last}, a.resets};
-}
-
-// The inclusive scan of `x` over the warp's lanes (by shuffles).
-__device__ __forceinline__ run_scan_item warp_inclusive_scan(run_scan_item x, int lane) {
-#pragma unroll
-  for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const run_scan_item y{{__shfl_up_sync(0xffffffffu, x.fold.runs, d), __shfl_up_sync(0xffffffffu, x.fold.last, d)},
-                          __shfl_up_sync(0xffffffffu, x.resets, d) != 0};
-    if (lane >= d) x = combine(y, x);
-  }
-  return x;
-}
-
-// After run_starts_tile, the deferred tiles' offsets, by one CTA of NT threads scanning the
-// tiles' states in order, NT * VT a round: each warp 32 * VT consecutive tiles, lane l of row i
-// tile 32 i + l (loads and stores coalesced: one SM's strided requests were most of its time),
-// a row scanned across the lanes after the rows before it. A tile that knew its prefix
-// restarts the scan. Each deferred tile's state then says its prefix with its count flag kept
-// (TILE_PREFIX | TILE_AGGREGATE | the runs through it), its last-head slot (where tile_lasts is
-// not null) the last head up to its end where it has none of its own, and where the last tile
-// was deferred, *runs the run count. Launched as a programmatic dependent of run_starts_tile's
-// kernel, and lets run_deferred_tiles' start.
-template <int NT, int VT>
-__device__ __forceinline__ void run_deferred_offsets(int64_t num_tiles, uint64_t* tile_states, int64_t* tile_lasts, uint64_t* runs) {
-  constexpr int WARPS = NT / WARP_THREADS;
-  static_assert(WARPS <= WARP_THREADS, "one warp scans the warps' totals");
-  __shared__ run_scan_item warp_before[WARPS], carried;
-  let_dependents_start();
-  wait_for_previous_kernel();
-  const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
-  // Tile t's element (state s).
-  const auto element = [&](int64_t t, uint64_t s) {
-    const bool resets = (s & TILE_PREFIX) != 0;
-    const int64_t value = (int64_t)(s & TILE_COUNT_MASK);
-    return run_scan_item{{value, tile_lasts && (resets || value > 0) ? tile_lasts[t] : -1}, resets};
-  };
-  const run_scan_item none{{0, -1}, false};
-  // The warp's rows in order, from `into` (each lane's tile's inclusive item to `row(i, t, x)`);
-  // returns the warp's total after `into`.
-  const auto rows = [&](int64_t first, const uint64_t (&tile_state)[VT], run_scan_item into, auto row) {
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int64_t t = first + i * WARP_THREADS + lane;
-      const run_scan_item x = combine(into, warp_inclusive_scan(element(t, tile_state[i]), lane));
-      row(t, tile_state[i], x);
-      into = run_scan_item{{__shfl_sync(0xffffffffu, x.fold.runs, WARP_THREADS - 1), __shfl_sync(0xffffffffu, x.fold.last, WARP_THREADS - 1)},
-                           __shfl_sync(0xffffffffu, x.resets, WARP_THREADS - 1) != 0};
-    }
-    return into;
-  };
-  if (threadIdx.x == 0) carried = none;
-  for (int64_t round = 0; round < num_tiles; round += (int64_t)NT * VT) {
-    const int64_t first = round + (int64_t)warp * WARP_THREADS * VT;
-    uint64_t tile_state[VT];
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int64_t t = first + i * WARP_THREADS + lane;
-      tile_state[i] = t < num_tiles ? tile_states[t] : TILE_AGGREGATE;
-    }
-    const run_scan_item total = rows(first, tile_state, none, [](int64_t, uint64_t, const run_scan_item&) {});
-    __syncthreads();  // the last round's warp_before and carried read
-    if (lane == 0) warp_before[warp] = total;
-    __syncthreads();
-    if (warp == 0) {
-      const run_scan_item inclusive = warp_inclusive_scan(lane < WARPS ? warp_before[lane] : none, lane);
-      const run_scan_item exclusive{{__shfl_up_sync(0xffffffffu, inclusive.fold.runs, 1), __shfl_up_sync(0xffffffffu, inclusive.fold.last, 1)},
-                                    __shfl_up_sync(0xffffffffu, inclusive.resets, 1) != 0};
-      const run_scan_item into_round = carried;
-      __syncwarp();
-      if (lane < WARPS) warp_before[lane] = lane == 0 ? into_round : combine(into_round, exclusive);
-      if (lane == WARPS - 1) carried = combine(into_round, inclusive);
-    }
-    __syncthreads();
-    rows(first, tile_state, warp_before[warp], [&](int64_t t, uint64_t state, const run_scan_item& x) {
-      if ((state & TILE_PREFIX) || t >= num_tiles) return;
-      tile_states[t] = TILE_PREFIX | TILE_AGGREGATE | (uint64_t)x.fold.runs;
-      if (tile_lasts && (state & TILE_COUNT_MASK) == 0) tile_lasts[t] = x.fold.last;
-      if (t == num_tiles - 1) *runs = (uint64_t)x.fold.runs;
-    });
-  }
-}
-
-// After run_deferred_offsets, a warp a tile (NT / 32 tiles a CTA, from blockIdx.x * NT / 32;
-// a CTA a tile was 10 % of the runs' time in CTAs that only returned): a deferred tile writes
-// what run_starts_tile would have (the heads' starts and keys, their lengths, the boundaries
-// before its words), its offset and count from its state and the one before it; other tiles'
-// warps return. Launched as a programmatic dependent of run_deferred_offsets.
+// After run_starts_tile with the same arguments, a warp a tile (NT / 32 tiles a CTA, from
+// blockIdx.x * NT / 32): a deferred tile sums the runs before it (and finds the last head
+// before it) from the spans, groups and tiles before it in deferral.counts, then writes what
+// run_starts_tile would have (the heads' starts and keys, their lengths, the boundaries before
+// its words) and where it is the last tile, *runs; other tiles' warps return. Launched as a
+// programmatic dependent of run_starts_tile's kernel.
 template <int NT, int VT, class I, class K>
 __device__ __forceinline__ void run_deferred_tiles(int64_t count, int64_t num_tiles, const uint64_t* tile_states, I* starts, K* heads_out,
                                                    const run_boundaries_out<I>& boundaries, const run_lengths_out<I>& run_lengths,
-                                                   const run_deferral<K>& deferral) {
+                                                   const run_deferral<K>& deferral, uint64_t* runs) {
   constexpr int NV = NT * VT, ROOM = NV / RUNS_DEFERRED_SHARE, WORDS_PER_LANE = (NV / 32 + WARP_THREADS - 1) / WARP_THREADS;
   wait_for_previous_kernel();
   const int lane = (int)threadIdx.x % WARP_THREADS;
   const int64_t tile = (int64_t)blockIdx.x * (NT / WARP_THREADS) + (int64_t)threadIdx.x / WARP_THREADS, base = tile * NV;
-  if (tile >= num_tiles) return;
-  const uint64_t state = tile_states[tile];
-  if ((state & (TILE_PREFIX | TILE_AGGREGATE)) != (TILE_PREFIX | TILE_AGGREGATE)) return;
-  const int64_t offset = (int64_t)(tile_states[tile - 1] & TILE_COUNT_MASK);  // a deferred tile is not the first
-  const int tile_count = (int)((int64_t)(state & TILE_COUNT_MASK) - offset);
+  // Tile 0 and the tiles that looked back end with their prefix known.
+  if (tile >= num_tiles || (tile_states[tile] & TILE_PREFIX)) return;
+  const run_count_slots at = run_counts_of(num_tiles);
+  const int64_t group = tile / RUNS_GROUP_TILES, span = group / RUNS_GROUP_TILES;
+  int64_t offset = 0;
+  unsigned long long last = 0;  // the last head before the tile, + 1
+  for (int64_t s = lane; s < span; s += WARP_THREADS) {
+    offset += deferral.counts[at.span(s * RUNS_GROUP_TILES * RUNS_GROUP_TILES)];
+    if (deferral.lasts) last = max(last, deferral.lasts[at.span_last(s * RUNS_GROUP_TILES * RUNS_GROUP_TILES)]);
+  }
+  for (int64_t g = span * RUNS_GROUP_TILES + lane; g < group; g += WARP_THREADS) {
+    offset += deferral.counts[at.group(g * RUNS_GROUP_TILES)];
+    if (deferral.lasts) last = max(last, deferral.lasts[at.group_last(g * RUNS_GROUP_TILES)]);
+  }
+  for (int64_t t = group * RUNS_GROUP_TILES + lane; t < tile; t += WARP_THREADS) {
+    const unsigned c = deferral.counts[t];
+    offset += c;
+    if (deferral.lasts && c > 0) last = max(last, (unsigned long long)(run_lengths.tile_lasts[t] + 1));
+  }
+#pragma unroll
+  for (int d = WARP_THREADS / 2; d > 0; d /= 2) {
+    offset += __shfl_xor_sync(0xffffffffu, offset, d);
+    last = max(last, __shfl_xor_sync(0xffffffffu, last, d));
+  }
+  const int tile_count = (int)deferral.counts[tile];
+  if (tile == num_tiles - 1 && lane == 0) *runs = (uint64_t)(offset + tile_count);
   const int n = count - base < NV ? (int)(count - base) : NV;
   const uint16_t* positions = deferral.positions + tile * ROOM;
   if (run_lengths.lengths)
-    write_run_lengths(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, positions, offset,
-                      run_lengths.tile_lasts[tile - 1], lane, WARP_THREADS);
+    write_run_lengths(run_lengths.lengths, base, count, tile == num_tiles - 1, tile_count, positions, offset, (int64_t)last - 1,
+                      lane, WARP_THREADS);
   if (boundaries.bits) {
     // The heads before each word, from the words run_starts_tile wrote (WORDS_PER_LANE words a
     // lane, the lanes' counts scanned across the warp); tile 0's key 0, a head, is among the
