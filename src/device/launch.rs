@@ -20,13 +20,6 @@ impl Gpu {
         Ok(())
     }
 
-    /// How many CTAs of `threads` threads of `entry` the device holds at once (at least one).
-    pub(crate) fn resident_ctas<P>(&self, entry: &Entry<P>, threads: u32) -> Result<u32> {
-        let per_sm = entry.function.occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)?.max(1);
-        let sms = self.context().attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-        Ok(per_sm.saturating_mul(sms.max(1) as u32))
-    }
-
     /// [`Gpu::launch`] as a programmatic dependent of the kernel enqueued just before it (CUDA's
     /// programmatic stream serialization, sm_90 and later; an ordinary launch on older
     /// architectures, `arch` being the loaded kernels'): its CTAs may be scheduled while that

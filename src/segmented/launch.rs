@@ -299,6 +299,8 @@ impl SegmentedLaunch<'_> {
 
     /// As many CTAs of `entry` as fit the device at once (at most one per tile).
     fn resident_config<P>(&self, entry: &Entry<P>) -> Result<LaunchConfig> {
-        Ok(Self::config(self.grid.min(self.gpu.resident_ctas(entry, self.shape.threads)?), self.shape.threads))
+        let per_sm = entry.function.occupancy_max_active_blocks_per_multiprocessor(self.shape.threads, 0, None)?.max(1);
+        let sms = self.gpu.context().attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        Ok(Self::config(self.grid.min(per_sm.saturating_mul(sms.max(1) as u32)), self.shape.threads))
     }
 }
