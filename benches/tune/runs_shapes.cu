@@ -240,9 +240,10 @@ __device__ __forceinline__ unsigned long long global_ns() {
 
 // The sum of the counts of tiles 0 .. tile - 1, by one warp (every lane gets it), without
 // publishing anything: windows of 32 * W tiles back from tile - 1 (lane l reads tiles
-// last - l - 32 j), each read until no state is unknown, summed down to the nearest known prefix.
+// last - l - 32 j), each read until no state is unknown, summed down to the nearest known
+// prefix; with `patience` not -1, -1 once a window has been polled that many times.
 template <int W>
-__device__ __forceinline__ int64_t exclusive_prefix(int64_t tile, const uint64_t* states, tile_record* record) {
+__device__ __forceinline__ int64_t exclusive_prefix(int64_t tile, const uint64_t* states, tile_record* record, int patience = -1) {
   using namespace mergepath;
   const volatile uint64_t* vstates = states;
   const int lane = (int)threadIdx.x % 32;
@@ -257,10 +258,11 @@ __device__ __forceinline__ int64_t exclusive_prefix(int64_t tile, const uint64_t
       s[j] = pred >= 0 ? vstates[pred] : (uint64_t)TILE_PREFIX;  // past tile 0: a known prefix of 0
     }
     ++windows;
-    for (;;) {
+    for (int window_polls = 0;; ++window_polls) {
 #pragma unroll
       for (int j = 0; j < W; ++j) unknown |= s[j] == 0;
       if (!__any_sync(0xffffffffu, unknown)) break;
+      if (window_polls == patience) return -1;
       ++polls;
       unknown = false;
 #pragma unroll
@@ -786,42 +788,22 @@ worded(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states, u
 // looks back (all sparse tiles deferred, a two-pass kernel without a second read of the keys).
 constexpr uint32_t DEFERRED = 1u << 31;
 
-// cta_tile_offset without the carried positions, giving up (-1) after `patience` polls where
-// `may_defer`; the count goes to tile_counts[tile] (with DEFERRED where the tile gave up).
+// cta_tile_offset without the carried positions, by exclusive_prefix, giving up (-1) after
+// `patience` polls of a window where `may_defer` (at once where `patience` is -1); the count goes
+// to tile_counts[tile] (with DEFERRED where the tile gave up).
 template <int NT>
 __device__ __forceinline__ int64_t deferring_tile_offset(int64_t tile, int64_t count, uint64_t* states, uint32_t* tile_counts,
                                                          mergepath::scan_shared<NT>& shared, bool may_defer, int patience) {
   using namespace mergepath;
-  volatile uint64_t* vstates = states;
   __syncthreads();
   if (threadIdx.x < WARP_THREADS) {
-    const int lane = (int)threadIdx.x;
-    if (lane == 0) vstates[tile] = (tile == 0 ? TILE_PREFIX : TILE_AGGREGATE) | (uint64_t)count;
-    int64_t prefix = 0;
-    bool deferred = may_defer && patience < 0 && tile > 0;
-    for (int64_t last = tile - 1; last >= 0 && !deferred; last -= WARP_THREADS) {
-      const int64_t pred = last - lane;
-      uint64_t s = pred >= 0 ? vstates[pred] : (uint64_t)TILE_PREFIX;
-      for (int polls = 0; __any_sync(0xffffffffu, s == 0); ++polls) {
-        if (may_defer && polls >= patience) {
-          deferred = true;
-          break;
-        }
-        if (s == 0) s = vstates[pred];
-      }
-      if (deferred) break;
-      const unsigned known = __ballot_sync(0xffffffffu, (s & TILE_PREFIX) != 0);
-      const int stop = known ? __ffs(known) - 1 : WARP_THREADS - 1;
-      int64_t sum = lane <= stop ? (int64_t)(s & TILE_COUNT_MASK) : 0;
-#pragma unroll
-      for (int d = WARP_THREADS / 2; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
-      prefix += sum;
-      if (known) break;
-    }
-    if (lane == 0) {
-      if (!deferred && tile > 0) vstates[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
-      tile_counts[tile] = (uint32_t)count | (deferred ? DEFERRED : 0u);
-      shared.tile_offset = deferred ? -1 : prefix;
+    if (threadIdx.x == 0) publish_tile_count(tile, count, states, nullptr);
+    const bool skip = may_defer && patience < 0 && tile > 0;
+    const int64_t prefix = skip ? -1 : exclusive_prefix<1>(tile, states, nullptr, may_defer ? patience : -1);
+    if (threadIdx.x == 0) {
+      if (prefix >= 0 && tile > 0) static_cast<volatile uint64_t*>(states)[tile] = TILE_PREFIX | (uint64_t)(prefix + count);
+      tile_counts[tile] = (uint32_t)count | (prefix < 0 ? DEFERRED : 0u);
+      shared.tile_offset = prefix;
     }
   }
   __syncthreads();
