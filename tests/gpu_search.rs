@@ -482,6 +482,19 @@ fn runs_on_device() {
         assert!(got[..runs].iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u64 lengths, {n} keys");
         assert!(got[runs..].iter().all(|&g| g == 9), "the tail untouched");
     }
+
+    // 8-byte keys (tiles of their own shape; most of them leave their runs to the second
+    // kernel), their runs' keys, lengths and sums.
+    let wide: Vec<u64> = keys.iter().map(|&k| (k as u64) << 32 | 5).collect();
+    let (want_keys, lengths) = cpu::run_length_encode(&wide, Less);
+    let runs = want_keys.len();
+    let dw = gpu.upload(&wide).unwrap();
+    let (mut out, mut l32, mut sums) = (gpu.alloc_zeros::<u64>(wide.len()).unwrap(), gpu.alloc_zeros::<u32>(wide.len()).unwrap(), gpu.alloc_zeros::<u64>(runs).unwrap());
+    assert_eq!(mergepath::run_length_encode(gpu, &dw, &mut out, &mut l32, Less).unwrap(), runs);
+    assert_eq!(&gpu.download(&out).unwrap()[..runs], &want_keys[..], "u64 keys");
+    assert!(gpu.download(&l32).unwrap().iter().zip(&lengths).all(|(&g, &w)| g as usize == w), "u64 keys' lengths");
+    assert_eq!(mergepath::reduce_by_key(gpu, &dw, &dv, &mut out, &mut sums, Sum, Less, Less).unwrap(), runs);
+    assert_eq!(gpu.download(&sums).unwrap(), want_sums, "sums by u64 key");
 }
 
 /// Counts past 2^32 with `u64` indices: interval expand of 2^32 + 2^20 byte values over
