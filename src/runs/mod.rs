@@ -48,7 +48,7 @@ use crate::device::kernels::Kernels;
 use crate::key::{Comparator, Key};
 use crate::sort::with_comparable_keys;
 use crate::reduce::{check_reduction, launch_segmented_reduce, Reduction, Segments};
-use crate::tuning::runs_shape;
+use crate::tuning::{runs_shape, LaunchShape};
 use crate::types::SortIndex;
 use crate::device::temp::{Temp, TempLayout};
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig};
@@ -266,31 +266,38 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
         deferred_counts,
         deferred_lasts,
     };
+    found.count = launch_runs(gpu, kernels, shape, index_bytes, &params)?;
+    Ok(found)
+}
+
+/// Launches the runs' kernels over `params`' tiles (of `shape`, positions of `index_bytes`;
+/// its rooms laid out by [`find_runs`]) and returns the run count once the GPU is done.
+fn launch_runs(gpu: &Gpu, kernels: &Kernels, shape: LaunchShape, index_bytes: usize, params: &RunsParams) -> Result<usize> {
+    let tiles = params.num_tiles as usize;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
-    // runs shape (the kernel's, same table row) per tile of the `n` keys, `tile_states` the
-    // tiles' zeroed states and ticket, `starts` (where not 0) room for `n` indices of the
-    // entry's width (at most one run per key), `heads` and `lengths` (where not 0) for `n`
-    // keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
+    // runs shape (the kernel's, same table row) per tile of the `count` keys, `tile_states`
+    // the tiles' zeroed states and ticket, `starts` (where not 0) room for `count` indices of
+    // the entry's width (at most one run per key), `heads` and `lengths` (where not 0) for
+    // `count` keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
     // boundary words (where not 0) room for a word and an index a 32 keys, the deferred tiles'
     // slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where `heads` is
     // not 0) each, `runs` one zeroed u64, `deferred_counts` zeroed u32s for the tiles, groups
     // and spans, `deferred_lasts` (where not 0) zeroed u64s for the groups and spans.
-    unsafe { gpu.launch(&kernels.run_starts(index_bytes)?, cfg, &params) }?;
+    unsafe { gpu.launch(&kernels.run_starts(index_bytes)?, cfg, params) }?;
     if tiles > 1 {
         // The first tile never defers.
         let deferred_cfg = LaunchConfig { grid_dim: (grid_ctas(tiles.div_ceil(shape.threads as usize / 32), "runs deferred grid")?, 1, 1), ..cfg };
         // SAFETY: the same parameters, a dependent of the kernel above on the stream (it waits
         // for it before reading): CTAs of the runs shape's threads, a warp a tile, writing the
         // deferred tiles' outputs to the rooms above.
-        unsafe { gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, &params, kernels.arch) }?;
+        unsafe { gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, params, kernels.arch) }?;
     }
     let mut count = [0u64];
     // SAFETY: `runs` is a u64 of the temp buffer, written by the kernels just enqueued.
-    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, runs, gpu.stream().cu_stream()) }?;
+    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, params.runs, gpu.stream().cu_stream()) }?;
     gpu.synchronize()?;
-    found.count = count[0] as usize;
-    Ok(found)
+    Ok(count[0] as usize)
 }
 
 impl FoundRuns<'_> {
