@@ -10,7 +10,7 @@ constexpr mergepath::launch_shape RUNS = mergepath::runs_shape(MERGEPATH_ARCH / 
 // As many tiles an SM as its shared memory holds, asked of the register allocator.
 constexpr int RUNS_CTAS = mergepath::run_starts_ctas_per_sm<RUNS.nt, RUNS.vt, K>(MERGEPATH_ARCH);
 
-// The deferred tiles' slots and list of a call's parameters.
+// The deferred tiles' slots and counts of a call's parameters.
 template <class I>
 __device__ __forceinline__ mergepath::run_deferral<K> run_deferral_of(const mergepath::runs_params<I>& p) {
   return {p.deferred_positions, reinterpret_cast<K*>(p.deferred_heads), p.deferred_counts,

@@ -69,8 +69,9 @@ __device__ __forceinline__ void write_run_lengths(I* lengths, int64_t base, int6
 // of `heads` (where the call writes heads) their keys; run_deferred_tiles writes them out. So
 // a deferred tile can sum the runs before it without a scan, every tile adds its count to
 // `counts` (record_run_tile): its own, its group's (RUNS_GROUP_TILES tiles) and its span's
-// (RUNS_GROUP_TILES groups); and where the lengths are kept its last head + 1 to the maxima of
-// its group and span in `lasts` (0: none).
+// (RUNS_GROUP_TILES groups; u32s: a span's 4,096 tiles of fewer than 2^16 keys hold fewer than
+// 2^32 runs); and where the lengths are kept its last head + 1 to the maxima of its group and
+// span in `lasts` (0: none).
 template <class K>
 struct run_deferral {
   uint16_t* positions;
@@ -98,6 +99,7 @@ __device__ __forceinline__ run_count_slots run_counts_of(int64_t num_tiles) {
 // span's.
 template <class K>
 __device__ __forceinline__ void record_run_tile(const run_deferral<K>& deferral, int64_t num_tiles, int64_t tile, int count, int64_t last) {
+  static_assert((uint64_t)RUNS_GROUP_TILES * RUNS_GROUP_TILES * 65536 <= (1ull << 32), "a span's runs in a u32");
   const run_count_slots at = run_counts_of(num_tiles);
   deferral.counts[tile] = (unsigned)count;
   atomicAdd(&deferral.counts[at.group(tile)], (unsigned)count);
