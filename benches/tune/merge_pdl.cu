@@ -53,15 +53,7 @@ struct Bench : merge_input<K> {
     auto part = [&] { partitions<false><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
     auto part_trigger = [&] { partitions<true><<<pgrid, 128>>>(a, ac, b, bc, nv, np, parts); };
     auto mrg = [&] { merge<NT, VT, false><<<(unsigned)tiles, NT>>>(a, ac, b, bc, parts, out); };
-    auto pdl = [&](auto kernel) {
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3((unsigned)tiles); cfg.blockDim = dim3(NT); cfg.stream = 0;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = attr; cfg.numAttrs = 1;
-      CK(cudaLaunchKernelEx(&cfg, kernel, (const K*)a, (int64_t)ac, (const K*)b, (int64_t)bc, (const int64_t*)parts, out));
-    };
+    auto pdl = [&](auto kernel) { launch_dependent(kernel, dim3((unsigned)tiles), dim3(NT), a, ac, b, bc, parts, out); };
     printf("partitions\t%d\t%d\t%.4f\n", NT, VT, median_ms(part, 50));
     check("merge_only", NT, VT, median_ms(mrg, 50));
     check("part+merge", NT, VT, median_ms([&] { part(); mrg(); }, 50));
