@@ -29,10 +29,11 @@
 //! single-pass scan of the tiles' counts, decoupled look-back), then the keys are gathered at
 //! those positions and the lengths are their differences. A tile whose runs start at most at
 //! one key in eight does not wait for the tiles before it to count: it leaves its runs in a
-//! slot of its own, and a second kernel, once every tile has counted, moves them into place. Where the outputs have room for a run per key, the kernel writes the runs'
-//! keys and lengths itself as it finds them (the look-back also carrying the last run's start
-//! before each tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word
-//! for each 32 keys, and the count before each word), and the values are reduced over them:
+//! slot of its own, and a second kernel, once every tile has counted, moves them into place.
+//! Where the outputs have room for a run per key, the kernel writes the runs' keys and lengths
+//! itself as it finds them (the look-back also carrying the last run's start before each
+//! tile). For reduce-by-key the same kernel writes the runs' boundaries as bits (a word for
+//! each 32 keys, and the count before each word), and the values are reduced over them:
 //! each lane of a warp folds a stretch of the values in a row, one segmented scan across the
 //! warp joins the lanes' runs, and [`crate::segmented_reduce`]'s spine joins those that cross
 //! tiles.
