@@ -15,7 +15,8 @@
 // positions array; `timed` and `overlapped_timed` stamp each tile's phases
 // (RUNS_SHAPES_LOOKBACK=1 runs only these, with the library's tile in several shapes);
 // `deferred` gives up its look-back after some polls, or at once (RUNS_SHAPES_DEFERRED=1 runs
-// only these and the library's, also on runs of mixed lengths). CUB's
+// only these and the library's, also on runs of mixed lengths); `readback` times the library's
+// call with its run count read back several ways (RUNS_SHAPES_READBACK=1 runs only these). CUB's
 // DeviceSelect::Unique in the same program. BENCHMARKS.md ("Tried and dropped: the
 // runs-finding kernel with its keys in registers", "The runs-finding tile fed by bulk
 // copies", "The runs-finding tile staged in shared memory") has the figures. Build and run
@@ -29,6 +30,7 @@
 // variants' three launches, with the first pass alone after `counted`), pct the copy of the
 // same bytes (keys read, outputs written) as a share of this time.
 #include <cub/cub.cuh>
+#include <functional>
 #include <thrust/iterator/transform_iterator.h>
 #include <mergepath/kernel/runs.cuh>
 #include "timing.cuh"
@@ -41,17 +43,19 @@ using Comp = mergepath::less_t<K>;
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
-             mergepath::run_deferral<K> deferral) {
+             mergepath::run_deferral<K> deferral, uint64_t* runs_host = nullptr) {
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                     mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs, Comp());
+                                     mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, mergepath::reported_count{runs, runs_host},
+                                     Comp());
 }
 
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 library_deferred(int64_t count, int64_t tiles, const uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
-                 mergepath::run_deferral<K> deferral) {
+                 mergepath::run_deferral<K> deferral, uint64_t* runs_host = nullptr) {
   mergepath::run_deferred_tiles<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
-                                        mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, runs);
+                                        mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral,
+                                        mergepath::reported_count{runs, runs_host});
 }
 
 // `key` shuffled word by word by `shuffle(word)` (every lane calls).
@@ -996,6 +1000,69 @@ void measure_library(const char* variant, const Input& in, const char* runs_name
   CK(cudaFree(deferral.heads));
 }
 
+// The count copied to mapped pinned host memory by a kernel of its own, for a host that spins
+// on it.
+__global__ void count_to_host(const uint64_t* runs, volatile uint64_t* host) {
+  *host = *runs;
+  __threadfence_system();
+}
+
+// The library's call as a user sees it: its kernels (256 x 23, deferring), then the run count
+// read back by the host: `kernels` none; `pageable` / `pinned` a copy to pageable or pinned
+// memory and the stream synchronized; `mapped_kernel` a kernel of its own copying it to mapped
+// pinned memory, the host spinning until it lands (`mapped_kernel_sync` then synchronizing too);
+// `mapped` the runs' kernels writing it there themselves (reported_count, as the library's calls
+// do). Events bracket each call as the library's benches time it.
+void measure_readback(const Input& in, const char* runs_name) {
+  constexpr int NT = 256, VT = 23, NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
+  const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
+  const mergepath::run_count_slots at{tiles, (tiles + mergepath::RUNS_GROUP_TILES - 1) / mergepath::RUNS_GROUP_TILES};
+  const int64_t counted = (tiles + at.groups + at.groups / mergepath::RUNS_GROUP_TILES + 1 + 1) / 2;
+  mergepath::run_deferral<K> deferral{nullptr, nullptr, reinterpret_cast<unsigned*>(in.states + tiles + 1), nullptr};
+  CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
+  CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
+  uint64_t* found = in.states + (in.n / 256 + 3);
+  uint64_t* pinned;
+  CK(cudaHostAlloc(&pinned, 64, cudaHostAllocMapped));
+  const auto kernels = [&](uint64_t* runs_host) {
+    CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
+    library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, nullptr, in.heads, found, deferral,
+                                                  runs_host);
+    launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
+                     in.states, (uint32_t*)nullptr, in.heads, found, deferral, runs_host);
+  };
+  uint64_t got = 0;
+  const auto spin = [&](bool own_kernel, bool sync) {
+    volatile uint64_t* slot = pinned;
+    *slot = ~0ull;
+    kernels(own_kernel ? nullptr : pinned);
+    if (own_kernel) count_to_host<<<1, 1>>>(found, pinned);
+    for (unsigned polls = 0; *slot == ~0ull; ++polls)
+      if (polls % 64 == 63 && cudaStreamQuery(0) == cudaSuccess && *slot == ~0ull) break;
+    got = *slot;
+    if (sync) CK(cudaStreamSynchronize(0));
+  };
+  const std::pair<const char*, std::function<void()>> ways[] = {
+      {"kernels", [&] { kernels(nullptr); }},
+      {"pageable", [&] { kernels(nullptr); CK(cudaMemcpyAsync(&got, found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); }},
+      {"pinned", [&] { kernels(nullptr); CK(cudaMemcpyAsync(pinned + 1, found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); got = pinned[1]; }},
+      {"mapped_kernel", [&] { spin(true, false); }},
+      {"mapped_kernel_sync", [&] { spin(true, true); }},
+      {"mapped", [&] { spin(false, false); }},
+  };
+  for (const auto& [way, call] : ways) {
+    got = in.runs;
+    const float ms = median_ms(call);
+    CK(cudaGetLastError());
+    char variant[48];
+    snprintf(variant, sizeof variant, "readback_%s", way);
+    report(variant, in, runs_name, NT, VT, false, ms, got == in.runs ? "count ok" : "count WRONG");
+  }
+  CK(cudaFreeHost(pinned));
+  CK(cudaFree(deferral.positions));
+  CK(cudaFree(deferral.heads));
+}
+
 // The two passes (`counted`, the scan, `compacted`) timed together.
 template <int NT, int VT, bool Sparse>
 void measure_two_pass(const char* variant, const Input& in, const char* runs_name) {
@@ -1152,6 +1219,8 @@ int main(int argc, char** argv) {
   const bool lookback_only = getenv("RUNS_SHAPES_LOOKBACK") != nullptr;
   // RUNS_SHAPES_DEFERRED=1: only the deferring tiles, beside the library's.
   const bool deferred_only = getenv("RUNS_SHAPES_DEFERRED") != nullptr;
+  // RUNS_SHAPES_READBACK=1: only the library's call with its count read back several ways.
+  const bool readback_only = getenv("RUNS_SHAPES_READBACK") != nullptr;
   printf("variant\top\tnt\tvt\tn\tms\tpct_of_copy\tok\n");
   for (int log2 : sizes) {
     for (uint64_t longest : {32, 2, 0}) {
@@ -1159,6 +1228,9 @@ int main(int argc, char** argv) {
       if (!longest && !deferred_only) continue;
       Input in(size_t(1) << log2, longest);
       cub_unique(in, runs_name);
+      if (readback_only) {
+        measure_readback(in, runs_name);
+      } else {
       measure_library<256, 23>("library", in, runs_name, true);
       if (deferred_only) {
         measure_library<256, 23>("library_waiting", in, runs_name, false);
@@ -1211,6 +1283,7 @@ int main(int argc, char** argv) {
         measure_two_pass<256, 24, true>("two_pass_sparse", in, runs_name);
         measure_two_pass<512, 16, true>("two_pass_sparse", in, runs_name);
         measure_two_pass<128, 32, true>("two_pass_sparse", in, runs_name);
+      }
       }
       CK(cudaFree(in.keys));
       CK(cudaFree(in.heads));

@@ -3,13 +3,15 @@
 //!
 //! Its parts, each a module of its own: [`kernels`] (modules and entry points by name),
 //! [`launch`] (kernel launches and grid limits), [`buffers`] (validation of device buffers),
-//! [`temp`] (the temp pool), [`staging`] (pinned memory and host copy threads), [`transfer`]
-//! (host↔device copies through the staging), [`timeline`] (a recorder of what overlaps).
+//! [`temp`] (the temp pool), [`reported`] (counts kernels report to the waiting host),
+//! [`staging`] (pinned memory and host copy threads), [`transfer`] (host↔device copies through
+//! the staging), [`timeline`] (a recorder of what overlaps).
 
 pub(crate) mod buffers;
 pub(crate) mod contract;
 pub(crate) mod kernels;
 pub(crate) mod launch;
+pub(crate) mod reported;
 pub(crate) mod staging;
 pub(crate) mod temp;
 pub(crate) mod timeline;
@@ -52,6 +54,8 @@ pub struct Gpu {
     /// The merge kernels' guard (`contract::MergeGuard`, zero between launches), made on first
     /// use: its buffer and device address.
     merge_guard: Mutex<MergeGuardSlot>,
+    /// The mapped pinned `u64` kernels report counts to, made on first use.
+    count_slot: Mutex<reported::CountSlot>,
 }
 
 /// The merge guard's buffer and device address, once made.
@@ -109,6 +113,7 @@ impl Gpu {
             staging: Mutex::new(StagingPool::Unmade),
             memory_limit: None,
             merge_guard: Mutex::new(None),
+            count_slot: Mutex::new(None),
         }
     }
 

@@ -35,13 +35,34 @@ impl<T: Pod> PinnedBuffer<T> {
     /// `len` zeroed values in page-locked memory of `ctx`, usable from every context
     /// (`CU_MEMHOSTALLOC_PORTABLE`).
     pub(crate) fn zeroed(ctx: &Arc<CudaContext>, len: usize) -> Result<Self> {
+        Self::zeroed_with(ctx, len, sys::CU_MEMHOSTALLOC_PORTABLE)
+    }
+
+    /// [`PinnedBuffer::zeroed`], mapped into the device's address space too
+    /// (`CU_MEMHOSTALLOC_DEVICEMAP`): kernels write it at [`PinnedBuffer::device_address`].
+    pub(crate) fn mapped(ctx: &Arc<CudaContext>, len: usize) -> Result<Self> {
+        Self::zeroed_with(ctx, len, sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP)
+    }
+
+    /// The device address of a buffer made by [`PinnedBuffer::mapped`].
+    pub(crate) fn device_address(&self) -> Result<sys::CUdeviceptr> {
+        self.ctx.bind_to_thread()?;
+        let mut address: sys::CUdeviceptr = 0;
+        // SAFETY: the buffer is mapped pinned memory of this context (`mapped`); `address`
+        // receives its device address.
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut address, self.ptr.as_ptr().cast(), 0) }.result()?;
+        Ok(address)
+    }
+
+    /// `len` zeroed values in page-locked memory allocated with `flags`.
+    fn zeroed_with(ctx: &Arc<CudaContext>, len: usize, flags: std::ffi::c_uint) -> Result<Self> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::TooLarge { what: "pinned buffer size" })?;
         if bytes == 0 {
             return Ok(PinnedBuffer { ptr: NonNull::dangling(), len, ctx: ctx.clone() });
         }
         ctx.bind_to_thread()?;
         // SAFETY: allocates `bytes` of page-locked memory, zeroed below before any use.
-        let raw = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(|e| match e.0 {
+        let raw = unsafe { result::malloc_host(bytes, flags) }.map_err(|e| match e.0 {
             sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY => Error::HostOutOfMemory { bytes },
             _ => Error::Driver(e),
         })?;

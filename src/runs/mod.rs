@@ -20,7 +20,8 @@
 //! Semantics: a run is a maximal stretch of consecutive keys equal by the comparator (neither
 //! orders before the other), as `slice::chunk_by` groups them; the keys need not be sorted
 //! (on sorted keys the runs are the distinct keys). Each call returns the number of runs, and so
-//! waits for the GPU; its outputs must hold that many items
+//! waits for the GPU to count them (not for its outputs, written in stream order as every
+//! call's are); its outputs must hold that many items
 //! ([`Error::OutputTooSmall`](crate::Error::OutputTooSmall) otherwise, with nothing written),
 //! and what is past them is left as it is.
 //!
@@ -185,7 +186,6 @@ fn runs_by<K: Key, C: Comparator<K>>(gpu: &Gpu, keys: &CheckedBuffer<'_>, found_
         let boundaries = Segments::Runs { bits: runs.boundary_bits, before: runs.boundaries_before, runs: runs.count };
         (v.launch)(gpu, runs.index_bytes, boundaries, v.values, keys.len, v.out.0, v.reduction)?;
     }
-    gpu.synchronize()?; // the temporaries stay until the work on them is done
     Ok(runs.count)
 }
 
@@ -213,8 +213,8 @@ struct FoundRuns<'a> {
 /// Finds the runs of the validated `keys` (by the comparator of `kernels`, keys of
 /// `key_bytes`), keeps what `keep` says (indices of `index_bytes`, which hold the keys'
 /// count), and writes their first keys to `heads` and their lengths (of `index_bytes`) to
-/// `lengths` unless 0 (room for a key or a length per key); waits for the GPU to read the
-/// count.
+/// `lengths` unless 0 (room for a key or a length per key); waits for the kernels to report
+/// the count.
 fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, &Kernels, usize), index_bytes: usize, (heads, lengths): (u64, u64), keep: Keep) -> Result<FoundRuns<'a>> {
     let n = keys.len;
     let shape = runs_shape(kernels.arch, key_bytes);
@@ -258,6 +258,7 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
         starts,
         heads,
         runs,
+        runs_host: 0,
         lengths,
         tile_lasts,
         boundary_bits,
@@ -267,13 +268,14 @@ fn find_runs<'a>(gpu: &'a Gpu, (keys, kernels, key_bytes): (&CheckedBuffer<'_>, 
         deferred_counts,
         deferred_lasts,
     };
-    found.count = launch_runs(gpu, kernels, shape, index_bytes, &params)?;
+    // The count comes back as the kernel that knows it writes it, while the rest may still run.
+    found.count = gpu.reported_count(|runs_host| launch_runs(gpu, kernels, shape, index_bytes, &RunsParams { runs_host, ..params }))? as usize;
     Ok(found)
 }
 
-/// Launches the runs' kernels over `params`' tiles (of `shape`, positions of `index_bytes`;
-/// its rooms laid out by [`find_runs`]) and returns the run count once the GPU is done.
-fn launch_runs(gpu: &Gpu, kernels: &Kernels, shape: LaunchShape, index_bytes: usize, params: &RunsParams) -> Result<usize> {
+/// Enqueues the runs' kernels over `params`' tiles (of `shape`, positions of `index_bytes`;
+/// its rooms laid out by [`find_runs`]).
+fn launch_runs(gpu: &Gpu, kernels: &Kernels, shape: LaunchShape, index_bytes: usize, params: &RunsParams) -> Result<()> {
     let tiles = params.num_tiles as usize;
     let cfg = LaunchConfig { grid_dim: (grid_ctas(tiles, "runs grid")?, 1, 1), block_dim: (shape.threads, 1, 1), shared_mem_bytes: 0 };
     // SAFETY: `RunsParams` is `mergepath_run_starts_{4,8}`'s parameter struct; one CTA of the
@@ -294,11 +296,7 @@ fn launch_runs(gpu: &Gpu, kernels: &Kernels, shape: LaunchShape, index_bytes: us
         // deferred tiles' outputs to the rooms above.
         unsafe { gpu.launch_dependent(&kernels.run_deferred(index_bytes)?, deferred_cfg, params, kernels.arch) }?;
     }
-    let mut count = [0u64];
-    // SAFETY: `runs` is a u64 of the temp buffer, written by the kernels just enqueued.
-    unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut count, params.runs, gpu.stream().cu_stream()) }?;
-    gpu.synchronize()?;
-    Ok(count[0] as usize)
+    Ok(())
 }
 
 impl FoundRuns<'_> {
@@ -326,6 +324,7 @@ impl FoundRuns<'_> {
             starts: self.starts,
             heads: 0,
             runs: self.runs,
+            runs_host: 0,
             lengths,
             tile_lasts: 0,
             boundary_bits: 0,

@@ -26,14 +26,14 @@ __device__ __forceinline__ mergepath::run_deferral<K> run_deferral_of(const merg
                                                     p.tile_states, p.starts, reinterpret_cast<K*>(p.heads),        \
                                                     mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
                                                     mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, \
-                                                    mergepath_instance::run_deferral_of(p), p.runs, Comp());  \
+                                                    mergepath_instance::run_deferral_of(p), mergepath::reported_count{p.runs, p.runs_host}, Comp());  \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath_instance::RUNS.nt)                              \
   mergepath_run_deferred_##BYTES(const mergepath::runs_params<INDEX> p) {                                \
     using namespace mergepath_instance;                                                                  \
     mergepath::run_deferred_tiles<RUNS.nt, RUNS.vt>(p.count, p.num_tiles, p.tile_states, p.starts, reinterpret_cast<K*>(p.heads), \
                                                    mergepath::run_boundaries_out<INDEX>{p.boundary_bits, p.boundaries_before}, \
-                                                   mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, run_deferral_of(p), p.runs); \
+                                                   mergepath::run_lengths_out<INDEX>{p.lengths, p.tile_lasts}, run_deferral_of(p), mergepath::reported_count{p.runs, p.runs_host}); \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(mergepath::PARTITION_THREADS)                            \
   mergepath_run_lengths_##BYTES(const mergepath::runs_params<INDEX> p) {                                 \

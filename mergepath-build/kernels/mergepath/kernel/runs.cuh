@@ -6,6 +6,7 @@
 #include "../cta/scan.cuh"
 #include "../cta/stage.cuh"
 #include "../thread/keys.cuh"
+#include "../thread/reported_count.cuh"
 #include "merge.cuh"  // wait_for_previous_kernel
 
 namespace mergepath {
@@ -185,7 +186,7 @@ __device__ __forceinline__ void leave_run_tile(int64_t tile, int n, int tile_cou
 // One tile of NT * VT keys: the positions of the tile's run heads (a key unequal to the one
 // before it, and key 0) written to starts[] (where not null) after those of all earlier tiles
 // (cta_tile_offset), and where `heads_out` is not null the head keys to heads_out[] alike; by
-// the last tile the run count to *runs. Both go out through shared memory, in coalesced
+// the last tile the run count to `runs`. Both go out through shared memory, in coalesced
 // stores. Where `boundaries.bits` is not null, the heads but key 0 as boundary words too (NV is
 // a whole number of words); where `run_lengths.lengths` is not null, each run's length (the
 // look-back carrying the last head before each tile). Tiles take their indices from a ticket
@@ -199,7 +200,7 @@ template <int NT, int VT, class I, class K, class Comp>
 __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, int64_t num_tiles, uint64_t* tile_states,
                                                 I* starts, K* heads_out, const run_boundaries_out<I>& boundaries,
                                                 const run_lengths_out<I>& run_lengths, const run_deferral<K>& deferral,
-                                                uint64_t* runs, Comp comp) {
+                                                const reported_count& runs, Comp comp) {
   static_assert(VT <= 32, "a thread's heads are one 32-bit mask");
   using Shared = run_starts_shared<NT, VT, K>;
   constexpr int NV = Shared::NV, WORDS = NV / 32, LEAD = Shared::LEAD;
@@ -239,19 +240,19 @@ __device__ __forceinline__ void run_starts_tile(const K* keys, int64_t count, in
     if (starts) starts[offset + k] = (I)(base + position);
     if (heads_out) heads_out[offset + k] = tile_keys[position];
   }
-  if (tile == num_tiles - 1 && threadIdx.x == 0) *runs = (uint64_t)(offset + tile_count);
+  if (tile == num_tiles - 1 && threadIdx.x == 0) runs.write((uint64_t)(offset + tile_count));
 }
 
 // After run_starts_tile with the same arguments, a warp a tile (NT / 32 tiles a CTA, from
 // blockIdx.x * NT / 32): a deferred tile sums the runs before it (and finds the last head
 // before it) from the spans, groups and tiles before it in deferral.counts, then writes what
 // run_starts_tile would have (the heads' starts and keys, their lengths, the boundaries before
-// its words) and where it is the last tile, *runs; other tiles' warps return. Launched as a
+// its words) and where it is the last tile, `runs`; other tiles' warps return. Launched as a
 // programmatic dependent of run_starts_tile's kernel.
 template <int NT, int VT, class I, class K>
 __device__ __forceinline__ void run_deferred_tiles(int64_t count, int64_t num_tiles, const uint64_t* tile_states, I* starts, K* heads_out,
                                                    const run_boundaries_out<I>& boundaries, const run_lengths_out<I>& run_lengths,
-                                                   const run_deferral<K>& deferral, uint64_t* runs) {
+                                                   const run_deferral<K>& deferral, const reported_count& runs) {
   constexpr int NV = NT * VT, ROOM = NV / RUNS_DEFERRED_SHARE, WORDS_PER_LANE = (NV / 32 + WARP_THREADS - 1) / WARP_THREADS;
   wait_for_previous_kernel();
   const int lane = (int)threadIdx.x % WARP_THREADS;
@@ -281,7 +282,7 @@ __device__ __forceinline__ void run_deferred_tiles(int64_t count, int64_t num_ti
     last = max(last, __shfl_xor_sync(0xffffffffu, last, d));
   }
   const int tile_count = (int)deferral.counts[tile];
-  if (tile == num_tiles - 1 && lane == 0) *runs = (uint64_t)(offset + tile_count);
+  if (tile == num_tiles - 1 && lane == 0) runs.write((uint64_t)(offset + tile_count));
   const int n = count - base < NV ? (int)(count - base) : NV;
   const uint16_t* positions = deferral.positions + tile * ROOM;
   if (run_lengths.lengths)
