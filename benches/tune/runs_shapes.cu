@@ -43,7 +43,7 @@ using Comp = mergepath::less_t<K>;
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT, mergepath::run_starts_ctas_per_sm<NT, VT, K>(900))
 library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
-             mergepath::run_deferral<K> deferral, uint64_t* runs_host = nullptr) {
+             mergepath::run_deferral<K> deferral, uint64_t* runs_host) {
   mergepath::run_starts_tile<NT, VT>(keys, count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
                                      mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral, mergepath::reported_count{runs, runs_host},
                                      Comp());
@@ -52,7 +52,7 @@ library_tile(const K* keys, int64_t count, int64_t tiles, uint64_t* states, uint
 template <int NT, int VT>
 __global__ void __launch_bounds__(NT)
 library_deferred(int64_t count, int64_t tiles, const uint64_t* states, uint32_t* starts, K* heads, uint64_t* runs,
-                 mergepath::run_deferral<K> deferral, uint64_t* runs_host = nullptr) {
+                 mergepath::run_deferral<K> deferral, uint64_t* runs_host) {
   mergepath::run_deferred_tiles<NT, VT>(count, tiles, states, starts, heads, mergepath::run_boundaries_out<uint32_t>{nullptr, nullptr},
                                         mergepath::run_lengths_out<uint32_t>{nullptr, nullptr}, deferral,
                                         mergepath::reported_count{runs, runs_host});
@@ -982,10 +982,10 @@ void measure_library(const char* variant, const Input& in, const char* runs_name
     uint32_t* starts = positions ? in.starts : nullptr;
     const float ms = median_ms([&] {
       CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
-      library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral);
+      library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral, nullptr);
       if (deferred)
         launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
-                         in.states, starts, in.heads, found, deferral);
+                         in.states, starts, in.heads, found, deferral, (uint64_t*)nullptr);
     });
     CK(cudaGetLastError());
     std::vector<uint64_t> states(tiles);
