@@ -10,7 +10,8 @@
 // Inputs: the runs of benches/cub/runs.cu's keys (1 to 32 or 1 or 2 long, timing.cuh's
 // run_starts) as the runs-finding kernel writes their boundary words, u32 values. Prints TSV:
 // runs nt vt n tile_ms with_spine_ms of_copy ok, where of_copy is the device copy of the n
-// values over the tile's time, and ok whether every run's sum equals the host's.
+// values over the tile's time, and ok whether every run's sum equals the host's; then `floor`
+// lines: the n values summed whole by warps loading them three ways (floor_kernel).
 #include <mergepath/kernel/segmented_reduce.cuh>
 #include "timing.cuh"
 
@@ -48,6 +49,45 @@ void launch_spine(const Tile& t) {
   const int64_t chunks = t.tiles > 0 ? (t.tiles + NT * SV - 1) / (NT * SV) : 1;
   CK(cudaMemsetAsync(t.spine_states, 0, (chunks + 1) * sizeof(uint64_t)));
   spine_kernel<NT, SV><<<(unsigned)chunks, NT>>>(t);
+}
+
+// Floors for the values' tile (each warp's values summed whole, no runs; one sum a warp out):
+// `staged` loads them as reduce_runs_tile does (rows of 32 through shared memory, then VT in a
+// row a lane), `striped` into registers warp-striped (coalesced, no shared memory), `vector`
+// 16 bytes a lane a load.
+template <int NT, int VT, int Way>
+__global__ void __launch_bounds__(NT, 2048 / NT) floor_kernel(const K* values, int64_t count, K* out) {
+  constexpr int WARPS = NT / 32, CHUNK = 32 * VT;
+  __shared__ K warp_values[WARPS][CHUNK];
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  const int64_t warp_first = ((int64_t)blockIdx.x * WARPS + warp) * CHUNK;
+  const int warp_n = warp_first < count ? (int)min((int64_t)CHUNK, count - warp_first) : 0;
+  K sum = 0;
+  if (Way == 0) {
+    K* chunk = warp_values[warp];
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (i * 32 + lane < warp_n) chunk[i * 32 + lane] = values[warp_first + i * 32 + lane];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < VT; ++j)
+      if (lane * VT + j < warp_n) sum += chunk[lane * VT + j];
+  } else if (Way == 1) {
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (i * 32 + lane < warp_n) sum += values[warp_first + i * 32 + lane];
+  } else {
+    const uint4* v = reinterpret_cast<const uint4*>(values + warp_first);
+#pragma unroll
+    for (int i = 0; i < VT / 4; ++i) {
+      if ((i * 32 + lane) * 4 < warp_n) {
+        const uint4 x = v[i * 32 + lane];
+        sum += x.x + x.y + x.z + x.w;
+      }
+    }
+  }
+  sum = __reduce_add_sync(0xffffffffu, sum);
+  if (lane == 0) out[(int64_t)blockIdx.x * WARPS + warp] = sum;
 }
 
 struct Input {
@@ -136,6 +176,23 @@ void measure(const Input& in, const char* runs_name) {
   CK(cudaFree(t.partials.tails));
 }
 
+void measure_floors(const Input& in, const char* runs_name) {
+  K* out;
+  CK(cudaMalloc(&out, (in.n / 32 + 1) * sizeof(K)));
+  auto floor = [&](const char* way, auto kernel, int nt, int vt) {
+    const unsigned grid = (unsigned)((in.n + nt * vt - 1) / (nt * vt));
+    const float ms = median_ms([&] { kernel<<<grid, nt>>>(in.values, (int64_t)in.n, out); });
+    CK(cudaGetLastError());
+    printf("  floor %s\t%s\t%d\t%d\t%zu\t%.4f\t\t%.2f\n", way, runs_name, nt, vt, in.n, ms, in.copy_ms / ms);
+  };
+  floor("staged", floor_kernel<256, 15, 0>, 256, 15);
+  floor("striped", floor_kernel<256, 15, 1>, 256, 15);
+  floor("striped", floor_kernel<256, 16, 1>, 256, 16);
+  floor("vector", floor_kernel<256, 16, 2>, 256, 16);
+  floor("vector", floor_kernel<256, 32, 2>, 256, 32);
+  CK(cudaFree(out));
+}
+
 int main(int argc, char** argv) {
   const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
   printf("runs\tnt\tvt\tn\ttile_ms\twith_spine_ms\tof_copy\tok\n");
@@ -144,6 +201,7 @@ int main(int argc, char** argv) {
       const Input in(size_t(1) << log2, longest);
       const char* runs_name = longest == 32 ? "runs32" : "runs2";
       measure<256, 15>(in, runs_name);
+      measure_floors(in, runs_name);
       measure<128, 15>(in, runs_name);
       measure<512, 15>(in, runs_name);
     }
