@@ -98,6 +98,24 @@ struct run_boundaries {
   const I* before;
 };
 
+// The inclusive segmented fold of the lanes' `x` across the warp, each lane that `resets`
+// starting it again (the lanes before it do not reach past it); `resets` becomes whether this
+// lane or one before it resets. Every lane calls. Selects instead of branches: op is applied
+// whether or not its result is kept (to values of lanes without items, too: op is pure).
+template <class K, class Op>
+__device__ __forceinline__ void warp_segmented_fold(segmented_fold<K>& x, bool& resets, int lane, Op op) {
+#pragma unroll
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const K y = warp_shuffle<true>(x.value, d);
+    const unsigned y_flags = __shfl_up_sync(0xffffffffu, (unsigned)x.any | (unsigned)resets << 1, d);
+    const bool joins = lane >= d && !resets && (y_flags & 1u);  // y's fold goes before x's
+    const K joined = op(y, x.value);
+    x.value = joins ? (x.any ? joined : y) : x.value;
+    x.any = x.any || joins;
+    resets = resets || (lane >= d && (y_flags & 2u));
+  }
+}
+
 // A lane's items v[0 .. n) (all VT where Full) with run boundaries `bits` (bit j: item j begins
 // a run): each run that begins and ends in the lane goes to runs[0], runs[1], ... in order;
 // `head` gets the fold of the items before the lane's first boundary (empty where item 0 begins
@@ -182,15 +200,7 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   // The lanes' tails folded across the warp, reset at each lane with a boundary.
   segmented_fold<K> x = tail;
   bool resets = bounded;
-#pragma unroll
-  for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const segmented_fold<K> y = warp_shuffle<true>(x, d);
-    const bool y_resets = __shfl_up_sync(0xffffffffu, resets, d);
-    if (lane >= d) {
-      if (!resets) x = y.then(x, op);
-      resets = resets || y_resets;
-    }
-  }
+  warp_segmented_fold(x, resets, lane, op);
   // The lanes before this one: their fold since their last boundary, and whether they have one.
   segmented_fold<K> earlier = warp_shuffle<true>(x, 1);
   const bool resets_before = __shfl_up_sync(0xffffffffu, resets, 1);  // every lane shuffles
