@@ -14,6 +14,7 @@
 #pragma once
 #include "load_balancing.cuh"
 #include "../cta/scan.cuh"
+#include "../cta/stage.cuh"
 
 namespace mergepath {
 
@@ -98,24 +99,6 @@ struct run_boundaries {
   const I* before;
 };
 
-// The inclusive segmented fold of the lanes' `x` across the warp, each lane that `resets`
-// starting it again (the lanes before it do not reach past it); `resets` becomes whether this
-// lane or one before it resets. Every lane calls. Selects instead of branches: op is applied
-// whether or not its result is kept (to values of lanes without items, too: op is pure).
-template <class K, class Op>
-__device__ __forceinline__ void warp_segmented_fold(segmented_fold<K>& x, bool& resets, int lane, Op op) {
-#pragma unroll
-  for (int d = 1; d < WARP_THREADS; d *= 2) {
-    const K y = warp_shuffle<true>(x.value, d);
-    const unsigned y_flags = __shfl_up_sync(0xffffffffu, (unsigned)x.any | (unsigned)resets << 1, d);
-    const bool joins = lane >= d && !resets && (y_flags & 1u);  // y's fold goes before x's
-    const K joined = op(y, x.value);
-    x.value = joins ? (x.any ? joined : y) : x.value;
-    x.any = x.any || joins;
-    resets = resets || (lane >= d && (y_flags & 2u));
-  }
-}
-
 // A lane's items v[0 .. n) (all VT where Full) with run boundaries `bits` (bit j: item j begins
 // a run): each run that begins and ends in the lane goes to runs[0], runs[1], ... in order;
 // `head` gets the fold of the items before the lane's first boundary (empty where item 0 begins
@@ -144,9 +127,9 @@ __device__ __forceinline__ void fold_lane_runs(const K (&v)[VT], unsigned bits, 
   tail = segmented_fold<K>{open, n > 0};
 }
 
-// Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty). Each
-// warp stages its 32 * VT values in shared memory (rows of 32, coalesced), and each lane folds
-// VT of them in a row from registers: a run that begins and ends in the lane is noted in the
+// Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty). The
+// tile's values arrive in shared memory by one bulk copy (stage_start), a chunk of 32 * VT a
+// warp, and each lane folds VT of them in a row from registers: a run that begins and ends in the lane is noted in the
 // warp's buffer (free once its values are read) at its place among the warp's runs. A
 // segmented scan of the lanes' folds across the warp then finishes the runs begun in an earlier
 // lane, and the warp stores its runs from the buffer in order, coalesced; one thread joins the
@@ -160,17 +143,21 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
                                                  const reduce_partials<K>& partials) {
   static_assert(VT <= WARP_THREADS, "a warp's bit words are loaded one a lane");
   constexpr int WARPS = NT / WARP_THREADS, CHUNK = WARP_THREADS * VT;
-  __shared__ K warp_values[WARPS][CHUNK];  // the warp's values, then its runs' folds
+  __shared__ __align__(16) K warp_values[WARPS][CHUNK];  // the warps' values, then their runs' folds
   __shared__ segmented_fold<K> warp_heads[WARPS], warp_tails[WARPS];
   __shared__ int64_t warp_before[WARPS];
   __shared__ bool warp_bounded[WARPS];
+  __shared__ uint64_t staged;
   const int lane = (int)threadIdx.x % WARP_THREADS, warp = (int)threadIdx.x / WARP_THREADS;
-  const int64_t warp_first = ((int64_t)blockIdx.x * WARPS + warp) * CHUNK;
-  const int warp_n = warp_first < count ? (int)min((int64_t)CHUNK, count - warp_first) : 0;
+  // One bulk copy: loaded by the lanes, the values were waited for a few loads at a time, at the
+  // stores that put them in shared memory (BENCHMARKS.md).
+  const int64_t tile_first = (int64_t)blockIdx.x * NT * VT;
+  const int tile_n = (int)min((int64_t)NT * VT, count - tile_first);
+  if (threadIdx.x == 0) stage_start(&warp_values[0][0], values + tile_first, tile_n, &staged);
+  __syncthreads();
+  const int64_t warp_first = tile_first + (int64_t)warp * CHUNK;
+  const int warp_n = max(0, min(CHUNK, tile_n - warp * CHUNK));
   K* chunk = warp_values[warp];
-#pragma unroll
-  for (int i = 0; i < VT; ++i)
-    if (i * WARP_THREADS + lane < warp_n) chunk[i * WARP_THREADS + lane] = values[warp_first + i * WARP_THREADS + lane];
   // Lane w < VT: the warp's word w and the boundaries before it.
   const bool has_word = lane * WARP_THREADS < warp_n;
   const unsigned word = has_word ? runs.bits[warp_first / WARP_THREADS + lane] : 0u;
@@ -185,7 +172,7 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   // bits below it.
   const int64_t low_before = __shfl_sync(0xffffffffu, word_before, first / WARP_THREADS);
   const int before = n > 0 ? (int)(low_before - warp_boundaries) + __popc(low & ((1u << shift) - 1u)) : 0;
-  __syncwarp();  // the chunk's rows, staged by every lane, read in a lane's stretch
+  stage_finish<NT>(&warp_values[0][0], values + tile_first, tile_n, &staged);
   K v[VT];
 #pragma unroll
   for (int j = 0; j < VT; ++j)
@@ -200,7 +187,15 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
   // The lanes' tails folded across the warp, reset at each lane with a boundary.
   segmented_fold<K> x = tail;
   bool resets = bounded;
-  warp_segmented_fold(x, resets, lane, op);
+#pragma unroll
+  for (int d = 1; d < WARP_THREADS; d *= 2) {
+    const segmented_fold<K> y = warp_shuffle<true>(x, d);
+    const bool y_resets = __shfl_up_sync(0xffffffffu, resets, d);
+    if (lane >= d) {
+      if (!resets) x = y.then(x, op);
+      resets = resets || y_resets;
+    }
+  }
   // The lanes before this one: their fold since their last boundary, and whether they have one.
   segmented_fold<K> earlier = warp_shuffle<true>(x, 1);
   const bool resets_before = __shfl_up_sync(0xffffffffu, resets, 1);  // every lane shuffles
