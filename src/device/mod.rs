@@ -29,7 +29,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// A CUDA device, a stream on it, and what mergepath keeps per device.
 ///
 /// Every operation is enqueued on [`Gpu::stream`] and returns without waiting for the GPU;
-/// only copies to the host ([`Gpu::download`]) and [`Gpu::synchronize`] wait. Buffers are
+/// only copies to the host ([`Gpu::download`]), [`Gpu::synchronize`], and the calls that return
+/// a count the GPU finds (such as [`crate::unique`], which waits for that count alone) wait. Buffers are
 /// cudarc's [`CudaSlice`]/[`CudaView`](cudarc::driver::CudaView)/
 /// [`CudaViewMut`](cudarc::driver::CudaViewMut) of the same context, on any of its streams
 /// (cudarc orders the streams through events).

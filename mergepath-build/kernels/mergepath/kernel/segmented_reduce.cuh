@@ -99,41 +99,13 @@ struct run_boundaries {
   const I* before;
 };
 
-// A lane's items v[0 .. n) (all VT where Full) with run boundaries `bits` (bit j: item j begins
-// a run): each run that begins and ends in the lane goes to runs[0], runs[1], ... in order;
-// `head` gets the fold of the items before the lane's first boundary (empty where item 0 begins
-// a run or the lane has none), `tail` that of the items from its last boundary on (all of them
-// where it has none), `bounded` whether it has one. No branch an item: the lanes' boundaries
-// fall at different items, so a branch at each ran both ways for most items of a warp
-// (BENCHMARKS.md).
-template <int VT, bool Full, class K, class Op>
-__device__ __forceinline__ void fold_lane_runs(const K (&v)[VT], unsigned bits, int n, K* runs, segmented_fold<K>& head,
-                                               segmented_fold<K>& tail, bool& bounded, Op op) {
-  K open = v[0], before_first = v[0];  // the run open so far; the items before the first boundary
-  bool seen = bits & 1u;
-#pragma unroll
-  for (int j = 1; j < VT; ++j) {
-    if (Full || j < n) {
-      const bool begins = bits >> j & 1u, ends = begins && seen;
-      if (ends) *runs = open;
-      runs += ends;
-      before_first = begins && !seen ? open : before_first;
-      open = begins ? v[j] : op(open, v[j]);
-      seen = seen || begins;
-    }
-  }
-  bounded = n > 0 && seen;
-  head = segmented_fold<K>{before_first, bounded && !(bits & 1u)};
-  tail = segmented_fold<K>{open, n > 0};
-}
-
 // Tile blockIdx.x of NT * VT values, runs by boundary bits as the segments (none empty). The
 // tile's values arrive in shared memory by one bulk copy (stage_start), a chunk of 32 * VT a
-// warp, and each lane folds VT of them in a row from registers: a run that begins and ends in the lane is noted in the
-// warp's buffer (free once its values are read) at its place among the warp's runs. A
-// segmented scan of the lanes' folds across the warp then finishes the runs begun in an earlier
-// lane, and the warp stores its runs from the buffer in order, coalesced; one thread joins the
-// warps' partials alike. The tile leaves its head and tail for the spine as
+// warp, and each lane folds VT of them in a row from registers: a run that begins and ends in
+// the lane is noted in the warp's buffer (free once its values are read) at its place among the
+// warp's runs. A segmented scan of the lanes' folds across the warp then finishes the runs
+// begun in an earlier lane, and the warp stores its runs from the buffer in order, coalesced;
+// one thread joins the warps' partials alike. The tile leaves its head and tail for the spine as
 // segmented_reduce_tile does, with partitions[tile] = the boundaries before the tile (the last
 // tile also partitions[tiles] = segments - 1), the partitions segmented_reduce_spine reads.
 // (VT odd keeps a lane's reads of 4-byte values from shared memory free of bank conflicts.)
@@ -179,11 +151,21 @@ __device__ __forceinline__ void reduce_runs_tile(const run_boundaries<I>& runs, 
     if (j < n) v[j] = chunk[first + j];
   __syncwarp();  // the chunk now holds runs' folds
   // The lane's fold since its last boundary (all its items where it has none), and its head:
-  // its items before its first boundary; its runs between them into the chunk after `before`.
-  segmented_fold<K> tail, head;
-  bool bounded;
-  if (n == VT) fold_lane_runs<VT, true>(v, bits, n, chunk + before + 1, head, tail, bounded, op);
-  else fold_lane_runs<VT, false>(v, bits, n, chunk + before + 1, head, tail, bounded, op);
+  // its items before its first boundary.
+  segmented_fold<K> tail{}, head{};
+  bool bounded = false;
+#pragma unroll
+  for (int j = 0; j < VT; ++j) {
+    if (j >= n) break;
+    if (bits >> j & 1) {
+      if (bounded) chunk[before + __popc(bits & ((1u << j) - 1u))] = tail.value;
+      else head = tail;
+      tail = segmented_fold<K>{v[j], true};
+      bounded = true;
+    } else {
+      tail.add(v[j], op);
+    }
+  }
   // The lanes' tails folded across the warp, reset at each lane with a boundary.
   segmented_fold<K> x = tail;
   bool resets = bounded;
