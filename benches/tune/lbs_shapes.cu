@@ -24,11 +24,11 @@ __global__ void __launch_bounds__(NT) search_tile(const I* starts, int64_t segme
   mergepath::load_balancing_tile<NT, VT>(starts, segments, count, parts, o);
 }
 
-// The library's interval tile as its gather entry instantiates it (`Destinations` false), or
-// as its move entry does (destinations given: here each interval's own start, so the move
+// The library's interval tile as its gather entry instantiates it (`Destinations` false, the
+// entries' launch bounds), or as its move entry does (destinations given: here each interval's own start, so the move
 // writes what the gather does).
 template <int NT, int VT, bool Destinations>
-__global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+__global__ void __launch_bounds__(NT, 2048 / NT) gather_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                   const I* sources, const uint32_t* input, int64_t input_len, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{sources, starts, input, input_len, out, count, 1};
   mergepath::interval_move_tile<NT, VT, true, Destinations, true>(starts, segments, count, parts, m);
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(NT) gather_tile(const I* starts, int64_t segme
 // The library's interval tile as its scatter entry instantiates it, each interval written to
 // the mirror of its place (the gather's sources as destinations).
 template <int NT, int VT>
-__global__ void __launch_bounds__(NT) scatter_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
+__global__ void __launch_bounds__(NT, 2048 / NT) scatter_tile(const I* starts, int64_t segments, int64_t count, const int64_t* parts,
                                                    const I* destinations, const uint32_t* input, uint32_t* out) {
   const mergepath::interval_moves<I, uint32_t> m{nullptr, destinations, input, count, out, count, 1};
   mergepath::interval_move_tile<NT, VT, false, true, true>(starts, segments, count, parts, m);
