@@ -10,14 +10,22 @@
 // Inputs: the runs of benches/cub/runs.cu's keys (1 to 32 or 1 or 2 long, timing.cuh's
 // run_starts) as the runs-finding kernel writes their boundary words, u32 values. Prints TSV:
 // runs nt vt n tile_ms with_spine_ms of_copy ok, where of_copy is the device copy of the n
-// values over the tile's time, and ok whether every run's sum equals the host's; then `floor`
+// values over the tile's time, and ok whether every run's sum equals the host's (first on one
+// run over several tiles, `one_run`); then `floor`
 // lines: the n values summed whole by warps loading them three ways (floor_kernel).
 #include <mergepath/kernel/segmented_reduce.cuh>
 #include "timing.cuh"
 
+// -DREDUCE_RUNS_F32_MIN: f32 values folded by Min under `greater` (the values all zero, so the
+// host's sums are the folds too), as the properties' reduce-by-key of f32 keys.
+#ifdef REDUCE_RUNS_F32_MIN
+using K = float;
+using Sum = mergepath::reduce_min<K, mergepath::greater_t<K>>;
+#else
 using K = uint32_t;
-using I = uint32_t;
 using Sum = mergepath::reduce_sum<K>;
+#endif
+using I = uint32_t;
 constexpr int SPINE_THREADS = 512, SPINE_TILES = 4;  // the library's spine for 4-byte values
 
 struct Tile {
@@ -86,7 +94,7 @@ __global__ void __launch_bounds__(NT, 2048 / NT) floor_kernel(const K* values, i
       }
     }
   }
-  sum = __reduce_add_sync(0xffffffffu, sum);
+  sum = (K)__reduce_add_sync(0xffffffffu, (unsigned)sum);
   if (lane == 0) out[(int64_t)blockIdx.x * WARPS + warp] = sum;
 }
 
@@ -102,7 +110,11 @@ struct Input {
     std::vector<unsigned> h_bits(words, 0);
     std::vector<I> h_before(words, 0);
     std::vector<K> h_values(n);
+#ifdef REDUCE_RUNS_F32_MIN
+    for (size_t i = 0; i < n; ++i) h_values[i] = 0.0f;
+#else
     for (size_t i = 0; i < n; ++i) h_values[i] = (K)(i * 2654435761u);
+#endif
     const std::vector<size_t> starts = run_starts(n, longest);
     for (size_t r = 0; r < starts.size(); ++r) {
       if (r > 0) h_bits[starts[r] / 32] |= 1u << (starts[r] % 32);
@@ -196,6 +208,11 @@ void measure_floors(const Input& in, const char* runs_name) {
 int main(int argc, char** argv) {
   const std::vector<int> sizes = log2_sizes(argc, argv, {24, 26});
   printf("runs\tnt\tvt\tn\ttile_ms\twith_spine_ms\tof_copy\tok\n");
+  // One run over several tiles (no boundary in a tile, lanes without values in the last).
+  for (size_t n : {size_t(9392), size_t(100000)}) {
+    const Input in(n, uint64_t(1) << 40);
+    measure<128, 15>(in, "one_run");
+  }
   for (int log2 : sizes) {
     for (uint64_t longest : {32, 2}) {
       const Input in(size_t(1) << log2, longest);
