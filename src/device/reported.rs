@@ -30,17 +30,24 @@ impl Gpu {
     /// several threads take the slot in turn.
     pub(crate) fn reported_count(&self, enqueue: impl FnOnce(u64) -> Result<()>) -> Result<u64> {
         let mut slot = self.count_slot.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            let buffer = PinnedBuffer::mapped(&self.ctx, 1)?;
-            let address = buffer.device_address()?;
-            *slot = Some((buffer, address));
-        }
-        let Some((buffer, address)) = slot.as_ref() else { unreachable!("made above") };
+        let made = match slot.take() {
+            Some(made) => made,
+            None => {
+                let buffer = PinnedBuffer::mapped(&self.ctx, 1)?;
+                let address = buffer.device_address()?;
+                (buffer, address)
+            }
+        };
+        let (buffer, address) = slot.insert(made);
         // SAFETY: the buffer holds one aligned u64 that lives as long as `slot`'s lock, under
         // which only this thread and the kernels enqueued below touch it.
         let count = unsafe { AtomicU64::from_ptr(buffer.as_ptr().cast_mut()) };
         count.store(UNREPORTED, Ordering::Release);
-        enqueue(*address)?;
+        if let Err(e) = enqueue(*address) {
+            // A kernel it did enqueue may still write the slot: not after the next call's store.
+            self.stream.synchronize()?;
+            return Err(e);
+        }
         self.ctx.bind_to_thread()?;
         let mut polls = 0u32;
         loop {

@@ -285,7 +285,8 @@ fn launch_runs(gpu: &Gpu, kernels: &Kernels, shape: LaunchShape, index_bytes: us
     // `count` keys and lengths (the lengths of the entry's width, `tile_lasts` a slot a tile), the
     // boundary words (where not 0) room for a word and an index a 32 keys, the deferred tiles'
     // slots room for a tile's keys / RUNS_DEFERRED_SHARE positions (and keys where `heads` is
-    // not 0) each, `runs` one zeroed u64, `deferred_counts` zeroed u32s for the tiles, groups
+    // not 0) each, `runs` one zeroed u64 (and `runs_host`, where not 0, a u64 of mapped pinned
+    // host memory, Gpu::reported_count's), `deferred_counts` zeroed u32s for the tiles, groups
     // and spans, `deferred_lasts` (where not 0) zeroed u64s for the groups and spans.
     unsafe { gpu.launch(&kernels.run_starts(index_bytes)?, cfg, params) }?;
     if tiles > 1 {
