@@ -31,6 +31,7 @@
 // same bytes (keys read, outputs written) as a share of this time.
 #include <cub/cub.cuh>
 #include <functional>
+#include <string>
 #include <thrust/iterator/transform_iterator.h>
 #include <mergepath/kernel/runs.cuh>
 #include "timing.cuh"
@@ -963,41 +964,59 @@ void measure(const char* variant, const Input& in, const char* runs_name, Kernel
   }
 }
 
-// The library's tiles as its calls launch them: run_starts_tile, then (`deferred`)
-// run_deferred_tiles as its programmatic dependent.
+// The library's call on `in` as runs_shapes times it: its temporaries (the tiles' counts after
+// their states and ticket; with `deferred`, the deferred tiles' slots), and its launches: the
+// states' memset, run_starts_tile, and with `deferred` run_deferred_tiles as its programmatic
+// dependent.
+template <int NT, int VT>
+struct library_call {
+  static constexpr int NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
+  const Input& in;
+  bool deferred;
+  int64_t tiles, counted;  // counted: u64 slots of the tiles', groups' and spans' u32 counts
+  mergepath::run_deferral<K> deferral;
+  uint64_t* found;
+  library_call(const Input& in_, bool deferred_)
+      : in(in_), deferred(deferred_), tiles((int64_t)((in_.n + NV - 1) / NV)),
+        deferral{nullptr, nullptr, reinterpret_cast<unsigned*>(in_.states + tiles + 1), nullptr},
+        found(in_.states + (in_.n / 256 + 3)) {
+    const mergepath::run_count_slots at{tiles, (tiles + mergepath::RUNS_GROUP_TILES - 1) / mergepath::RUNS_GROUP_TILES};
+    counted = (tiles + at.groups + at.groups / mergepath::RUNS_GROUP_TILES + 1 + 1) / 2;
+    if (deferred) {
+      CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
+      CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
+    }
+  }
+  ~library_call() {
+    CK(cudaFree(deferral.positions));
+    CK(cudaFree(deferral.heads));
+  }
+  // Enqueues the call, the run count also to `runs_host` where not null.
+  void launch(uint32_t* starts, uint64_t* runs_host) const {
+    CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
+    library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral, runs_host);
+    if (deferred)
+      launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
+                       in.states, starts, in.heads, found, deferral, runs_host);
+  }
+};
+
+// The library's tiles as its calls launch them, timed with and without the heads' positions.
 template <int NT, int VT>
 void measure_library(const char* variant, const Input& in, const char* runs_name, bool deferred) {
-  constexpr int NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
-  const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
-  const mergepath::run_count_slots at{tiles, (tiles + mergepath::RUNS_GROUP_TILES - 1) / mergepath::RUNS_GROUP_TILES};
-  const int64_t counted = (tiles + at.groups + at.groups / mergepath::RUNS_GROUP_TILES + 1 + 1) / 2;  // u64 slots of u32 counts
-  // The counts after the tiles' states and ticket.
-  mergepath::run_deferral<K> deferral{nullptr, nullptr, reinterpret_cast<unsigned*>(in.states + tiles + 1), nullptr};
-  if (deferred) {
-    CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
-    CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
-  }
-  uint64_t* found = in.states + (in.n / 256 + 3);
+  const library_call<NT, VT> call(in, deferred);
   for (bool positions : {false, true}) {
     uint32_t* starts = positions ? in.starts : nullptr;
-    const float ms = median_ms([&] {
-      CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
-      library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, starts, in.heads, found, deferral, nullptr);
-      if (deferred)
-        launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
-                         in.states, starts, in.heads, found, deferral, (uint64_t*)nullptr);
-    });
+    const float ms = median_ms([&] { call.launch(starts, nullptr); });
     CK(cudaGetLastError());
-    std::vector<uint64_t> states(tiles);
-    CK(cudaMemcpy(states.data(), in.states, tiles * 8, cudaMemcpyDeviceToHost));
+    std::vector<uint64_t> states(call.tiles);
+    CK(cudaMemcpy(states.data(), in.states, call.tiles * 8, cudaMemcpyDeviceToHost));
     int64_t deferred_tiles = 0;
     for (uint64_t x : states) deferred_tiles += (x & mergepath::TILE_AGGREGATE) != 0;
     char note[64];
-    snprintf(note, sizeof note, "grid %lld, %lld deferred", (long long)tiles, (long long)deferred_tiles);
+    snprintf(note, sizeof note, "grid %lld, %lld deferred", (long long)call.tiles, (long long)deferred_tiles);
     report(variant, in, runs_name, NT, VT, positions, ms, note);
   }
-  CK(cudaFree(deferral.positions));
-  CK(cudaFree(deferral.heads));
 }
 
 // The count copied to mapped pinned host memory by a kernel of its own, for a host that spins
@@ -1014,53 +1033,39 @@ __global__ void count_to_host(const uint64_t* runs, volatile uint64_t* host) {
 // `mapped` the runs' kernels writing it there themselves (reported_count, as the library's calls
 // do). Events bracket each call as the library's benches time it.
 void measure_readback(const Input& in, const char* runs_name) {
-  constexpr int NT = 256, VT = 23, NV = NT * VT, ROOM = NV / mergepath::RUNS_DEFERRED_SHARE;
-  const int64_t tiles = (int64_t)((in.n + NV - 1) / NV);
-  const mergepath::run_count_slots at{tiles, (tiles + mergepath::RUNS_GROUP_TILES - 1) / mergepath::RUNS_GROUP_TILES};
-  const int64_t counted = (tiles + at.groups + at.groups / mergepath::RUNS_GROUP_TILES + 1 + 1) / 2;
-  mergepath::run_deferral<K> deferral{nullptr, nullptr, reinterpret_cast<unsigned*>(in.states + tiles + 1), nullptr};
-  CK(cudaMalloc(&deferral.positions, tiles * ROOM * 2));
-  CK(cudaMalloc(&deferral.heads, tiles * ROOM * sizeof(K)));
-  uint64_t* found = in.states + (in.n / 256 + 3);
+  constexpr int NT = 256, VT = 23;
+  const library_call<NT, VT> call(in, true);
   uint64_t* pinned;
   CK(cudaHostAlloc(&pinned, 64, cudaHostAllocMapped));
-  const auto kernels = [&](uint64_t* runs_host) {
-    CK(cudaMemsetAsync(in.states, 0, (tiles + 1 + counted) * sizeof(uint64_t)));
-    library_tile<NT, VT><<<(unsigned)tiles, NT>>>(in.keys, (int64_t)in.n, tiles, in.states, nullptr, in.heads, found, deferral,
-                                                  runs_host);
-    launch_dependent(library_deferred<NT, VT>, dim3((unsigned)((tiles + NT / 32 - 1) / (NT / 32))), dim3(NT), (int64_t)in.n, tiles,
-                     in.states, (uint32_t*)nullptr, in.heads, found, deferral, runs_host);
-  };
   uint64_t got = 0;
   const auto spin = [&](bool own_kernel, bool sync) {
     volatile uint64_t* slot = pinned;
     *slot = ~0ull;
-    kernels(own_kernel ? nullptr : pinned);
-    if (own_kernel) count_to_host<<<1, 1>>>(found, pinned);
+    call.launch(nullptr, own_kernel ? nullptr : pinned);
+    if (own_kernel) count_to_host<<<1, 1>>>(call.found, pinned);
     for (unsigned polls = 0; *slot == ~0ull; ++polls)
       if (polls % 64 == 63 && cudaStreamQuery(0) == cudaSuccess && *slot == ~0ull) break;
     got = *slot;
     if (sync) CK(cudaStreamSynchronize(0));
   };
   const std::pair<const char*, std::function<void()>> ways[] = {
-      {"kernels", [&] { kernels(nullptr); }},
-      {"pageable", [&] { kernels(nullptr); CK(cudaMemcpyAsync(&got, found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); }},
-      {"pinned", [&] { kernels(nullptr); CK(cudaMemcpyAsync(pinned + 1, found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); got = pinned[1]; }},
+      {"kernels", [&] { call.launch(nullptr, nullptr); }},
+      {"pageable", [&] { call.launch(nullptr, nullptr); CK(cudaMemcpyAsync(&got, call.found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); }},
+      {"pinned", [&] { call.launch(nullptr, nullptr); CK(cudaMemcpyAsync(pinned + 1, call.found, 8, cudaMemcpyDeviceToHost)); CK(cudaStreamSynchronize(0)); got = pinned[1]; }},
       {"mapped_kernel", [&] { spin(true, false); }},
       {"mapped_kernel_sync", [&] { spin(true, true); }},
       {"mapped", [&] { spin(false, false); }},
   };
-  for (const auto& [way, call] : ways) {
-    got = in.runs;
-    const float ms = median_ms(call);
+  for (const auto& [way, call_way] : ways) {
+    got = ~0ull;
+    const float ms = median_ms(call_way);
     CK(cudaGetLastError());
     char variant[48];
     snprintf(variant, sizeof variant, "readback_%s", way);
-    report(variant, in, runs_name, NT, VT, false, ms, got == in.runs ? "count ok" : "count WRONG");
+    const char* note = way == std::string("kernels") ? "count not read" : got == in.runs ? "count ok" : "count WRONG";
+    report(variant, in, runs_name, NT, VT, false, ms, note);
   }
   CK(cudaFreeHost(pinned));
-  CK(cudaFree(deferral.positions));
-  CK(cudaFree(deferral.heads));
 }
 
 // The two passes (`counted`, the scan, `compacted`) timed together.
