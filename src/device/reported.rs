@@ -1,6 +1,6 @@
 //! Counts a call's kernels report to the host: the kernel that knows the count writes it to a
 //! `u64` of mapped pinned memory, and the host polls that `u64` instead of copying the count
-//! back and synchronizing the stream, so a call returns as soon as the count is known (7–8 µs
+//! back and synchronizing the stream, so a call returns as soon as the count is known (8–13 µs
 //! sooner than by the copy, BENCHMARKS.md).
 
 use super::staging::PinnedBuffer;

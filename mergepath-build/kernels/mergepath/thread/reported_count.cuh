@@ -7,7 +7,7 @@ namespace mergepath {
 
 // Where a count goes: `device` (read by later kernels) and, where not null, `host` (mapped
 // pinned host memory the calling thread polls: the call returns as soon as the count lands
-// there, without waiting for the stream, which saved 7-8 us a call (BENCHMARKS.md)).
+// there, without waiting for the stream: 8-13 us less a call (BENCHMARKS.md)).
 struct reported_count {
   uint64_t* device;
   uint64_t* host;
